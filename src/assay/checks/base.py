@@ -1,0 +1,89 @@
+"""The check contract: judge one output, return passed / score / evidence, never raise for a bad output."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from assay.model import Case, CheckResult, CheckSpec, Output
+from assay.registry import Registry
+
+if TYPE_CHECKING:
+    from assay.llm.base import LLM
+    from assay.sandbox import SandboxLimits
+
+
+class CheckSpecError(ValueError):
+    """A check's specification is invalid (bad regex, missing value, ...). Raised at load, never at run."""
+
+
+@dataclass
+class CheckContext:
+    """What a check may use while judging one output.
+
+    ``workdir`` is where the runner ran (files the artifact wrote are there); ``judge`` is the LLM used by
+    judged checks (None when no judge model is configured); ``limits`` bound script checks like runners.
+    """
+
+    case: Case
+    workdir: Path | None = None
+    judge: LLM | None = None
+    judge_votes: int = 3
+    limits: SandboxLimits | None = None
+    project_dir: Path | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+class Check(ABC):
+    """Base of every check. Subclasses validate their spec in ``__init__`` (raise CheckSpecError) and
+    implement ``evaluate``. ``run`` applies negation and the per-check threshold and turns any unexpected
+    exception into a failed result with evidence."""
+
+    name: ClassVar[str]
+    judged: ClassVar[bool] = False
+
+    def __init__(self, spec: CheckSpec) -> None:
+        self.spec = spec
+
+    @abstractmethod
+    async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult: ...
+
+    async def run(self, output: Output, ctx: CheckContext) -> CheckResult:
+        try:
+            result = await self.evaluate(output, ctx)
+        except Exception as exc:  # a failing example is a score, never an exception
+            result = CheckResult(
+                type=self.spec.type,
+                passed=False,
+                score=0.0,
+                evidence=f"check error: {type(exc).__name__}: {exc}",
+            )
+        if self.spec.threshold is not None and not self.spec.negate:
+            result.passed = result.score >= self.spec.threshold
+        if self.spec.negate:
+            result.passed = not result.passed
+            result.score = 1.0 - result.score
+            if self.spec.threshold is not None:
+                result.passed = result.score >= self.spec.threshold
+        result.type = self.spec.label()
+        result.weight = self.spec.weight
+        result.text = self.spec.text
+        return result
+
+    def result(self, passed: bool, score: float | None = None, evidence: str = "") -> CheckResult:
+        """Convenience for subclasses: a result with score 1/0 unless given."""
+        if score is None:
+            score = 1.0 if passed else 0.0
+        return CheckResult(
+            type=self.spec.type, passed=passed, score=max(0.0, min(1.0, score)), evidence=evidence
+        )
+
+
+CHECKS: Registry[type[Check]] = Registry("check type")
+
+
+def build_check(spec: CheckSpec) -> Check:
+    """Bind a spec to its implementation, validating it. Raises UnknownName or CheckSpecError."""
+    return CHECKS.get(spec.type)(spec)

@@ -1,0 +1,223 @@
+"""``assay.yaml`` as pydantic models, and loading with one-line errors that name the file and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from assay.errors import ConfigError, field_path
+from assay.model import CheckSpec
+
+ArtifactKind = Literal["prompt", "skill", "code", "config", "document", "custom"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ArtifactConfig(Strict):
+    """The editable files (``paths``, globs relative to ``root``) and the read-only rest (``forbid``)."""
+
+    kind: ArtifactKind = "custom"
+    root: str = "."
+    paths: list[str] = Field(min_length=1)
+    forbid: list[str] = Field(default_factory=list)
+
+
+class SplitConfig(Strict):
+    """Fractions of cases per split; fewer than ``min_cases_for_holdout`` cases means no holdout."""
+
+    dev: float = Field(default=0.7, ge=0, le=1)
+    holdout: float = Field(default=0.2, ge=0, le=1)
+    regression: float = Field(default=0.1, ge=0, le=1)
+    min_cases_for_holdout: int = Field(default=10, ge=0)
+
+    @model_validator(mode="after")
+    def _sums_to_one(self) -> SplitConfig:
+        if abs(self.dev + self.holdout + self.regression - 1.0) > 1e-6:
+            raise ValueError("dev + holdout + regression must add up to 1")
+        return self
+
+
+class CasesConfig(Strict):
+    """Case files (native YAML/JSONL, skill-creator evals.json, promptfoo config), relative to the config."""
+
+    files: list[str] = Field(min_length=1)
+    split: SplitConfig = Field(default_factory=SplitConfig)
+
+    @field_validator("files", mode="before")
+    @classmethod
+    def _one_file(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+
+class CommandRunnerConfig(Strict):
+    """A shell template with ``{input}`` / ``{vars.x}`` (shell-quoted), run in the artifact's directory."""
+
+    type: Literal["command"] = "command"
+    command: str
+    timeout: float = Field(default=60.0, gt=0)
+    max_output_bytes: int = Field(default=1_000_000, gt=0)
+    memory_mb: int | None = Field(default=4096, gt=0)
+    env: dict[str, str] = Field(default_factory=dict)
+    env_allow: list[str] = Field(default_factory=list)
+    stdin: bool = False
+
+
+class PythonRunnerConfig(Strict):
+    """``module:function(case, artifact_dir) -> output``, run in a subprocess with the artifact on sys.path."""
+
+    type: Literal["python"] = "python"
+    function: str
+    timeout: float = Field(default=60.0, gt=0)
+    max_output_bytes: int = Field(default=1_000_000, gt=0)
+    memory_mb: int | None = Field(default=4096, gt=0)
+    env_allow: list[str] = Field(default_factory=list)
+
+
+class LLMSettings(Strict):
+    """A model and how to reach it. ``model`` is ``provider:name`` (openai, anthropic, ollama, vllm, llamacpp,
+    openrouter, lmstudio or any OpenAI-compatible endpoint given by ``base_url``)."""
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int = Field(default=1024, gt=0)
+    timeout: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    price_in_per_mtok: float | None = Field(default=None, ge=0)
+    price_out_per_mtok: float | None = Field(default=None, ge=0)
+
+    @field_validator("model")
+    @classmethod
+    def _provider_model(cls, v: str) -> str:
+        if ":" not in v or not v.split(":", 1)[1]:
+            raise ValueError("expected 'provider:model', e.g. 'openai:gpt-4o-mini' or 'ollama:llama3.2'")
+        return v
+
+
+class LLMRunnerConfig(LLMSettings):
+    """The artifact file is the system prompt, or a template with ``{{vars}}`` rendered per case."""
+
+    type: Literal["llm"] = "llm"
+    prompt: str | None = None
+    mode: Literal["system", "template"] = "system"
+    concurrency: int | None = Field(default=None, gt=0)
+
+
+class AgentRunnerConfig(Strict):
+    """An agent CLI template such as ``claude -p {input}`` or ``codex exec {input}``, run in the worktree."""
+
+    type: Literal["agent"] = "agent"
+    command: str
+    timeout: float = Field(default=600.0, gt=0)
+    max_output_bytes: int = Field(default=2_000_000, gt=0)
+    memory_mb: int | None = Field(default=None, gt=0)
+    env: dict[str, str] = Field(default_factory=dict)
+    env_allow: list[str] = Field(default_factory=list)
+
+
+RunnerConfig = Annotated[
+    CommandRunnerConfig | PythonRunnerConfig | LLMRunnerConfig | AgentRunnerConfig,
+    Field(discriminator="type"),
+]
+
+
+class TiersConfig(Strict):
+    """Which tiers run. L1 static runs first and stops the artifact on a critical finding."""
+
+    static: bool = True
+    security: bool = True
+    l3_every: int = Field(default=5, ge=1)
+    l3_when_dev_above: float = Field(default=0.9, ge=0, le=1)
+
+
+class JudgeConfig(LLMSettings):
+    """The model used by judged checks (llm_judge, fact_coverage); ``votes`` per verdict, majority wins."""
+
+    votes: int = Field(default=3, ge=1)
+
+
+class AssayConfig(Strict):
+    """The whole ``assay.yaml``."""
+
+    artifact: ArtifactConfig
+    cases: CasesConfig
+    runner: RunnerConfig
+    checks: list[CheckSpec] = Field(default_factory=list)
+    tiers: TiersConfig = Field(default_factory=TiersConfig)
+    judge: JudgeConfig | None = None
+    concurrency: int | None = Field(default=None, gt=0)
+    data_dir: str = ".assay"
+    cache: bool = True
+
+    # Set by load_config: where the file was, so relative paths resolve against it.
+    path: Path | None = Field(default=None, exclude=True)
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent if self.path else Path.cwd()
+
+    @property
+    def artifact_dir(self) -> Path:
+        return (self.base_dir / self.artifact.root).resolve()
+
+    @property
+    def data_path(self) -> Path:
+        return (self.base_dir / self.data_dir).resolve()
+
+
+def _describe(error: dict[str, Any]) -> str:
+    kind = error.get("type", "")
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return "unknown field (check the spelling; see docs/config.md)"
+    if kind == "union_tag_invalid":
+        ctx = error.get("ctx", {})
+        return f"unknown type {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
+    return str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+
+
+def validation_error(exc: ValidationError, file: str | Path, prefix: tuple[Any, ...] = ()) -> ConfigError:
+    """Turn pydantic's first error into a ConfigError naming the field path."""
+    first = exc.errors()[0]
+    loc = tuple(p for p in (*prefix, *first.get("loc", ())) if not (isinstance(p, str) and p.endswith("]")))
+    # Drop the discriminator tag pydantic inserts into the location of tagged unions.
+    loc = tuple(p for p in loc if p not in ("command", "python", "llm", "agent") or p == loc[-1])
+    return ConfigError(_describe(first), file=file, field=field_path(loc) or None)
+
+
+def read_yaml(path: Path) -> Any:
+    """Read a YAML file; a missing file or a syntax error becomes a one-line ConfigError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("file not found", file=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read: {exc}", file=path) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"invalid YAML: {where}{problem}", file=path) from None
+
+
+def load_config(path: str | Path) -> AssayConfig:
+    """Load and validate ``assay.yaml``. Raises ConfigError (file, field, what is expected)."""
+    path = Path(path)
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError("expected a mapping at the top level (artifact, cases, runner, ...)", file=path)
+    try:
+        config = AssayConfig.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(exc, path) from None
+    config.path = path.resolve()
+    return config

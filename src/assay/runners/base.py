@@ -1,0 +1,49 @@
+"""The runner contract: produce an Output for (artifact, case), never raise for the case's sake."""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from assay.model import Case, Output
+from assay.registry import Registry
+
+
+@dataclass
+class RunContext:
+    """What every runner may need beyond its own config: the artifact directory, the project (config)
+    directory, the LLM cache directory and whether the cache is used."""
+
+    artifact_dir: Path
+    project_dir: Path
+    cache_dir: Path | None = None
+    use_cache: bool = True
+
+
+class Runner(ABC):
+    """Turns the artifact plus one case into an Output. ``workdir`` is the artifact directory or a candidate
+    worktree; files the runner writes there are visible to ``file_exists`` checks."""
+
+    name: ClassVar[str]
+    io_bound: ClassVar[bool] = False
+
+    def __init__(self, config: Any, context: RunContext) -> None:
+        self.config = config
+        self.context = context
+
+    @abstractmethod
+    async def run(self, case: Case, workdir: Path) -> Output: ...
+
+    def default_concurrency(self) -> int:
+        """A sensible default: many in flight for I/O-bound runners, about the core count for processes."""
+        return 32 if self.io_bound else max(2, os.cpu_count() or 2)
+
+    async def aclose(self) -> None:
+        """Release clients and pools (nothing by default)."""
+        return None
+
+
+RUNNERS: Registry[type[Runner]] = Registry("runner type")

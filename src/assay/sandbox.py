@@ -1,0 +1,182 @@
+"""Run untrusted commands: own process group, time and memory limits, capped output, scrubbed environment."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import resource
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SECRET_ENV = re.compile(
+    r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|^AWS_|^OPENAI_|^ANTHROPIC_|"
+    r"^GEMINI_|^GOOGLE_API|^HF_TOKEN|^GITHUB_|^GH_)",
+    re.IGNORECASE,
+)
+FLOOD_FACTOR = (
+    8  # past cap × this many bytes the process is killed: it would only burn time until the timeout
+)
+READ_CHUNK = 65536
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Limits for one untrusted process. ``env_allow`` lists secret-looking variables to pass through anyway."""
+
+    timeout_s: float = 60.0
+    max_output_bytes: int = 1_000_000
+    memory_mb: int | None = 4096
+    env_allow: tuple[str, ...] = ()
+
+
+@dataclass
+class ProcessResult:
+    """What one process did. ``error`` is a one-line reason when it did not run to a normal exit."""
+
+    stdout: bytes = b""
+    stderr: bytes = b""
+    exit_code: int | None = None
+    timed_out: bool = False
+    truncated: bool = False
+    duration_s: float = 0.0
+    error: str | None = None
+    meta: dict[str, object] = field(default_factory=dict)
+
+
+def scrubbed_env(allow: Sequence[str] = (), extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The current environment without API keys, tokens and passwords (unless named in ``allow``)."""
+    env = {k: v for k, v in os.environ.items() if k in allow or not SECRET_ENV.search(k)}
+    if extra:
+        env.update(extra)
+    return env
+
+
+def decode_output(data: bytes) -> tuple[str, bool]:
+    """Decode process output as UTF-8; report whether it looked binary (NUL bytes or undecodable)."""
+    binary = b"\x00" in data[:65536]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        binary = True
+    if binary:
+        text = text.replace("\x00", "\\x00")
+    return text, binary
+
+
+def _limit_memory(memory_mb: int | None) -> None:
+    if memory_mb:
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+async def _drain(
+    stream: asyncio.StreamReader, cap: int, keep_tail: bool, state: dict[str, object], flood: asyncio.Event
+) -> bytes:
+    kept = bytearray()
+    total = 0
+    while chunk := await stream.read(READ_CHUNK):
+        total += len(chunk)
+        if flood.is_set() and "flood" in state:
+            continue  # keep reading so the pipe closes once the process group is killed
+        kept += chunk
+        if len(kept) > cap:
+            state["truncated"] = True
+            if keep_tail:
+                del kept[: len(kept) - cap]
+            else:
+                del kept[cap:]
+        if total > cap * FLOOD_FACTOR:
+            state["flood"] = total
+            flood.set()
+    return bytes(kept)
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def run_process(
+    command: str | Sequence[str],
+    *,
+    cwd: str | Path | None = None,
+    limits: SandboxLimits = SandboxLimits(),
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ProcessResult:
+    """Run ``command`` (a shell string or an argv list) under ``limits``. Never raises for the process's sake.
+
+    stdout keeps its first ``max_output_bytes``; stderr keeps its last ``max_output_bytes``.
+    """
+    start = time.perf_counter()
+    full_env = dict(env) if env is not None else scrubbed_env(limits.env_allow)
+    kwargs = dict(
+        cwd=str(cwd) if cwd else None,
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=full_env,
+        start_new_session=True,
+        preexec_fn=(lambda: _limit_memory(limits.memory_mb)) if limits.memory_mb else None,
+    )
+    try:
+        if isinstance(command, str):
+            proc = await asyncio.create_subprocess_shell(command, **kwargs)  # type: ignore[arg-type]
+        else:
+            proc = await asyncio.create_subprocess_exec(*command, **kwargs)  # type: ignore[arg-type]
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        return ProcessResult(error=f"could not start process: {exc}", duration_s=time.perf_counter() - start)
+
+    state: dict[str, object] = {}
+    flood = asyncio.Event()
+    assert proc.stdout is not None and proc.stderr is not None
+    out_task = asyncio.ensure_future(_drain(proc.stdout, limits.max_output_bytes, False, state, flood))
+    err_task = asyncio.ensure_future(_drain(proc.stderr, limits.max_output_bytes, True, state, flood))
+    if stdin is not None and proc.stdin is not None:
+        try:
+            proc.stdin.write(stdin)
+            await proc.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            proc.stdin.close()
+
+    exit_task = asyncio.ensure_future(proc.wait())
+    flood_task = asyncio.ensure_future(flood.wait())
+    done, _ = await asyncio.wait(
+        {exit_task, flood_task}, timeout=limits.timeout_s, return_when=asyncio.FIRST_COMPLETED
+    )
+    timed_out = not done
+    flood_task.cancel()
+    # Ends children that outlive the main process too: they would hold the pipes open.
+    _kill_group(proc)
+    await exit_task
+    try:
+        stdout, stderr = await asyncio.wait_for(asyncio.gather(out_task, err_task), timeout=2.0)
+    except TimeoutError:  # a grandchild escaped the process group and keeps a pipe open
+        stdout, stderr = b"", b""
+        state["lost_pipes"] = True
+    result = ProcessResult(
+        stdout=stdout,
+        stderr=stderr,
+        exit_code=proc.returncode,
+        timed_out=timed_out,
+        truncated=bool(state.get("truncated")),
+        duration_s=time.perf_counter() - start,
+    )
+    if timed_out:
+        result.error = f"timed out after {limits.timeout_s:g}s"
+    elif "lost_pipes" in state:
+        result.error = "a child process kept the output pipes open after exit; output lost"
+    elif "flood" in state:
+        result.error = f"output flood: more than {state['flood']} bytes; process killed"
+    elif proc.returncode is not None and proc.returncode < 0:
+        result.error = f"killed by signal {signal.Signals(-proc.returncode).name}"
+    return result
