@@ -1,0 +1,1 @@
+"""Loading cases (native, skill-creator evals.json, promptfoo) and splitting them."""

@@ -1,0 +1,1 @@
+"""Tiered evaluation, traces and executors."""

@@ -1,0 +1,1 @@
+"""Provider clients, retries, cost accounting and the response cache."""

@@ -1,0 +1,1 @@
+"""L1 static tier: structure, syntax, security scan."""
