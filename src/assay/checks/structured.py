@@ -1,1 +1,131 @@
-"""Placeholder: filled in by the checks work."""
+"""Structured-output checks: ``json_valid`` and ``json_schema``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import exceptions as schema_errors
+from jsonschema import validators
+
+from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
+from assay.checks.text import clip
+from assay.model import CheckResult, CheckSpec, Output
+
+FENCE = re.compile(r"\A```[ \t]*(?:json|JSON)?[ \t]*\r?\n(.*?)\r?\n?```\Z", re.DOTALL)
+SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def extract_json_text(text: str) -> str:
+    """The JSON part of an output: the whole text stripped, or the body of a single ```json fenced block."""
+    stripped = text.strip()
+    fenced = FENCE.match(stripped)
+    return fenced.group(1).strip() if fenced else stripped
+
+
+def parse_json_output(text: str) -> tuple[Any, str | None]:
+    """Parse an output as JSON; returns (value, None) or (None, a one-line reason with the offending spot)."""
+    body = extract_json_text(text)
+    if not body:
+        return None, "output is empty"
+    try:
+        return json.loads(body), None
+    except json.JSONDecodeError as exc:
+        near = body[max(0, exc.pos - 20) : exc.pos + 20].replace("\n", "\\n")
+        return None, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} near {near!r}"
+
+
+def _json_path(parts: Any) -> str:
+    path = "$"
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def _check_schema(schema: Any, where: str) -> dict[str, Any] | bool:
+    if not isinstance(schema, dict | bool):
+        raise CheckSpecError(f"json_schema: {where} must be a JSON schema object, got {type(schema).__name__}")
+    try:
+        validators.validator_for(schema).check_schema(schema)
+    except schema_errors.SchemaError as exc:
+        at = _json_path(exc.absolute_path)
+        raise CheckSpecError(f"json_schema: {where} is not a valid schema at {at}: {clip(exc.message, 120)}") from None
+    return schema
+
+
+def load_schema_file(path: Path) -> dict[str, Any] | bool:
+    """Read and validate a schema file (.json, .yaml or .yml); CheckSpecError with the reason otherwise."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CheckSpecError(f"json_schema: cannot read schema file {str(path)!r}: {exc.strerror}") from None
+    try:
+        schema = json.loads(raw) if path.suffix == ".json" else yaml.safe_load(raw)
+    except (ValueError, yaml.YAMLError) as exc:
+        reason = clip(str(exc).replace("\n", " "), 120)
+        raise CheckSpecError(f"json_schema: schema file {str(path)!r} does not parse: {reason}") from None
+    return _check_schema(schema, f"schema file {str(path)!r}")
+
+
+@CHECKS.register("json_valid")
+class JsonValidCheck(Check):
+    """The whole output (surrounding whitespace and one ```json fence tolerated) is valid JSON."""
+
+    name = "json_valid"
+
+    async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
+        value, error = parse_json_output(output.text)
+        if error:
+            return self.result(False, evidence=error)
+        return self.result(True, evidence=f"valid JSON ({type(value).__name__})")
+
+
+@CHECKS.register("json_schema")
+class JsonSchemaCheck(Check):
+    """The output is JSON that validates against ``value``: a schema dict, or the path of a .json/.yaml schema
+    file relative to the project directory. A file named by a relative path is read at the first evaluation
+    (the project directory is known then) or earlier by ``load_schema(project_dir)``."""
+
+    name = "json_schema"
+
+    def __init__(self, spec: CheckSpec) -> None:
+        super().__init__(spec)
+        self._schema: dict[str, Any] | bool | None = None
+        self._path: Path | None = None
+        value = spec.value
+        if isinstance(value, dict | bool):
+            self._schema = _check_schema(value, "value")
+        elif isinstance(value, str) and value.strip():
+            self._path = Path(value.strip().removeprefix("file://"))
+            if self._path.suffix.lower() not in SCHEMA_SUFFIXES:
+                raise CheckSpecError(f"json_schema: schema file {value!r} must end in .json, .yaml or .yml")
+            if self._path.is_absolute():
+                self._schema = load_schema_file(self._path)
+        else:
+            raise CheckSpecError("json_schema: value is required: a schema object or a .json/.yaml schema file path")
+
+    def load_schema(self, project_dir: Path | None) -> dict[str, Any] | bool:
+        """The schema, reading the file relative to ``project_dir`` (or the current directory) once."""
+        if self._schema is None:
+            assert self._path is not None
+            self._schema = load_schema_file((project_dir or Path.cwd()) / self._path)
+        return self._schema
+
+    async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
+        try:
+            schema = self.load_schema(ctx.project_dir)
+        except CheckSpecError as exc:
+            return self.result(False, evidence=str(exc))
+        value, error = parse_json_output(output.text)
+        if error:
+            return self.result(False, evidence=error)
+        validator = validators.validator_for(schema)(schema)
+        errors = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        if not errors:
+            return self.result(True, evidence="JSON matches the schema")
+        first = errors[0]
+        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        return self.result(False, evidence=clip(f"{_json_path(first.absolute_path)}: {first.message}{more}"))

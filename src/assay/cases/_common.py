@@ -1,0 +1,217 @@
+"""Shared pieces of the case loaders: error locations, file reading, check specs and case ids."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from assay.config import read_yaml
+from assay.errors import ConfigError, field_path
+from assay.model import CheckSpec
+
+CHECK_FIELDS = ("type", "value", "weight", "threshold", "negate", "options", "text")
+NEGATION_PREFIXES = ("not_", "not-")
+_ID_FORBIDDEN = re.compile(r"[/\\\x00-\x1f]")
+
+
+@dataclass(frozen=True)
+class Loc:
+    """Where a value sits: a file, an optional prefix (``line 3`` in JSONL) and a path inside the value."""
+
+    file: Path
+    parts: tuple[str | int, ...] = ()
+    prefix: str = ""
+
+    def at(self, *parts: str | int) -> Loc:
+        return Loc(self.file, self.parts + parts, self.prefix)
+
+    @property
+    def field(self) -> str | None:
+        inner = field_path(list(self.parts))
+        if self.prefix and inner:
+            return f"{self.prefix}: {inner}"
+        return self.prefix or inner or None
+
+    def error(self, message: str) -> ConfigError:
+        return ConfigError(message, file=self.file, field=self.field)
+
+
+def type_name(value: object) -> str:
+    """A short, user-facing name of a value's type (YAML/JSON vocabulary)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "mapping"
+    return type(value).__name__
+
+
+def read_text(path: Path) -> str:
+    """Read a UTF-8 file; a missing or unreadable file becomes a one-line ConfigError."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("file not found", file=path) from None
+    except IsADirectoryError:
+        raise ConfigError("expected a file, found a directory", file=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read: {exc}", file=path) from None
+
+
+def parse_json(text: str, loc: Loc) -> Any:
+    """Parse JSON text; a syntax error names the line and column."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise loc.error(f"invalid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+
+
+def read_data(path: Path) -> Any:
+    """Read a JSON (``.json``) or YAML (anything else) file."""
+    if path.suffix.lower() == ".json":
+        return parse_json(read_text(path), Loc(path))
+    return read_yaml(path)
+
+
+def expect_mapping(value: Any, loc: Loc, what: str = "a mapping") -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise loc.error(f"expected {what}, got {type_name(value)}")
+    return value
+
+
+def expect_list(value: Any, loc: Loc, what: str = "a list") -> list[Any]:
+    if not isinstance(value, list):
+        raise loc.error(f"expected {what}, got {type_name(value)}")
+    return value
+
+
+def optional_str(data: Mapping[str, Any], key: str, loc: Loc) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise loc.at(key).error(f"expected a string, got {type_name(value)}")
+    return value
+
+
+def str_list(value: Any, loc: Loc) -> list[str]:
+    """A list of strings; a single string is accepted as a list of one."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    items = expect_list(value, loc, "a list of strings")
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise loc.at(i).error(f"expected a string, got {type_name(item)}")
+    return list(items)
+
+
+def number(value: Any, loc: Loc) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise loc.error(f"expected a number, got {type_name(value)}")
+    return float(value)
+
+
+def case_id(value: Any, loc: Loc) -> str:
+    """Validate a case id: a non-empty string (integers are converted) usable as a file name."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise loc.error(f"expected a string or integer id, got {type_name(value)}")
+    text = str(value).strip()
+    if not text:
+        raise loc.error("case id is empty")
+    if text in (".", "..") or _ID_FORBIDDEN.search(text) or len(text) > 200:
+        raise loc.error(
+            f"invalid case id {text!r}: ids name trace files, so no '/', '\\', control characters or '..', "
+            "and at most 200 characters"
+        )
+    return text
+
+
+def slugify(text: str) -> str:
+    """``"Greets the user, politely!"`` → ``greets-the-user-politely`` (at most 60 characters)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:60].rstrip("-")
+
+
+def split_negation(kind: str, negate: bool) -> tuple[str, bool]:
+    """Strip a ``not_`` / ``not-`` prefix into ``negate`` unless the full name is itself a check type."""
+    from assay.checks import CHECKS
+
+    if kind in CHECKS:
+        return kind, negate
+    for prefix in NEGATION_PREFIXES:
+        if kind.startswith(prefix) and len(kind) > len(prefix):
+            return kind[len(prefix) :], not negate
+    return kind, negate
+
+
+def make_spec(fields: dict[str, Any], loc: Loc) -> CheckSpec:
+    """Build a CheckSpec, turning pydantic errors into a ConfigError at the offending field."""
+    try:
+        return CheckSpec.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = loc.at(*(p for p in first.get("loc", ()) if isinstance(p, str | int)))
+        raise where.error(str(first.get("msg", "invalid value")).removeprefix("Value error, ")) from None
+
+
+def native_check(entry: Any, loc: Loc) -> CheckSpec:
+    """Parse one check in the native form.
+
+    Accepted: ``{type: contains, value: x, ...}``, the shorthand ``{contains: x, weight: 2}`` (the one key
+    that is not a check field names the type) and a bare type name such as ``json_valid``.
+    """
+    if isinstance(entry, str):
+        kind, negate = split_negation(entry.strip(), False)
+        return make_spec({"type": kind, "negate": negate}, loc)
+    data = expect_mapping(entry, loc, "a check (a mapping such as {type: contains, value: ...})")
+    fields = {k: v for k, v in data.items() if k in CHECK_FIELDS}
+    others = [k for k in data if k not in CHECK_FIELDS]
+    if "type" in data:
+        if others:
+            raise loc.at(others[0]).error(f"unknown check field {others[0]!r}; expected one of {', '.join(CHECK_FIELDS)}")
+    elif len(others) == 1:
+        if "value" in data:
+            raise loc.error(f"shorthand check {others[0]!r} gives its value twice (as the key and in 'value')")
+        fields["type"], fields["value"] = others[0], data[others[0]]
+    elif not others:
+        raise loc.at("type").error("required field is missing (e.g. {type: contains, value: ...})")
+    else:
+        raise loc.error(f"expected one check type per entry, got {', '.join(map(repr, others))}")
+    kind = fields["type"]
+    if not isinstance(kind, str) or not kind.strip():
+        raise loc.at("type").error(f"expected a check type name, got {type_name(kind)}")
+    negate = fields.get("negate", False)
+    if not isinstance(negate, bool):
+        raise loc.at("negate").error(f"expected true or false, got {type_name(negate)}")
+    fields["type"], fields["negate"] = split_negation(kind.strip(), negate)
+    return make_spec(fields, loc)
+
+
+def validate_check(spec: CheckSpec, loc: Loc) -> None:
+    """Build the check once so a bad spec fails at load, naming the file and field."""
+    from assay.checks.base import CheckSpecError, build_check
+    from assay.registry import UnknownName
+
+    try:
+        build_check(spec)
+    except UnknownName as exc:
+        raise loc.error(str(exc)) from None
+    except CheckSpecError as exc:
+        raise loc.error(str(exc)) from None
+
+

@@ -1,0 +1,143 @@
+"""``assay eval``: measure an artifact on its cases and print a per-case verdict with evidence."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from assay.config import load_config
+from assay.evaluation.evaluator import EvalResult
+from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
+from assay.model import CaseResult
+
+out = Console()
+err = Console(stderr=True)
+
+SPLITS = ("dev", "holdout", "regression", "all")
+
+
+def eval_command(
+    config: Path = typer.Option(
+        Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG"
+    ),
+    split: str = typer.Option("all", "--split", "-s", help="Which cases: dev, holdout, regression or all."),
+    workdir: Path | None = typer.Option(
+        None, "--workdir", "-w", help="Run in this directory (e.g. a worktree) instead of the artifact's."
+    ),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", "-j", min=1, help="Cases in flight at once (default: by runner)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print a machine-readable result on stdout."),
+    grading_json: Path | None = typer.Option(
+        None, "--grading-json", help="Write skill-creator grading.json files under this directory."
+    ),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Evaluate the artifact on its cases. Exit 0 if every selected case passes, 1 if some fail, 2 on a
+    configuration error."""
+    if split not in SPLITS:
+        raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
+    cfg = load_config(config)
+    selection = select_cases(cfg, split)
+    for warning in selection.warnings:
+        err.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    if not selection.cases:
+        err.print(f"no cases in split {split!r}")
+        raise typer.Exit(1)
+
+    show_progress = not quiet and err.is_terminal
+    progress = Progress(
+        TextColumn("[bold]eval"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not show_progress,
+    )
+    with progress:
+        task = progress.add_task("eval", total=len(selection.cases), status="")
+        failed = 0
+
+        def on_result(result: CaseResult) -> None:
+            nonlocal failed
+            failed += not result.passed
+            progress.update(task, advance=1, status=f"{failed} failed" if failed else "")
+
+        result = asyncio.run(
+            evaluate_project(
+                cfg,
+                selection,
+                workdir=workdir,
+                concurrency=concurrency,
+                use_cache=not no_cache,
+                on_result=on_result,
+            )
+        )
+
+    if grading_json is not None:
+        write_grading(grading_json, selection.cases, result)
+    if as_json:
+        print(json.dumps(summary_document(result), indent=2, ensure_ascii=False))
+    else:
+        render(result)
+    raise typer.Exit(0 if result.total and result.failed == 0 and not result.blocked else 1)
+
+
+def render(result: EvalResult) -> None:
+    """The per-case table and a one-line summary."""
+    if result.static:
+        findings = result.static.get("findings", [])
+        for f in findings:
+            style = "red" if f["severity"] == "critical" else "yellow"
+            out.print(
+                f"[{style}]{f['severity']}[/] {f['file']}:{f.get('line') or '-'} {f['rule']}: {f['message']}",
+                highlight=False,
+            )
+        if result.blocked:
+            out.print("[red bold]L1 static tier failed:[/] critical findings above; no case was run.")
+            return
+    table = Table(show_lines=False, header_style="bold")
+    for column, justify in (
+        ("case", "left"),
+        ("split", "left"),
+        ("result", "left"),
+        ("score", "right"),
+        ("time", "right"),
+        ("evidence", "left"),
+    ):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for case in result.cases:
+        failing = [c for c in case.checks if not c.passed]
+        evidence = "; ".join(f"{c.type}: {c.evidence}" for c in failing)[:160]
+        verdict = "[green]PASS[/]" if case.passed else "[red]FAIL[/]"
+        table.add_row(
+            case.id, case.split.value, verdict, f"{case.score:.2f}", f"{case.duration_s:.2f}s", evidence
+        )
+    out.print(table)
+    extras = []
+    if result.tokens:
+        extras.append(f"{result.tokens} tokens")
+    if result.cost_usd:
+        extras.append(f"${result.cost_usd:.4f}")
+    line = (
+        f"pass rate {result.passed}/{result.total} ({result.pass_rate:.1%}) · mean score {result.mean_score:.3f}"
+        f" · {result.duration_s:.1f}s"
+    )
+    if extras:
+        line += " · " + " · ".join(extras)
+    out.print(f"[bold]{line}[/]", highlight=False)
+    if result.trace_dir:
+        out.print(f"traces: {result.trace_dir}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)

@@ -1,0 +1,76 @@
+"""The ``assay`` command: one typer app, one module per subcommand."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+from rich.console import Console
+
+from assay import __version__
+from assay.errors import AssayError
+
+app = typer.Typer(
+    name="assay",
+    help="Make an artifact (prompt, skill, code, config, document) improve itself against cases.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+
+EXIT_CONFIG = 2
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"assay {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """assay: cheap checks before expensive ones, and only changes that prove better are kept."""
+
+
+def _register() -> None:
+    from assay.cli import eval as eval_command
+
+    eval_command.register(app)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the app; user errors print one line and exit 2, never a traceback."""
+    import click
+
+    _register()
+    try:
+        code = app(args=argv, standalone_mode=False)
+    except AssayError as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(EXIT_CONFIG)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        err.print("interrupted")
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_CONFIG)
+    except Exception as exc:
+        if os.environ.get("ASSAY_DEBUG"):
+            raise
+        err.print(
+            f"[red]internal error:[/] {type(exc).__name__}: {exc} (set ASSAY_DEBUG=1 for the traceback)"
+        )
+        sys.exit(3)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""The L2/L3 evaluator: run every selected case, judge its output, write its trace as soon as it is done."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from assay.checks import Check, CheckContext, build_check
+from assay.evaluation.executor import Executor, LocalExecutor
+from assay.evaluation.scoring import combine, runner_check
+from assay.evaluation.traces import write_trace
+from assay.model import Case, CaseResult, Output, Split
+
+if TYPE_CHECKING:
+    from assay.llm.base import LLM
+    from assay.runners.base import Runner
+    from assay.sandbox import SandboxLimits
+
+
+class EvalResult(BaseModel):
+    """The outcome of evaluating one artifact on a set of cases."""
+
+    cases: list[CaseResult] = Field(default_factory=list)
+    static: dict[str, Any] | None = None
+    duration_s: float = 0.0
+    trace_dir: str | None = None
+
+    @property
+    def total(self) -> int:
+        return len(self.cases)
+
+    @property
+    def passed(self) -> int:
+        return sum(c.passed for c in self.cases)
+
+    @property
+    def failed(self) -> int:
+        return self.total - self.passed
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.total if self.total else 0.0
+
+    @property
+    def mean_score(self) -> float:
+        return sum(c.score for c in self.cases) / self.total if self.total else 0.0
+
+    @property
+    def tokens(self) -> int:
+        return sum(c.tokens for c in self.cases)
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(c.cost_usd for c in self.cases)
+
+    @property
+    def blocked(self) -> bool:
+        """True when the L1 static tier found a critical problem and no case was run."""
+        return bool(self.static) and not self.static.get("passed", True)
+
+
+class Evaluator:
+    """Runs cases through a runner and their checks, with bounded concurrency, never aborting on a case."""
+
+    def __init__(
+        self,
+        runner: Runner,
+        *,
+        judge: LLM | None = None,
+        judge_votes: int = 3,
+        executor: Executor | None = None,
+        concurrency: int | None = None,
+        limits: SandboxLimits | None = None,
+        project_dir: Path | None = None,
+    ) -> None:
+        self.runner = runner
+        self.judge = judge
+        self.judge_votes = judge_votes
+        self.executor = executor or LocalExecutor()
+        self.concurrency = concurrency or runner.default_concurrency()
+        self.limits = limits
+        self.project_dir = project_dir
+        self._bound: dict[int, tuple[Case, list[Check]]] = {}
+
+    def checks_for(self, case: Case) -> list[Check]:
+        """The case's checks, bound once per case object (regexes compiled, schemas read, ...)."""
+        entry = self._bound.get(id(case))
+        if entry is None or entry[0] is not case:
+            entry = (case, [build_check(spec) for spec in case.checks])
+            self._bound[id(case)] = entry
+        return entry[1]
+
+    async def run_case(
+        self, case: Case, split: Split, workdir: Path, trace_dir: Path | None = None
+    ) -> CaseResult:
+        """Run one case and judge it. Runner failures become a failed case with evidence."""
+        start = time.perf_counter()
+        try:
+            output = await self.runner.run(case, workdir)
+        except Exception as exc:  # a runner bug must not kill the evaluation
+            output = Output(error=f"runner error: {type(exc).__name__}: {exc}")
+        context = CheckContext(
+            case=case,
+            workdir=Path(output.workdir) if output.workdir else workdir,
+            judge=self.judge,
+            judge_votes=self.judge_votes,
+            limits=self.limits,
+            project_dir=self.project_dir,
+        )
+        results = [await check.run(output, context) for check in self.checks_for(case)]
+        failure = runner_check(output)
+        if failure is not None:
+            results.append(failure)
+        passed, score = combine(case, results, runner_failed=failure is not None)
+        result = CaseResult(
+            id=case.id,
+            split=split,
+            passed=passed,
+            score=score,
+            output=output,
+            checks=results,
+            duration_s=time.perf_counter() - start,
+        )
+        if trace_dir is not None:
+            result.trace_path = str(write_trace(trace_dir, case, result))
+        return result
+
+    async def run(
+        self,
+        cases: Sequence[tuple[Case, Split]],
+        workdir: Path,
+        *,
+        trace_dir: Path | None = None,
+        on_result: Callable[[CaseResult], None] | None = None,
+    ) -> EvalResult:
+        """Evaluate every (case, split) pair in ``workdir``; results come back in input order."""
+        start = time.perf_counter()
+
+        async def one(item: tuple[Case, Split]) -> CaseResult:
+            return await self.run_case(item[0], item[1], workdir, trace_dir)
+
+        results = await self.executor.map(one, list(cases), concurrency=self.concurrency, on_result=on_result)
+        return EvalResult(
+            cases=results,
+            duration_s=time.perf_counter() - start,
+            trace_dir=str(trace_dir) if trace_dir else None,
+        )

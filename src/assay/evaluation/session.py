@@ -1,0 +1,200 @@
+"""Evaluate a project as configured in assay.yaml: load and split cases, L1 static tier, then the cases."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assay.cases import assign_splits, load_cases, select
+from assay.checks import CHECKS
+from assay.config import AssayConfig, CommandRunnerConfig, PythonRunnerConfig
+from assay.errors import ConfigError
+from assay.evaluation.evaluator import EvalResult, Evaluator
+from assay.fsutil import atomic_write_text, safe_name
+from assay.model import Case, CaseResult, Split
+from assay.runners import RUNNERS, RunContext
+from assay.sandbox import SandboxLimits
+
+
+@dataclass
+class Selection:
+    """The cases chosen for an evaluation, with their splits, and any warnings raised while choosing."""
+
+    cases: list[tuple[Case, Split]]
+    warnings: list[str] = field(default_factory=list)
+
+
+def select_cases(config: AssayConfig, which: str = "all") -> Selection:
+    """Load the configured case files, split them once (persisted), and pick ``which`` split."""
+    files = [config.base_dir / f for f in config.cases.files]
+    cases = load_cases(files, default_checks=list(config.checks))
+    outcome = assign_splits(cases, config.cases.split, config.data_path / "split.json")
+    chosen = select(cases, outcome.splits, which)
+    return Selection([(c, outcome.splits[c.id]) for c in chosen], list(outcome.warnings))
+
+
+def uses_judge(cases: list[tuple[Case, Split]]) -> bool:
+    return any(CHECKS.get(spec.type).judged for case, _ in cases for spec in case.checks)
+
+
+def new_eval_dir(config: AssayConfig) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return config.data_path / "evals" / f"{stamp}-{secrets.token_hex(2)}"
+
+
+def script_limits(config: AssayConfig) -> SandboxLimits:
+    """Limits for script checks: the runner's when it is a process runner, else defaults."""
+    runner = config.runner
+    if isinstance(runner, CommandRunnerConfig | PythonRunnerConfig):
+        return SandboxLimits(
+            timeout_s=runner.timeout,
+            max_output_bytes=runner.max_output_bytes,
+            memory_mb=runner.memory_mb,
+            env_allow=tuple(runner.env_allow),
+        )
+    return SandboxLimits()
+
+
+async def evaluate_project(
+    config: AssayConfig,
+    selection: Selection,
+    *,
+    workdir: Path | None = None,
+    concurrency: int | None = None,
+    use_cache: bool = True,
+    eval_dir: Path | None = None,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> EvalResult:
+    """Run L1 (static) and then every selected case. Writes traces and ``summary.json`` under ``eval_dir``."""
+    workdir = (workdir or config.artifact_dir).resolve()
+    eval_dir = eval_dir or new_eval_dir(config)
+    static = None
+    if config.tiers.static:
+        from assay.static import scan_artifact
+
+        report = scan_artifact(
+            workdir, config.artifact.paths, config.artifact.kind, security=config.tiers.security
+        )
+        static = report.model_dump(mode="json")
+        if not report.passed:
+            result = EvalResult(static=static, trace_dir=None)
+            write_summary(eval_dir, result)
+            return result
+
+    judge = None
+    if uses_judge(selection.cases):
+        if config.judge is None:
+            raise ConfigError(
+                "cases use judged checks (llm_judge, fact_coverage) but no judge model is configured; "
+                "add `judge: {model: provider:model}`",
+                file=config.path,
+                field="judge",
+            )
+        from assay.llm import make_llm
+
+        judge = make_llm(
+            config.judge, cache_dir=config.data_path / "cache" / "llm", use_cache=use_cache and config.cache
+        )
+
+    context = RunContext(
+        artifact_dir=config.artifact_dir,
+        project_dir=config.base_dir,
+        cache_dir=config.data_path / "cache" / "llm",
+        use_cache=use_cache and config.cache,
+    )
+    runner = RUNNERS.get(config.runner.type)(config.runner, context)
+    evaluator = Evaluator(
+        runner,
+        judge=judge,
+        judge_votes=config.judge.votes if config.judge else 3,
+        concurrency=concurrency or config.concurrency,
+        limits=script_limits(config),
+        project_dir=config.base_dir,
+    )
+    try:
+        result = await evaluator.run(
+            selection.cases, workdir, trace_dir=eval_dir / "traces", on_result=on_result
+        )
+    finally:
+        await runner.aclose()
+    result.static = static
+    write_summary(eval_dir, result)
+    return result
+
+
+def summary_document(result: EvalResult) -> dict[str, object]:
+    """The machine-readable result printed by ``assay eval --json`` and saved as summary.json."""
+    return {
+        "pass_rate": result.pass_rate,
+        "mean_score": result.mean_score,
+        "total": result.total,
+        "passed": result.passed,
+        "failed": result.failed,
+        "duration_s": round(result.duration_s, 3),
+        "tokens": result.tokens,
+        "cost_usd": result.cost_usd,
+        "trace_dir": result.trace_dir,
+        "static": result.static,
+        "cases": [
+            {
+                "id": c.id,
+                "split": c.split.value,
+                "passed": c.passed,
+                "score": c.score,
+                "error": c.output.error,
+                "duration_s": round(c.duration_s, 4),
+                "trace": c.trace_path,
+                "checks": [
+                    {"type": k.type, "passed": k.passed, "score": k.score, "evidence": k.evidence}
+                    for k in c.checks
+                ],
+            }
+            for c in result.cases
+        ],
+    }
+
+
+def write_summary(eval_dir: Path, result: EvalResult) -> Path:
+    path = eval_dir / "summary.json"
+    atomic_write_text(path, json.dumps(summary_document(result), indent=2, ensure_ascii=False))
+    return path
+
+
+def write_grading(directory: Path, cases: list[tuple[Case, Split]], result: EvalResult) -> list[Path]:
+    """Write skill-creator compatible ``eval-<id>/grading.json`` files (expectations + summary)."""
+    written = []
+    by_id = {case.id: case for case, _ in cases}
+    for case_result in result.cases:
+        case = by_id[case_result.id]
+        expectations = [
+            {
+                "text": check.text or _spec_text(check.type, spec),
+                "passed": check.passed,
+                "evidence": check.evidence,
+            }
+            for check, spec in zip(case_result.checks, [*case.checks, None], strict=False)
+        ]
+        passed = sum(e["passed"] for e in expectations)
+        document = {
+            "eval_id": case.id,
+            "expectations": expectations,
+            "summary": {
+                "passed": passed,
+                "failed": len(expectations) - passed,
+                "total": len(expectations),
+                "pass_rate": passed / len(expectations) if expectations else 0.0,
+            },
+        }
+        path = directory / f"eval-{safe_name(case.id)}" / "grading.json"
+        atomic_write_text(path, json.dumps(document, indent=2, ensure_ascii=False))
+        written.append(path)
+    return written
+
+
+def _spec_text(label: str, spec: object) -> str:
+    value = getattr(spec, "value", None)
+    return f"[{label}] {value}" if value is not None else f"[{label}]"
