@@ -160,13 +160,15 @@ def split_negation(kind: str, negate: bool) -> tuple[str, bool]:
 
 
 def make_spec(fields: dict[str, Any], loc: Loc) -> CheckSpec:
-    """Build a CheckSpec, turning pydantic errors into a ConfigError at the offending field."""
+    """Build a CheckSpec and validate it against its implementation; errors name the offending field."""
     try:
-        return CheckSpec.model_validate(fields)
+        spec = CheckSpec.model_validate(fields)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = loc.at(*(p for p in first.get("loc", ()) if isinstance(p, str | int)))
         raise where.error(str(first.get("msg", "invalid value")).removeprefix("Value error, ")) from None
+    validate_check(spec, loc)
+    return spec
 
 
 def native_check(entry: Any, loc: Loc) -> CheckSpec:
