@@ -98,6 +98,19 @@ async def _drain(
     return bytes(kept)
 
 
+class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Signals process exit at once; ``Process.wait`` only returns once every pipe is closed as well, which
+    a leftover child holding stdout can delay forever."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited = asyncio.Event()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self.exited.set()
+
+
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
@@ -126,13 +139,19 @@ async def run_process(
         start_new_session=True,
         preexec_fn=(lambda: _limit_memory(limits.memory_mb)) if limits.memory_mb else None,
     )
+    loop = asyncio.get_running_loop()
+
+    def protocol_factory() -> _ExitAwareProtocol:
+        return _ExitAwareProtocol(limit=READ_CHUNK, loop=loop)
+
     try:
         if isinstance(command, str):
-            proc = await asyncio.create_subprocess_shell(command, **kwargs)  # type: ignore[arg-type]
+            transport, protocol = await loop.subprocess_shell(protocol_factory, command, **kwargs)  # type: ignore[arg-type]
         else:
-            proc = await asyncio.create_subprocess_exec(*command, **kwargs)  # type: ignore[arg-type]
+            transport, protocol = await loop.subprocess_exec(protocol_factory, *command, **kwargs)  # type: ignore[arg-type]
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         return ProcessResult(error=f"could not start process: {exc}", duration_s=time.perf_counter() - start)
+    proc = asyncio.subprocess.Process(transport, protocol, loop)
 
     state: dict[str, object] = {}
     flood = asyncio.Event()
@@ -148,7 +167,7 @@ async def run_process(
         finally:
             proc.stdin.close()
 
-    exit_task = asyncio.ensure_future(proc.wait())
+    exit_task = asyncio.ensure_future(protocol.exited.wait())
     flood_task = asyncio.ensure_future(flood.wait())
     done, _ = await asyncio.wait(
         {exit_task, flood_task}, timeout=limits.timeout_s, return_when=asyncio.FIRST_COMPLETED
@@ -157,16 +176,18 @@ async def run_process(
     flood_task.cancel()
     # Ends children that outlive the main process too: they would hold the pipes open.
     _kill_group(proc)
-    await exit_task
+    await protocol.exited.wait()
+    exit_task.cancel()
     try:
         stdout, stderr = await asyncio.wait_for(asyncio.gather(out_task, err_task), timeout=2.0)
     except TimeoutError:  # a grandchild escaped the process group and keeps a pipe open
         stdout, stderr = b"", b""
         state["lost_pipes"] = True
+    transport.close()
     result = ProcessResult(
         stdout=stdout,
         stderr=stderr,
-        exit_code=proc.returncode,
+        exit_code=transport.get_returncode(),
         timed_out=timed_out,
         truncated=bool(state.get("truncated")),
         duration_s=time.perf_counter() - start,
@@ -177,6 +198,6 @@ async def run_process(
         result.error = "a child process kept the output pipes open after exit; output lost"
     elif "flood" in state:
         result.error = f"output flood: more than {state['flood']} bytes; process killed"
-    elif proc.returncode is not None and proc.returncode < 0:
-        result.error = f"killed by signal {signal.Signals(-proc.returncode).name}"
+    elif result.exit_code is not None and result.exit_code < 0:
+        result.error = f"killed by signal {signal.Signals(-result.exit_code).name}"
     return result

@@ -24,7 +24,7 @@ _ID_FORBIDDEN = re.compile(r"[/\\\x00-\x1f]")
 class Loc:
     """Where a value sits: a file, an optional prefix (``line 3`` in JSONL) and a path inside the value."""
 
-    file: Path
+    file: Path | None
     parts: tuple[str | int, ...] = ()
     prefix: str = ""
 

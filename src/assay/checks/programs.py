@@ -1,1 +1,293 @@
-"""Placeholder: filled in by the checks work."""
+"""Checks that run the user's own evaluator: ``script`` (a sandboxed shell command) and ``python`` (a trusted
+callable run in-process)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+import textwrap
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
+from assay.checks.text import clip
+from assay.model import CheckResult, CheckSpec, Output
+from assay.sandbox import SandboxLimits, decode_output, run_process, scrubbed_env
+
+DEFAULT_SCRIPT_LIMITS = SandboxLimits(timeout_s=30)
+TAIL_CHARS = 160
+MODULE_REF = re.compile(r"\A([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*):([A-Za-z_]\w*)\Z")
+FILE_REF = re.compile(r"\A(?:file://(?P<any>.+?\.py)|(?P<plain>[\w./~\\-]+\.py))(?::(?P<fn>[A-Za-z_]\w*))?\Z")
+
+_modules: dict[str, ModuleType] = {}
+_import_lock = threading.Lock()
+
+
+def _tail(text: str, limit: int = TAIL_CHARS) -> str:
+    text = text.strip().replace("\n", " | ")
+    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+
+
+def _unit_score(line: str) -> float | None:
+    try:
+        value = float(line)
+    except ValueError:
+        return None
+    return value if 0.0 <= value <= 1.0 else None
+
+
+@CHECKS.register("script")
+class ScriptCheck(Check):
+    """Runs ``value`` as a shell command in the working directory, with the output on stdin and its path in
+    ``ASSAY_OUTPUT_FILE``. Exit code 0 passes; a last stdout line holding a number in [0, 1] is the score.
+    Also set: ``ASSAY_CASE_ID``, ``ASSAY_EXPECTED`` (when the case has one) and ``ASSAY_VARS`` (JSON).
+    Option ``timeout_s`` overrides the time limit."""
+
+    name = "script"
+
+    def __init__(self, spec: CheckSpec) -> None:
+        super().__init__(spec)
+        if not isinstance(spec.value, str) or not spec.value.strip():
+            raise CheckSpecError("script: value is required: the shell command to run")
+        timeout = spec.options.get("timeout_s")
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
+            raise CheckSpecError("script: option timeout_s must be a positive number of seconds")
+        self.timeout_s: float | None = float(timeout) if timeout is not None else None
+
+    def limits(self, ctx: CheckContext) -> SandboxLimits:
+        limits = ctx.limits or DEFAULT_SCRIPT_LIMITS
+        if self.timeout_s is not None:
+            limits = dataclasses.replace(limits, timeout_s=self.timeout_s)
+        return limits
+
+    async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
+        limits = self.limits(ctx)
+        cwd = ctx.workdir or ctx.project_dir
+        fd, name = tempfile.mkstemp(prefix="assay-output-", suffix=".txt")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(output.text)
+            extra = {"ASSAY_OUTPUT_FILE": name, "ASSAY_CASE_ID": ctx.case.id, "ASSAY_VARS": json.dumps(ctx.case.vars)}
+            if ctx.case.expected is not None:
+                extra["ASSAY_EXPECTED"] = ctx.case.expected
+            proc = await run_process(
+                self.spec.value,
+                cwd=cwd,
+                limits=limits,
+                stdin=output.text.encode("utf-8"),
+                env=scrubbed_env(limits.env_allow, extra),
+            )
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+        stdout, _ = decode_output(proc.stdout)
+        stderr, _ = decode_output(proc.stderr)
+        passed = proc.error is None and proc.exit_code == 0
+        lines = [line.strip() for line in stdout.splitlines() if line.strip()]
+        score = _unit_score(lines[-1]) if lines and proc.error is None else None
+        parts = [proc.error or f"exit {proc.exit_code}"]
+        if score is not None:
+            parts.append(f"score {score:g}")
+        if stderr.strip():
+            parts.append(f"stderr: {_tail(stderr)}")
+        elif not passed and stdout.strip():
+            parts.append(f"stdout: {_tail(stdout)}")
+        return self.result(passed, score, clip("; ".join(parts)))
+
+
+@contextlib.contextmanager
+def _on_sys_path(directory: Path | None) -> Iterator[None]:
+    """Make ``directory`` importable while a user module loads (so it can import its siblings)."""
+    entry = str(directory) if directory is not None else None
+    added = entry is not None and entry not in sys.path
+    if added:
+        sys.path.insert(0, entry)  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        if added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(entry)  # type: ignore[arg-type]
+
+
+def _import_file(path: Path) -> ModuleType:
+    key = f"file:{path}"
+    with _import_lock:
+        if key in _modules:
+            return _modules[key]
+        if not path.is_file():
+            raise CheckSpecError(f"python: file {str(path)!r} does not exist")
+        name = "assay_user_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise CheckSpecError(f"python: cannot load {str(path)!r} as a Python module")
+        module = importlib.util.module_from_spec(spec)
+        try:
+            with _on_sys_path(path.parent):
+                spec.loader.exec_module(module)
+        except Exception as exc:
+            raise CheckSpecError(f"python: importing {str(path)!r} failed: {type(exc).__name__}: {exc}") from None
+        _modules[key] = module
+        return module
+
+
+def _import_module(name: str, project_dir: Path | None) -> ModuleType:
+    with _import_lock:
+        if name in _modules:
+            return _modules[name]
+        try:
+            with _on_sys_path(project_dir):
+                module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            raise CheckSpecError(f"python: cannot import module {name!r}: {exc}") from None
+        except Exception as exc:
+            raise CheckSpecError(f"python: importing {name!r} failed: {type(exc).__name__}: {exc}") from None
+        _modules[name] = module
+        return module
+
+
+def _attribute(module: ModuleType, function: str, where: str) -> Callable[..., Any]:
+    fn = getattr(module, function, None)
+    if not callable(fn):
+        raise CheckSpecError(f"python: {where} has no function {function!r}")
+    return fn
+
+
+def _compile_inline(code: str) -> Callable[[str, dict[str, Any]], Any]:
+    """An inline expression, or a multi-line body that uses ``return``, as a function of (output, context)."""
+    namespace: dict[str, Any] = {}
+    if "\n" not in code.strip():
+        with contextlib.suppress(SyntaxError):
+            expression = compile(code.strip(), "<python check>", "eval")
+            return lambda output, context: eval(expression, {"output": output, "context": context})
+    try:
+        source = "def _assay_check(output, context):\n" + textwrap.indent(textwrap.dedent(code), "    ")
+        exec(compile(source, "<python check>", "exec"), namespace)
+    except SyntaxError as exc:
+        line = f" (line {exc.lineno - 1})" if exc.lineno and exc.lineno > 1 else ""
+        raise CheckSpecError(f"python: syntax error in inline code{line}: {exc.msg}") from None
+    return namespace["_assay_check"]
+
+
+@CHECKS.register("python")
+class PythonCheck(Check):
+    """Calls a trusted evaluator as ``fn(output_text, context)``. ``value`` is ``module:function``,
+    ``path/file.py:function`` (relative to the project directory), ``file://path.py`` (function
+    ``get_assert``) or inline code with ``output`` and ``context`` in scope (one expression, or a body that
+    uses ``return``). The function may be async and may return a bool, a score in [0, 1] or a dict with
+    ``pass``, ``score`` and ``reason``. ``context`` holds ``vars``, ``expected``, ``case_id``, ``input``,
+    ``tags``, ``workdir``, ``project_dir``, ``config`` (the check's options) and ``output`` (the runner's
+    record without its text)."""
+
+    name = "python"
+
+    def __init__(self, spec: CheckSpec) -> None:
+        super().__init__(spec)
+        code = spec.value
+        if not isinstance(code, str) or not code.strip():
+            raise CheckSpecError("python: value is required: module:function, file.py:function or inline code")
+        self._fn: Callable[..., Any] | None = None
+        self._module: str | None = None
+        self._file: Path | None = None
+        self._function = "get_assert"
+        module_ref = MODULE_REF.match(code.strip())
+        file_ref = FILE_REF.match(code.strip()) if "\n" not in code.strip() else None
+        if file_ref:
+            self._file = Path(file_ref.group("any") or file_ref.group("plain")).expanduser()
+            self._function = file_ref.group("fn") or "get_assert"
+            if self._file.is_absolute():
+                self.resolve(None)
+        elif module_ref:
+            self._module, self._function = module_ref.groups()
+            if importlib.util.find_spec(self._module.split(".")[0]) is not None:
+                self.resolve(None)  # importable now: a broken module fails at load
+        else:
+            self._fn = _compile_inline(code)
+
+    def resolve(self, project_dir: Path | None) -> Callable[..., Any]:
+        """The evaluator function, importing its module once (relative to ``project_dir``); CheckSpecError."""
+        if self._fn is None:
+            if self._file is not None:
+                path = self._file if self._file.is_absolute() else (project_dir or Path.cwd()) / self._file
+                self._fn = _attribute(_import_file(path.resolve()), self._function, repr(str(self._file)))
+            else:
+                assert self._module is not None
+                module = _import_module(self._module, project_dir)
+                self._fn = _attribute(module, self._function, f"module {self._module!r}")
+        return self._fn
+
+    def context(self, output: Output, ctx: CheckContext) -> dict[str, Any]:
+        case = ctx.case
+        workdir = ctx.workdir or (Path(output.workdir) if output.workdir else None)
+        return {
+            "vars": dict(case.vars),
+            "expected": case.expected,
+            "case_id": case.id,
+            "input": case.prompt_text(),
+            "tags": list(case.tags),
+            "workdir": str(workdir) if workdir else None,
+            "project_dir": str(ctx.project_dir) if ctx.project_dir else None,
+            "config": dict(self.spec.options),
+            "output": output.model_dump(exclude={"text"}),
+        }
+
+    async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
+        try:
+            fn = self.resolve(ctx.project_dir)
+        except CheckSpecError as exc:
+            return self.result(False, evidence=str(exc))
+        context = self.context(output, ctx)
+        try:
+            if inspect.iscoroutinefunction(fn):
+                value = await fn(output.text, context)
+            else:
+                value = await asyncio.to_thread(fn, output.text, context)
+                if inspect.isawaitable(value):
+                    value = await value
+        except Exception as exc:
+            return self.result(False, evidence=clip(f"python evaluator raised {type(exc).__name__}: {exc}"))
+        return self.interpret(value)
+
+    def interpret(self, value: Any) -> CheckResult:
+        """Turn the evaluator's return value into a result (a bad return value is a failed result)."""
+        if isinstance(value, bool):
+            return self.result(value, evidence=f"python evaluator returned {value}")
+        if isinstance(value, int | float):
+            return self._scored(float(value), None, "")
+        if isinstance(value, dict):
+            passed = value.get("pass", value.get("passed"))
+            score = value.get("score")
+            reason = str(value.get("reason", ""))
+            if passed is not None and not isinstance(passed, bool):
+                return self.result(False, evidence=f"python evaluator returned pass={passed!r}; expected true/false")
+            if score is None:
+                if passed is None:
+                    return self.result(False, evidence="python evaluator returned a dict without pass or score")
+                return self.result(passed, evidence=clip(reason or f"python evaluator returned pass={passed}"))
+            if isinstance(score, bool) or not isinstance(score, int | float):
+                return self.result(False, evidence=f"python evaluator returned score={score!r}; expected a number")
+            return self._scored(float(score), passed, reason)
+        return self.result(
+            False, evidence=clip(f"python evaluator returned {type(value).__name__}; expected bool, number or dict")
+        )
+
+    def _scored(self, score: float, passed: bool | None, reason: str) -> CheckResult:
+        if math.isnan(score) or not 0.0 <= score <= 1.0:
+            return self.result(False, evidence=f"python evaluator returned score {score:g}, outside [0, 1]")
+        if passed is None:
+            passed = score >= 0.5
+        return self.result(passed, score, clip(reason or f"python evaluator returned score {score:g}"))

@@ -23,7 +23,8 @@ class LLMError(Exception):
 
 
 class LLM(Protocol):
-    """An async chat model. ``sample`` distinguishes repeated samples of the same request in the cache."""
+    """An async chat model. ``sample`` distinguishes repeated samples of the same request in the cache;
+    ``temperature=None`` / ``max_tokens=None`` mean the model's configured values."""
 
     model: str
 
@@ -32,7 +33,7 @@ class LLM(Protocol):
         messages: list[dict[str, str]],
         *,
         system: str | None = None,
-        temperature: float = 0.0,
+        temperature: float | None = None,
         max_tokens: int | None = None,
         sample: int = 0,
     ) -> Completion: ...

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,12 +15,14 @@ from assay.registry import Registry
 @dataclass
 class RunContext:
     """What every runner may need beyond its own config: the artifact directory, the project (config)
-    directory, the LLM cache directory and whether the cache is used."""
+    directory, the LLM cache directory and whether the cache is used. ``artifact_paths`` are the editable
+    paths (globs relative to the artifact directory) from ``artifact.paths``."""
 
     artifact_dir: Path
     project_dir: Path
     cache_dir: Path | None = None
     use_cache: bool = True
+    artifact_paths: list[str] = field(default_factory=list)
 
 
 class Runner(ABC):

@@ -1,1 +1,177 @@
-"""Placeholder: filled in by the runners work."""
+"""The ``command`` runner: a shell template filled with shell-quoted case values, run in the workdir.
+
+Placeholders are ``{input}`` (the case's prompt text) and ``{vars.NAME}`` (``{vars.a.b}`` reaches into
+nested mappings). Every value is inserted with :func:`shlex.quote`, so a case can never inject shell.
+``${NAME}`` stays a shell variable, ``{{input}}`` is the literal text ``{input}``, and braces that do not
+hold a name (``awk '{print $1}'``, ``{a,b}``, ``find -exec rm {} ;``) are left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.config import AgentRunnerConfig, CommandRunnerConfig
+from assay.model import Case, Output
+from assay.runners.base import RUNNERS, RunContext, Runner
+from assay.sandbox import ProcessResult, SandboxLimits, decode_output, run_process, scrubbed_env
+
+TAIL_CHARS = 2048
+
+_NAME = r"[A-Za-z_][\w-]*(?:\.[^{}\s.]*)*"
+# A placeholder is a dotted name in braces, not preceded by "$" (shell ${VAR}); {{name}} is an escape.
+_TOKEN = re.compile(rf"\{{\{{({_NAME})\}}\}}|(?<!\$)\{{({_NAME})\}}")
+
+
+class TemplateError(ValueError):
+    """A command template names a placeholder that can never be filled (``{inptu}``, ``{vars.}``)."""
+
+
+class MissingValue(LookupError):
+    """A case lacks a value the template asks for (``{vars.city}`` on a case without ``city``)."""
+
+
+@dataclass(frozen=True)
+class _Slot:
+    path: tuple[str, ...]  # () for {input}, ("a", "b") for {vars.a.b}
+
+    @property
+    def label(self) -> str:
+        return "{" + ".".join(("vars", *self.path)) + "}" if self.path else "{input}"
+
+
+class CommandTemplate:
+    """A parsed shell template. Construction validates it; :meth:`render` fills it for one case."""
+
+    def __init__(self, template: str) -> None:
+        if not template.strip():
+            raise TemplateError("command template is empty")
+        self.template = template
+        self._parts: list[str | _Slot] = []
+        pos = 0
+        for match in _TOKEN.finditer(template):
+            self._parts.append(template[pos : match.start()])
+            escaped, name = match.groups()
+            self._parts.append("{" + escaped + "}" if escaped else self._slot(name))
+            pos = match.end()
+        self._parts.append(template[pos:])
+
+    @staticmethod
+    def _slot(name: str) -> _Slot:
+        head, _, rest = name.partition(".")
+        if name == "input":
+            return _Slot(())
+        if head == "vars":
+            keys = tuple(rest.split(".")) if rest else ()
+            if keys and all(keys):
+                return _Slot(keys)
+            raise TemplateError(f"malformed placeholder {{{name}}}: expected {{vars.NAME}}")
+        raise TemplateError(
+            f"unknown placeholder {{{name}}}: use {{input}} or {{vars.NAME}} (write {{{{{name}}}}} for the literal text)"
+        )
+
+    @property
+    def placeholders(self) -> list[str]:
+        """The placeholders the template uses, in order (``{input}``, ``{vars.city}``)."""
+        return [p.label for p in self._parts if isinstance(p, _Slot)]
+
+    def render(self, case: Case) -> str:
+        """The command for ``case``, every value shell-quoted. Raises MissingValue for an absent var."""
+        out: list[str] = []
+        for part in self._parts:
+            out.append(part if isinstance(part, str) else shlex.quote(_value(case, part)))
+        return "".join(out)
+
+
+def _value(case: Case, slot: _Slot) -> str:
+    if not slot.path:
+        return case.prompt_text()
+    current: Any = case.vars
+    for key in slot.path:
+        if not isinstance(current, Mapping) or key not in current:
+            raise MissingValue(f"case {case.id!r} has no value for {slot.label}")
+        current = current[key]
+    if isinstance(current, str):
+        return current
+    return json.dumps(current, ensure_ascii=False, default=str)
+
+
+def decode_capped(data: bytes, truncated: bool) -> tuple[str, bool]:
+    """Decode output like :func:`assay.sandbox.decode_output`, but a UTF-8 character cut in two by the
+    output cap is dropped instead of making the whole output look binary."""
+    if truncated:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.reason == "unexpected end of data" and exc.end == len(data):
+                data = data[: exc.start]
+    return decode_output(data)
+
+
+def strip_newline(text: str) -> str:
+    """Remove one trailing newline (``\\n`` or ``\\r\\n``), as shells do for ``$(...)``."""
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text.removesuffix("\n")
+
+
+def output_from_process(result: ProcessResult, workdir: Path) -> Output:
+    """Turn a sandboxed process result into an Output; a non-zero exit becomes ``error="exit code N"``."""
+    stdout, binary = decode_capped(result.stdout, result.truncated)
+    stderr, _ = decode_output(result.stderr)
+    error = result.error
+    if error is None and result.exit_code not in (0, None):
+        error = f"exit code {result.exit_code}"
+    return Output(
+        text=strip_newline(stdout),
+        stdout_tail=stdout[-TAIL_CHARS:],
+        stderr_tail=stderr[-TAIL_CHARS:],
+        exit_code=result.exit_code,
+        error=error,
+        timed_out=result.timed_out,
+        truncated=result.truncated,
+        binary=binary,
+        duration_s=result.duration_s,
+        workdir=str(workdir),
+    )
+
+
+@RUNNERS.register("command")
+class CommandRunner(Runner):
+    """Runs ``config.command`` through the shell in the workdir for each case (see the module docstring).
+
+    With ``stdin: true`` the case's prompt text goes to standard input too. ``env`` is added to the
+    scrubbed environment; ``env_allow`` names secret-looking variables to pass through anyway.
+    """
+
+    name = "command"
+
+    def __init__(self, config: CommandRunnerConfig | AgentRunnerConfig, context: RunContext) -> None:
+        super().__init__(config, context)
+        try:
+            self.template = CommandTemplate(config.command)
+        except TemplateError as exc:
+            raise TemplateError(f"runner.command: {exc}") from None
+        self.limits = SandboxLimits(
+            timeout_s=config.timeout,
+            max_output_bytes=config.max_output_bytes,
+            memory_mb=config.memory_mb,
+            env_allow=tuple(config.env_allow),
+        )
+        self.extra_env = dict(config.env)
+        self.use_stdin = bool(getattr(config, "stdin", False))
+
+    async def run(self, case: Case, workdir: Path) -> Output:
+        try:
+            command = self.template.render(case)
+        except MissingValue as exc:
+            return Output(error=str(exc), workdir=str(workdir))
+        stdin = case.prompt_text().encode("utf-8") if self.use_stdin else None
+        env = scrubbed_env(self.limits.env_allow, self.extra_env)
+        result = await run_process(command, cwd=workdir, limits=self.limits, stdin=stdin, env=env)
+        return output_from_process(result, workdir)

@@ -1,0 +1,108 @@
+"""assay's native case format, in YAML, JSON or JSONL.
+
+A file is a list of cases, or a mapping with a ``cases:`` list (and an optional ``description``). JSONL
+holds one case object per line (blank lines are skipped). One case::
+
+    id: refund-policy            # required; a string (integers are converted)
+    input: "Can I get a refund?" # the text given to the runner ...
+    vars: {lang: en}             # ... and/or named variables (templates use {vars.lang})
+    expected: "Yes, within 30 days."   # optional reference answer (numbers are converted to text)
+    checks:
+      - {type: contains, value: "30 days", weight: 2}
+      - contains: refund          # shorthand: the one key that is not a check field is the type
+      - not_contains: "sorry"     # a not_ / not- prefix negates (unless that full name is a check type)
+      - {type: llm_judge, value: "Answers politely", threshold: 0.7}
+      - json_valid                # a bare type name for checks without a value
+    tags: [billing]
+    weight: 1.0                   # the case's weight in aggregate scores
+    threshold: 0.8                # weighted check score needed to pass (default: every check passes)
+    files: [fixtures/order.json]  # input files the runner needs
+    description: "free text, ignored"
+
+Check fields: ``type``, ``value``, ``weight``, ``threshold``, ``negate``, ``options``, ``text``.
+Either ``input`` or ``vars`` is required.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from assay.cases._common import (
+    Loc,
+    case_id,
+    expect_list,
+    expect_mapping,
+    native_check,
+    number,
+    optional_str,
+    str_list,
+    type_name,
+)
+from assay.model import Case
+
+CASE_FIELDS = ("id", "input", "vars", "expected", "checks", "tags", "weight", "threshold", "files", "description")
+
+
+def parse_case(data: Any, loc: Loc) -> Case:
+    """Parse and validate one native case mapping."""
+    data = expect_mapping(data, loc, "a case (a mapping with id, input, checks, ...)")
+    for key in data:
+        if key not in CASE_FIELDS:
+            raise loc.at(str(key)).error(f"unknown case field {key!r}; expected one of {', '.join(CASE_FIELDS)}")
+    if "id" not in data:
+        raise loc.at("id").error("required field is missing")
+    fields: dict[str, Any] = {"id": case_id(data["id"], loc.at("id")), "source": str(loc.file)}
+    fields["input"] = optional_str(data, "input", loc)
+    if data.get("vars") is not None:
+        fields["vars"] = expect_mapping(data["vars"], loc.at("vars"))
+    if fields["input"] is None and not fields.get("vars"):
+        raise loc.at("input").error("required field is missing (give 'input' text or 'vars')")
+    expected = data.get("expected")
+    if isinstance(expected, int | float) and not isinstance(expected, bool):
+        expected = str(expected)
+    if expected is not None and not isinstance(expected, str):
+        raise loc.at("expected").error(f"expected a string, got {type_name(expected)}")
+    fields["expected"] = expected
+    checks = expect_list(data.get("checks") or [], loc.at("checks"), "a list of checks")
+    fields["checks"] = [native_check(entry, loc.at("checks", i)) for i, entry in enumerate(checks)]
+    fields["tags"] = str_list(data.get("tags"), loc.at("tags"))
+    fields["files"] = str_list(data.get("files"), loc.at("files"))
+    if data.get("weight") is not None:
+        fields["weight"] = number(data["weight"], loc.at("weight"))
+        if fields["weight"] < 0:
+            raise loc.at("weight").error("expected a number >= 0")
+    if data.get("threshold") is not None:
+        fields["threshold"] = number(data["threshold"], loc.at("threshold"))
+        if not 0 <= fields["threshold"] <= 1:
+            raise loc.at("threshold").error("expected a number between 0 and 1")
+    return Case(**fields)
+
+
+def parse_document(data: Any, file: Path) -> list[tuple[Case, Loc]]:
+    """Parse a native YAML/JSON document: a list of cases or ``{cases: [...]}``."""
+    loc = Loc(file)
+    if isinstance(data, dict):
+        extra = [k for k in data if k not in ("cases", "description")]
+        if extra:
+            raise loc.at(str(extra[0])).error(f"unknown top-level field {extra[0]!r}; expected 'cases'")
+        loc = loc.at("cases")
+        data = data.get("cases")
+    items = expect_list(data, loc, "a list of cases")
+    return [(parse_case(item, loc.at(i)), loc.at(i)) for i, item in enumerate(items)]
+
+
+def parse_jsonl(text: str, file: Path) -> list[tuple[Case, Loc]]:
+    """Parse JSONL: one case object per line; errors name the line number."""
+    out = []
+    for number_, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        loc = Loc(file, prefix=f"line {number_}")
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise loc.error(f"invalid JSON: column {exc.colno}: {exc.msg}") from None
+        out.append((parse_case(data, loc), loc))
+    return out

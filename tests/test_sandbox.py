@@ -1,0 +1,98 @@
+import os
+import time
+
+from assay.sandbox import SandboxLimits, decode_output, run_process, scrubbed_env
+
+
+async def test_captures_stdout_stderr_and_exit_code(tmp_path):
+    result = await run_process("echo out; echo err >&2; exit 3", cwd=tmp_path)
+    assert result.stdout == b"out\n"
+    assert result.stderr == b"err\n"
+    assert result.exit_code == 3
+    assert result.error is None
+
+
+async def test_timeout_kills_the_whole_process_group():
+    start = time.perf_counter()
+    result = await run_process("sleep 30 & sleep 30", limits=SandboxLimits(timeout_s=0.3))
+    assert result.timed_out
+    assert "timed out" in (result.error or "")
+    assert time.perf_counter() - start < 5
+
+
+async def test_background_child_holding_the_pipe_does_not_block():
+    start = time.perf_counter()
+    result = await run_process("sleep 30 & echo started", limits=SandboxLimits(timeout_s=10))
+    assert result.stdout == b"started\n"
+    assert not result.timed_out
+    assert time.perf_counter() - start < 5
+
+
+async def test_flood_is_capped_and_killed_quickly():
+    start = time.perf_counter()
+    result = await run_process("yes", limits=SandboxLimits(timeout_s=20, max_output_bytes=10_000))
+    assert len(result.stdout) == 10_000
+    assert result.truncated
+    assert "output flood" in (result.error or "")
+    assert time.perf_counter() - start < 5
+
+
+async def test_large_output_under_flood_limit_keeps_the_head():
+    command = "python3 -c \"import sys; sys.stdout.write('a' * 1000 + 'b' * 5000)\""
+    result = await run_process(command, limits=SandboxLimits(max_output_bytes=1000))
+    assert result.stdout == b"a" * 1000
+    assert result.truncated
+    assert result.error is None
+
+
+async def test_stderr_keeps_the_tail():
+    command = "python3 -c \"import sys; sys.stderr.write('x' * 5000 + 'END')\""
+    result = await run_process(command, limits=SandboxLimits(max_output_bytes=100))
+    assert result.stderr.endswith(b"END")
+    assert len(result.stderr) == 100
+
+
+async def test_memory_limit_stops_a_hog():
+    command = "python3 -c \"x = bytearray(2 * 1024 ** 3); print('allocated')\""
+    result = await run_process(command, limits=SandboxLimits(memory_mb=256))
+    assert result.exit_code != 0
+    assert b"allocated" not in result.stdout
+    assert b"MemoryError" in result.stderr
+
+
+async def test_killed_process_is_reported():
+    result = await run_process("kill -9 $$")
+    assert result.error == "killed by signal SIGKILL"
+
+
+async def test_missing_executable_is_an_error_not_an_exception():
+    result = await run_process(["/nonexistent/binary"])
+    assert result.error is not None and "could not start" in result.error
+
+
+async def test_stdin_is_delivered():
+    result = await run_process(["cat"], stdin=b"payload")
+    assert result.stdout == b"payload"
+
+
+def test_scrubbed_env_removes_secrets(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "y")
+    monkeypatch.setenv("HARMLESS", "z")
+    env = scrubbed_env()
+    assert "OPENAI_API_KEY" not in env and "MY_SERVICE_TOKEN" not in env
+    assert env["HARMLESS"] == "z"
+    assert scrubbed_env(allow=["MY_SERVICE_TOKEN"])["MY_SERVICE_TOKEN"] == "y"
+    assert os.environ["OPENAI_API_KEY"] == "x"
+
+
+async def test_child_does_not_see_secrets(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "secret-value")
+    result = await run_process("echo ${ANTHROPIC_API_KEY:-unset}")
+    assert result.stdout == b"unset\n"
+
+
+def test_decode_output_flags_binary():
+    assert decode_output(b"plain text") == ("plain text", False)
+    text, binary = decode_output(b"\x00\xff\xfeabc")
+    assert binary and "abc" in text and "\x00" not in text
