@@ -37,7 +37,11 @@ def test_loads_a_valid_config(tmp_path):
         (GOOD.replace("kind: code", "kind: poem"), "artifact.kind", "'prompt'"),
         (GOOD + "\nsplit_ratio: 3\n", "split_ratio", "unknown field"),
         (GOOD + "\njudge: {model: gpt4}\n", "judge.model", "provider:model"),
-        (GOOD.replace("{files: cases.yaml}", "{files: cases.yaml, split: {dev: 0.9}}"), "cases.split", "add up to 1"),
+        (
+            GOOD.replace("{files: cases.yaml}", "{files: cases.yaml, split: {dev: 0.9}}"),
+            "cases.split",
+            "add up to 1",
+        ),
     ],
 )
 def test_errors_name_file_and_field(tmp_path, text, field, message):

@@ -243,7 +243,9 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             text = owner._reply(body, system, user)
         except Exception as exc:  # a broken test callable should show up as a server error, not a hang
-            self._send(500, _error_body(api, 500, f"reply callable failed: {exc!r}"), {"x-should-retry": "false"})
+            self._send(
+                500, _error_body(api, 500, f"reply callable failed: {exc!r}"), {"x-should-retry": "false"}
+            )
             return
         if owner.usage is not None:
             tokens_in, tokens_out = owner.usage

@@ -185,10 +185,14 @@ def native_check(entry: Any, loc: Loc) -> CheckSpec:
     others = [k for k in data if k not in CHECK_FIELDS]
     if "type" in data:
         if others:
-            raise loc.at(others[0]).error(f"unknown check field {others[0]!r}; expected one of {', '.join(CHECK_FIELDS)}")
+            raise loc.at(others[0]).error(
+                f"unknown check field {others[0]!r}; expected one of {', '.join(CHECK_FIELDS)}"
+            )
     elif len(others) == 1:
         if "value" in data:
-            raise loc.error(f"shorthand check {others[0]!r} gives its value twice (as the key and in 'value')")
+            raise loc.error(
+                f"shorthand check {others[0]!r} gives its value twice (as the key and in 'value')"
+            )
         fields["type"], fields["value"] = others[0], data[others[0]]
     elif not others:
         raise loc.at("type").error("required field is missing (e.g. {type: contains, value: ...})")
@@ -215,5 +219,3 @@ def validate_check(spec: CheckSpec, loc: Loc) -> None:
         raise loc.error(str(exc)) from None
     except CheckSpecError as exc:
         raise loc.error(str(exc)) from None
-
-

@@ -72,7 +72,9 @@ def load_cases(paths: list[Path], *, default_checks: Sequence[CheckSpec] = ()) -
         for case, loc in loaded:
             if case.id in seen:
                 first = seen[case.id]
-                raise loc.at("id").error(f"duplicate case id {case.id!r} (also in {first.file}: {first.field})")
+                raise loc.at("id").error(
+                    f"duplicate case id {case.id!r} (also in {first.file}: {first.field})"
+                )
             seen[case.id] = loc
             case.checks.extend(spec.model_copy(deep=True) for spec in default_checks)
             cases.append(case)

@@ -42,7 +42,18 @@ from assay.cases._common import (
 )
 from assay.model import Case
 
-CASE_FIELDS = ("id", "input", "vars", "expected", "checks", "tags", "weight", "threshold", "files", "description")
+CASE_FIELDS = (
+    "id",
+    "input",
+    "vars",
+    "expected",
+    "checks",
+    "tags",
+    "weight",
+    "threshold",
+    "files",
+    "description",
+)
 
 
 def parse_case(data: Any, loc: Loc) -> Case:
@@ -50,7 +61,9 @@ def parse_case(data: Any, loc: Loc) -> Case:
     data = expect_mapping(data, loc, "a case (a mapping with id, input, checks, ...)")
     for key in data:
         if key not in CASE_FIELDS:
-            raise loc.at(str(key)).error(f"unknown case field {key!r}; expected one of {', '.join(CASE_FIELDS)}")
+            raise loc.at(str(key)).error(
+                f"unknown case field {key!r}; expected one of {', '.join(CASE_FIELDS)}"
+            )
     if "id" not in data:
         raise loc.at("id").error("required field is missing")
     fields: dict[str, Any] = {"id": case_id(data["id"], loc.at("id")), "source": str(loc.file)}

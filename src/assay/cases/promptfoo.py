@@ -80,7 +80,9 @@ def map_assertion(data: Any, loc: Loc) -> CheckSpec:
         raise loc.at("type").error("assert-set is not supported; list the assertions individually")
     if base not in ASSERT_TYPES:
         known = ", ".join(ASSERT_TYPES)
-        raise loc.at("type").error(f"unsupported promptfoo assertion type {kind!r}; known: {known} (each also as not-<type>)")
+        raise loc.at("type").error(
+            f"unsupported promptfoo assertion type {kind!r}; known: {known} (each also as not-<type>)"
+        )
     ours = ASSERT_TYPES[base]
     value = data.get("value")
     threshold = data.get("threshold")
@@ -241,7 +243,8 @@ def _ids(tests: list[_Test]) -> list[str]:
 def parse_tests(tests: list[_Test], default: _Test, base: Path) -> list[tuple[Case, Loc]]:
     """Turn collected tests into cases, with ``default`` (promptfoo's defaultTest) merged into each."""
     return [
-        (_build_case(test, cid, default, base), test.loc) for test, cid in zip(tests, _ids(tests), strict=True)
+        (_build_case(test, cid, default, base), test.loc)
+        for test, cid in zip(tests, _ids(tests), strict=True)
     ]
 
 

@@ -97,7 +97,9 @@ def parse_eval(data: Any, loc: Loc) -> Case:
         raise loc.at("id").error("required field is missing")
     prompt = data.get("prompt")
     if not isinstance(prompt, str):
-        what = "required field is missing" if prompt is None else f"expected a string, got {type_name(prompt)}"
+        what = (
+            "required field is missing" if prompt is None else f"expected a string, got {type_name(prompt)}"
+        )
         raise loc.at("prompt").error(what)
     expected = data.get("expected_output")
     if expected is not None and not isinstance(expected, str):

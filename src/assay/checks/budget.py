@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from abc import abstractmethod
 from typing import ClassVar
 
@@ -12,10 +13,8 @@ from assay.model import CheckResult, CheckSpec, Output
 def _limit(spec: CheckSpec, unit: str) -> float:
     value = spec.value
     if isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             value = float(value)
-        except ValueError:
-            pass
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CheckSpecError(f"{spec.type}: value is required: the maximum {unit} (a number)")
     if value < 0 or value != value:

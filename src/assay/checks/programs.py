@@ -64,7 +64,9 @@ class ScriptCheck(Check):
         if not isinstance(spec.value, str) or not spec.value.strip():
             raise CheckSpecError("script: value is required: the shell command to run")
         timeout = spec.options.get("timeout_s")
-        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+        ):
             raise CheckSpecError("script: option timeout_s must be a positive number of seconds")
         self.timeout_s: float | None = float(timeout) if timeout is not None else None
 
@@ -81,7 +83,11 @@ class ScriptCheck(Check):
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(output.text)
-            extra = {"ASSAY_OUTPUT_FILE": name, "ASSAY_CASE_ID": ctx.case.id, "ASSAY_VARS": json.dumps(ctx.case.vars)}
+            extra = {
+                "ASSAY_OUTPUT_FILE": name,
+                "ASSAY_CASE_ID": ctx.case.id,
+                "ASSAY_VARS": json.dumps(ctx.case.vars),
+            }
             if ctx.case.expected is not None:
                 extra["ASSAY_EXPECTED"] = ctx.case.expected
             proc = await run_process(
@@ -140,7 +146,9 @@ def _import_file(path: Path) -> ModuleType:
             with _on_sys_path(path.parent):
                 spec.loader.exec_module(module)
         except Exception as exc:
-            raise CheckSpecError(f"python: importing {str(path)!r} failed: {type(exc).__name__}: {exc}") from None
+            raise CheckSpecError(
+                f"python: importing {str(path)!r} failed: {type(exc).__name__}: {exc}"
+            ) from None
         _modules[key] = module
         return module
 
@@ -199,7 +207,9 @@ class PythonCheck(Check):
         super().__init__(spec)
         code = spec.value
         if not isinstance(code, str) or not code.strip():
-            raise CheckSpecError("python: value is required: module:function, file.py:function or inline code")
+            raise CheckSpecError(
+                "python: value is required: module:function, file.py:function or inline code"
+            )
         self._fn: Callable[..., Any] | None = None
         self._module: str | None = None
         self._file: Path | None = None
@@ -273,16 +283,25 @@ class PythonCheck(Check):
             score = value.get("score")
             reason = str(value.get("reason", ""))
             if passed is not None and not isinstance(passed, bool):
-                return self.result(False, evidence=f"python evaluator returned pass={passed!r}; expected true/false")
+                return self.result(
+                    False, evidence=f"python evaluator returned pass={passed!r}; expected true/false"
+                )
             if score is None:
                 if passed is None:
-                    return self.result(False, evidence="python evaluator returned a dict without pass or score")
-                return self.result(passed, evidence=clip(reason or f"python evaluator returned pass={passed}"))
+                    return self.result(
+                        False, evidence="python evaluator returned a dict without pass or score"
+                    )
+                return self.result(
+                    passed, evidence=clip(reason or f"python evaluator returned pass={passed}")
+                )
             if isinstance(score, bool) or not isinstance(score, int | float):
-                return self.result(False, evidence=f"python evaluator returned score={score!r}; expected a number")
+                return self.result(
+                    False, evidence=f"python evaluator returned score={score!r}; expected a number"
+                )
             return self._scored(float(score), passed, reason)
         return self.result(
-            False, evidence=clip(f"python evaluator returned {type(value).__name__}; expected bool, number or dict")
+            False,
+            evidence=clip(f"python evaluator returned {type(value).__name__}; expected bool, number or dict"),
         )
 
     def _scored(self, score: float, passed: bool | None, reason: str) -> CheckResult:

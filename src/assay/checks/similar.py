@@ -69,14 +69,16 @@ class SimilarCheck(Check):
         if isinstance(value, str):
             value = [value]
         if value is not None and (
-            not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value)
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(v, str) and v.strip() for v in value)
         ):
             raise CheckSpecError("similar: value must be a reference text or a list of them")
         self.references: list[str] | None = value
         threshold = spec.options.get("threshold", DEFAULT_THRESHOLD)
         if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 <= threshold <= 1:
             raise CheckSpecError("similar: option threshold must be a number in [0, 1]")
-        self.threshold = float(threshold)
+        self.threshold = float(spec.threshold if spec.threshold is not None else threshold)
         if not embed_extra_available():
             raise CheckSpecError(MISSING_EXTRA)
 

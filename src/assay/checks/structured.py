@@ -47,12 +47,16 @@ def _json_path(parts: Any) -> str:
 
 def _check_schema(schema: Any, where: str) -> dict[str, Any] | bool:
     if not isinstance(schema, dict | bool):
-        raise CheckSpecError(f"json_schema: {where} must be a JSON schema object, got {type(schema).__name__}")
+        raise CheckSpecError(
+            f"json_schema: {where} must be a JSON schema object, got {type(schema).__name__}"
+        )
     try:
         validators.validator_for(schema).check_schema(schema)
     except schema_errors.SchemaError as exc:
         at = _json_path(exc.absolute_path)
-        raise CheckSpecError(f"json_schema: {where} is not a valid schema at {at}: {clip(exc.message, 120)}") from None
+        raise CheckSpecError(
+            f"json_schema: {where} is not a valid schema at {at}: {clip(exc.message, 120)}"
+        ) from None
     return schema
 
 
@@ -105,7 +109,9 @@ class JsonSchemaCheck(Check):
             if self._path.is_absolute():
                 self._schema = load_schema_file(self._path)
         else:
-            raise CheckSpecError("json_schema: value is required: a schema object or a .json/.yaml schema file path")
+            raise CheckSpecError(
+                "json_schema: value is required: a schema object or a .json/.yaml schema file path"
+            )
 
     def load_schema(self, project_dir: Path | None) -> dict[str, Any] | bool:
         """The schema, reading the file relative to ``project_dir`` (or the current directory) once."""
@@ -123,7 +129,9 @@ class JsonSchemaCheck(Check):
         if error:
             return self.result(False, evidence=error)
         validator = validators.validator_for(schema)(schema)
-        errors = sorted(validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+        errors = sorted(
+            validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+        )
         if not errors:
             return self.result(True, evidence="JSON matches the schema")
         first = errors[0]

@@ -24,6 +24,10 @@ def quote(text: str, limit: int = 80) -> str:
     return repr(clip(text, limit))
 
 
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
 def scalar_text(spec: CheckSpec, *, required: bool = True) -> str | None:
     """The spec's value as non-empty text (numbers are accepted as their text); CheckSpecError otherwise."""
     value = spec.value
@@ -31,7 +35,7 @@ def scalar_text(spec: CheckSpec, *, required: bool = True) -> str | None:
         if required:
             raise CheckSpecError(f"{spec.type}: value is required")
         return None
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
+    if not _is_scalar(value):
         raise CheckSpecError(f"{spec.type}: value must be text, got {type(value).__name__}")
     text = str(value)
     if not text:
@@ -47,10 +51,8 @@ def text_list(spec: CheckSpec) -> list[str]:
     elif isinstance(value, list | tuple):
         items = []
         for item in value:
-            if isinstance(item, bool) or not isinstance(item, str | int | float):
-                raise CheckSpecError(
-                    f"{spec.type}: every value item must be text, got {type(item).__name__}"
-                )
+            if not _is_scalar(item):
+                raise CheckSpecError(f"{spec.type}: every value item must be text, got {type(item).__name__}")
             items.append(str(item))
     elif value is None:
         raise CheckSpecError(f"{spec.type}: value is required (a list of strings)")
@@ -88,9 +90,8 @@ class EqualsCheck(Check):
         super().__init__(spec)
         self.ignore_case = _ignore_case(spec)
         self.structured = isinstance(spec.value, dict | list)
-        if not self.structured and spec.value is not None:
-            if isinstance(spec.value, bool) or not isinstance(spec.value, str | int | float):
-                raise CheckSpecError(f"equals: value must be text, got {type(spec.value).__name__}")
+        if not self.structured and spec.value is not None and not _is_scalar(spec.value):
+            raise CheckSpecError(f"equals: value must be text, got {type(spec.value).__name__}")
 
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
         if self.structured:
@@ -99,13 +100,12 @@ class EqualsCheck(Check):
         if expected is None:
             return self.result(False, evidence="equals: no value given and the case has no expected output")
         want, got = str(expected).rstrip(), output.text.rstrip()
-        if self.ignore_case:
-            same = want.casefold() == got.casefold()
-        else:
-            same = want == got
+        same = want.casefold() == got.casefold() if self.ignore_case else want == got
         if same:
             return self.result(True, evidence="output equals the expected text")
-        return self.result(False, evidence=f"expected {quote(want)}, got {quote(got)}{_first_diff(want, got)}")
+        return self.result(
+            False, evidence=f"expected {quote(want)}, got {quote(got)}{_first_diff(want, got)}"
+        )
 
     def _equals_json(self, text: str) -> CheckResult:
         try:
@@ -115,7 +115,9 @@ class EqualsCheck(Check):
         if parsed == self.spec.value:
             return self.result(True, evidence="output JSON equals the expected value")
         got = json.dumps(parsed, ensure_ascii=False)
-        return self.result(False, evidence=f"expected {clip(json.dumps(self.spec.value), 80)}, got {clip(got, 80)}")
+        return self.result(
+            False, evidence=f"expected {clip(json.dumps(self.spec.value), 80)}, got {clip(got, 80)}"
+        )
 
 
 def _first_diff(want: str, got: str) -> str:
@@ -168,7 +170,9 @@ class NotContainsCheck(ContainsCheck):
         if at < 0:
             return self.result(True, evidence="forbidden text absent")
         end = at + len(self.needle)
-        return self.result(False, evidence=f"forbidden text found at character {at}: {_context(output.text, at, end)}")
+        return self.result(
+            False, evidence=f"forbidden text found at character {at}: {_context(output.text, at, end)}"
+        )
 
 
 class _ContainsManyCheck(Check):
@@ -185,7 +189,9 @@ class _ContainsManyCheck(Check):
         haystack = text.casefold() if self.ignore_case else text
         found, missing = [], []
         for needle in self.needles:
-            (found if (needle.casefold() if self.ignore_case else needle) in haystack else missing).append(needle)
+            (found if (needle.casefold() if self.ignore_case else needle) in haystack else missing).append(
+                needle
+            )
         return found, missing
 
 
@@ -199,7 +205,9 @@ class ContainsAnyCheck(_ContainsManyCheck):
         found, _ = self.split(output.text)
         if found:
             return self.result(True, evidence=clip(f"found {', '.join(map(repr, found))}"))
-        return self.result(False, evidence=clip(f"none of {len(self.needles)} found: {', '.join(map(repr, self.needles))}"))
+        return self.result(
+            False, evidence=clip(f"none of {len(self.needles)} found: {', '.join(map(repr, self.needles))}")
+        )
 
 
 @CHECKS.register("contains_all")
@@ -214,7 +222,9 @@ class ContainsAllCheck(_ContainsManyCheck):
         if not missing:
             return self.result(True, 1.0, f"all {len(self.needles)} found")
         return self.result(
-            False, score, clip(f"{len(found)}/{len(self.needles)} found; missing {', '.join(map(repr, missing))}")
+            False,
+            score,
+            clip(f"{len(found)}/{len(self.needles)} found; missing {', '.join(map(repr, missing))}"),
         )
 
 
@@ -285,5 +295,7 @@ class RegexCheck(Check):
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
         match = self.pattern.search(output.text)
         if match:
-            return self.result(True, evidence=f"matched at character {match.start()}: {quote(match.group(0))}")
+            return self.result(
+                True, evidence=f"matched at character {match.start()}: {quote(match.group(0))}"
+            )
         return self.result(False, evidence=f"no match in output {quote(output.text)}")

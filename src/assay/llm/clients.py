@@ -8,6 +8,7 @@ to the loop that opened it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 from abc import ABC, abstractmethod
 from types import ModuleType
@@ -85,7 +86,9 @@ class ChatModel(ABC):
             if hit is not None:
                 return hit
         try:
-            text, tokens_in, tokens_out = await self._call(self._client_for_loop(), messages, system, temp, limit)
+            text, tokens_in, tokens_out = await self._call(
+                self._client_for_loop(), messages, system, temp, limit
+            )
         except LLMError:
             raise
         except Exception as exc:
@@ -98,10 +101,9 @@ class ChatModel(ABC):
             model=self.model,
         )
         if self.cache is not None:
-            try:
+            # A cache that cannot be written only costs a repeat call later.
+            with contextlib.suppress(OSError):
                 self.cache.put(key, completion)
-            except OSError:
-                pass  # a cache that cannot be written only costs a repeat call later
         return completion
 
     def describe(self, exc: Exception) -> str:

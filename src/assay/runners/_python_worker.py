@@ -2,9 +2,10 @@
 
 Standard library only, so a case starts fast and nothing the artifact ships can shadow it. Protocol:
 
-- stdin: one JSON object ``{"function": "pkg.mod:func", "case": {...}, "artifact_dir": "..."}``.
+- stdin: one JSON object ``{"function": "pkg.mod:func", "case": {...}, "artifact_dir": "...",
+  "max_output_bytes": N}``.
 - stdout: one JSON header line, then the raw output bytes. The header is ``{"ok": true, "kind": "str" |
-  "json" | "bytes"}`` or ``{"ok": false, "error": "ValueError: boom", "traceback": "<tail>"}``.
+  "json" | "bytes"}`` (at most N + 1 output bytes follow) or ``{"ok": false, "error": "ValueError: boom", "traceback": "<tail>"}``.
 
 Everything the called code prints (fd 1 included, so subprocesses and C extensions too) goes to stderr:
 only this worker writes to the real stdout.
@@ -85,7 +86,10 @@ def _call(request: dict[str, Any]) -> tuple[str, bytes]:
         import asyncio  # only async functions pay for it
 
         result = asyncio.run(_await(result))
-    return _encode(result)
+    kind, body = _encode(result)
+    limit = request.get("max_output_bytes")
+    # One byte past the cap tells the runner the output was cut, without piping a flood through.
+    return kind, body[: int(limit) + 1] if limit else body
 
 
 async def _await(awaitable: Any) -> Any:

@@ -64,9 +64,12 @@ class LLMRunner(Runner):
         self.config: LLMRunnerConfig = config
         if config.prompt is None and not context.artifact_paths:
             raise ConfigError(
-                "no prompt file: set runner.prompt or list the prompt in artifact.paths", field="runner.prompt"
+                "no prompt file: set runner.prompt or list the prompt in artifact.paths",
+                field="runner.prompt",
             )
-        self.llm = make_llm(config, cache_dir=context.cache_dir, use_cache=context.use_cache, section="runner")
+        self.llm = make_llm(
+            config, cache_dir=context.cache_dir, use_cache=context.use_cache, section="runner"
+        )
         self._files: dict[Path, tuple[int, int, str]] = {}
 
     def default_concurrency(self) -> int:

@@ -62,7 +62,12 @@ class PythonRunner(Runner):
     def _request(self, case: Case, workdir: Path) -> bytes:
         view: dict[str, Any] = case.model_dump(mode="json", include={"id", "input", "vars", "tags"})
         view["text"] = case.prompt_text()
-        request = {"function": self.config.function, "case": view, "artifact_dir": str(workdir.resolve())}
+        request = {
+            "function": self.config.function,
+            "case": view,
+            "artifact_dir": str(workdir.resolve()),
+            "max_output_bytes": self.max_output_bytes,
+        }
         return json.dumps(request, ensure_ascii=False).encode("utf-8")
 
     async def run(self, case: Case, workdir: Path) -> Output:

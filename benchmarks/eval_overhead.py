@@ -1,0 +1,146 @@
+"""How much does assay add on top of the work an evaluation has to do anyway?
+
+(a) 2,000 cases, a `command` runner that echoes its input, three deterministic checks per case (contains, regex,
+    not_contains). assay (load config, load + split cases, L1 static tier, run, judge, write a trace per case and
+    a summary) against a bare baseline that runs the same subprocesses at the same concurrency and applies the
+    same contains/regex logic in a plain loop. Target: ratio <= 1.25.
+(b) An I/O-bound `llm` runner against a loopback OpenAI-compatible server that answers after 100 ms, at
+    concurrency 32. Target: throughput >= 0.8 x 32 = 25.6 cases/s.
+
+Run: python benchmarks/eval_overhead.py [--cases 2000] [--concurrency 8] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # for tests.fakes.llm_server
+
+from assay.config import load_config  # noqa: E402
+from assay.evaluation.session import evaluate_project, select_cases  # noqa: E402
+
+
+def make_project(directory: Path, n_cases: int, runner_yaml: str, concurrency: int) -> Path:
+    (directory / "artifact.txt").write_text("You are a helpful assistant. Answer briefly.\n")
+    with (directory / "cases.jsonl").open("w") as handle:
+        for i in range(n_cases):
+            case = {
+                "id": f"case-{i:05d}",
+                "input": f"case-{i} payload {i * 7 % 13}",
+                "checks": [
+                    {"type": "contains", "value": f"case-{i}"},
+                    {"type": "regex", "value": r"^case-\d+ payload \d+$"},
+                    {"type": "not_contains", "value": "error"},
+                ],
+            }
+            handle.write(json.dumps(case) + "\n")
+    config = directory / "assay.yaml"
+    config.write_text(
+        "artifact: {kind: prompt, paths: [artifact.txt]}\n"
+        "cases: {files: [cases.jsonl]}\n"
+        f"runner: {runner_yaml}\n"
+        f"concurrency: {concurrency}\n"
+    )
+    return config
+
+
+async def run_assay(config_path: Path) -> tuple[float, float]:
+    start = time.perf_counter()
+    config = load_config(config_path)
+    selection = select_cases(config, "all")
+    result = await evaluate_project(config, selection, use_cache=False)
+    return time.perf_counter() - start, result.pass_rate
+
+
+async def run_baseline(n_cases: int, concurrency: int) -> tuple[float, float]:
+    start = time.perf_counter()
+    pattern = re.compile(r"^case-\d+ payload \d+$")
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(i: int) -> bool:
+        text = f"case-{i} payload {i * 7 % 13}"
+        async with semaphore:
+            proc = await asyncio.create_subprocess_shell(
+                f"echo {shlex.quote(text)}", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+            )
+            stdout, _ = await proc.communicate()
+        output = stdout.decode().rstrip("\n")
+        return f"case-{i}" in output and bool(pattern.search(output)) and "error" not in output
+
+    verdicts = await asyncio.gather(*(one(i) for i in range(n_cases)))
+    return time.perf_counter() - start, sum(verdicts) / n_cases
+
+
+def bench_command(n_cases: int, concurrency: int, repeats: int) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        config = make_project(
+            Path(tmp), n_cases, "{type: command, command: 'echo {input}', timeout: 30}", concurrency
+        )
+        assay_times, base_times = [], []
+        for _ in range(repeats):
+            seconds, rate = asyncio.run(run_baseline(n_cases, concurrency))
+            assert rate == 1.0, rate
+            base_times.append(seconds)
+            seconds, rate = asyncio.run(run_assay(config))
+            assert rate == 1.0, rate
+            assay_times.append(seconds)
+    base, ours = statistics.median(base_times), statistics.median(assay_times)
+    print(f"(a) command runner, {n_cases} cases x 3 checks, concurrency {concurrency}, median of {repeats}:")
+    print(
+        f"    baseline {base:.2f}s ({n_cases / base:.0f} cases/s)   assay {ours:.2f}s ({n_cases / ours:.0f} cases/s)"
+    )
+    ratio = ours / base
+    print(f"    ratio assay/baseline = {ratio:.3f}   (target <= 1.25) {'OK' if ratio <= 1.25 else 'MISSED'}")
+    return ratio
+
+
+def bench_llm(n_cases: int, concurrency: int, delay: float) -> float:
+    from tests.fakes.llm_server import ScriptedLLMServer
+
+    with tempfile.TemporaryDirectory() as tmp, ScriptedLLMServer(default_reply="fine", delay=delay) as server:
+        runner = (
+            f"{{type: llm, model: 'openai:bench-model', base_url: '{server.base_url}', prompt: artifact.txt}}"
+        )
+        config = make_project(Path(tmp), n_cases, runner, concurrency)
+        # The scripted answer does not satisfy the benchmark's checks; only throughput matters here.
+        import os
+
+        os.environ.setdefault("OPENAI_API_KEY", "bench-key")
+        seconds, _ = asyncio.run(run_assay(config))
+    throughput = n_cases / seconds
+    target = 0.8 * concurrency
+    print(f"(b) llm runner, {n_cases} cases, server delay {delay * 1000:.0f} ms, concurrency {concurrency}:")
+    print(
+        f"    {seconds:.2f}s, throughput {throughput:.1f} cases/s = {throughput / concurrency:.2f} x concurrency"
+        f"   (target >= {target:.1f}/s) {'OK' if throughput >= target else 'MISSED'}"
+    )
+    return throughput
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--cases", type=int, default=2000)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--llm-cases", type=int, default=640)
+    parser.add_argument("--skip-llm", action="store_true")
+    args = parser.parse_args()
+    bench_command(args.cases, args.concurrency, args.repeats)
+    if not args.skip_llm:
+        bench_llm(args.llm_cases, 32, 0.1)
+
+
+if __name__ == "__main__":
+    main()

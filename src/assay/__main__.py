@@ -1,0 +1,5 @@
+"""``python -m assay``."""
+
+from assay.cli.main import main
+
+main()
