@@ -148,14 +148,17 @@ def slugify(text: str) -> str:
 
 
 def split_negation(kind: str, negate: bool) -> tuple[str, bool]:
-    """Strip a ``not_`` / ``not-`` prefix into ``negate`` unless the full name is itself a check type."""
+    """Resolve a type name: ``-`` may stand for ``_`` (``starts-with``), and a ``not_`` / ``not-`` prefix
+    becomes ``negate`` unless the full name is itself a check type (``not_contains``)."""
     from assay.checks import CHECKS
 
-    if kind in CHECKS:
-        return kind, negate
+    for name in (kind, kind.replace("-", "_")):
+        if name in CHECKS:
+            return name, negate
     for prefix in NEGATION_PREFIXES:
         if kind.startswith(prefix) and len(kind) > len(prefix):
-            return kind[len(prefix) :], not negate
+            rest = kind[len(prefix) :]
+            return (rest.replace("-", "_") if rest.replace("-", "_") in CHECKS else rest), not negate
     return kind, negate
 
 

@@ -20,7 +20,7 @@ runner gets that text; otherwise it stays None and runners render the vars. The 
 in the file that holds the test).
 
 Assertion types map to assay checks (``not-`` prefix → ``negate``; ``weight`` and ``threshold`` carry over):
-equals, contains, icontains, contains-any, contains-all, starts-with, regex, is-json (with a ``value``
+equals, contains, icontains, contains-any, contains-all, icontains-any, icontains-all, starts-with, regex, is-json (with a ``value``
 schema → json_schema), python, llm-rubric → llm_judge, factuality → fact_coverage (the value is the one
 fact), similar, cost and latency (their ``threshold`` is the limit and becomes the check's value).
 ``javascript`` is refused (use python); other types are errors listing the supported ones.
@@ -52,6 +52,8 @@ ASSERT_TYPES: dict[str, str] = {
     "icontains": "icontains",
     "contains-any": "contains_any",
     "contains-all": "contains_all",
+    "icontains-any": "icontains_any",
+    "icontains-all": "icontains_all",
     "starts-with": "starts_with",
     "regex": "regex",
     "is-json": "json_valid",
@@ -159,7 +161,7 @@ def _csv_assertion(text: str) -> dict[str, Any]:
         return {"type": "javascript", "value": rest.strip()}
     if sep and head.removeprefix("not-") in ASSERT_TYPES:
         value: Any = rest.strip()
-        if head.removeprefix("not-") in ("contains-any", "contains-all"):
+        if head.removeprefix("not-").endswith(("contains-any", "contains-all")):
             value = [v.strip() for v in value.split(",") if v.strip()]
         return {"type": head, "value": value}
     if text.strip().removeprefix("not-") == "is-json":

@@ -79,7 +79,7 @@ def parse_expectation(text: str, loc: Loc) -> CheckSpec:
     if shape == "none":
         value = None
     elif shape == "facts":
-        value = [fact.strip() for fact in rest.split(" | ") if fact.strip()]
+        value = [fact.strip() for fact in re.split(r"\s\|\s", f" {rest} ") if fact.strip()]
         if not value:
             raise loc.error(f"[{prefix}] needs at least one fact (separate facts with ' | ')")
     else:

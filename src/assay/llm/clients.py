@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import inspect
 from abc import ABC, abstractmethod
 from types import ModuleType
 from typing import Any
@@ -187,8 +188,16 @@ class OpenAIChatModel(ChatModel):
         return text, tokens_in, tokens_out
 
 
+def _accepts_temperature(client: Any) -> bool:
+    return "temperature" in inspect.signature(client.messages.create).parameters
+
+
 class AnthropicChatModel(ChatModel):
-    """Anthropic's Messages API through the ``anthropic`` SDK."""
+    """Anthropic's Messages API through the ``anthropic`` SDK.
+
+    SDK 2.x speaks API version 2026-10-21, which rejects sampling parameters, and its ``create`` no longer
+    takes ``temperature``; the temperature is then not sent (it still keys the cache). Older SDKs get it.
+    """
 
     def _make_client(self) -> Any:
         sdk = import_sdk("anthropic")
@@ -208,10 +217,11 @@ class AnthropicChatModel(ChatModel):
         max_tokens: int,
     ) -> tuple[str, int, int]:
         extra: dict[str, Any] = {"system": system} if system else {}
+        if _accepts_temperature(client):
+            extra["temperature"] = temperature
         response = await client.messages.create(
             model=self.endpoint.name,
             messages=messages,
-            temperature=temperature,
             max_tokens=max_tokens,
             **extra,
         )

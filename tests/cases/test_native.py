@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.cases import load_cases
+from assay.errors import ConfigError
+from tests.cases._helpers import DATA, one_line, write
+
+
+def test_native_yaml_maps_every_field() -> None:
+    cases = load_cases([DATA / "native" / "cases.yaml"])
+    assert [c.id for c in cases] == ["order-status", "42", "refund-question"]
+    status, numbered, refund = cases
+
+    assert status.input == "Where is order 1182?"
+    assert status.expected == "Order 1182 shipped on May 3 and arrives May 6."
+    assert status.tags == ["orders", "smoke"]
+    assert (status.weight, status.threshold) == (2.0, 0.8)
+    assert status.source == str(DATA / "native" / "cases.yaml")
+    got = [(c.type, c.value, c.negate, c.weight, c.threshold) for c in status.checks]
+    assert got == [
+        ("contains", "1182", False, 2.0, None),
+        ("icontains", "shipped", False, 1.0, None),  # shorthand {icontains: ...}
+        ("not_contains", "as an AI", False, 1.0, None),  # a registered type keeps its name
+        ("regex", "(?i)sorry", True, 1.0, None),  # not- prefix negates
+        ("llm_judge", "Gives a concrete delivery date", False, 1.0, 0.7),
+    ]
+
+    assert numbered.input is None and numbered.vars == {"order": "1183", "lang": "de"}
+    assert [(c.type, c.value, c.negate) for c in numbered.checks] == [
+        ("json_valid", None, False),
+        ("regex", "^\\{", True),
+    ]
+    assert numbered.files == ["fixtures/order_1183.json"]
+    assert refund.expected == "30" and refund.checks == []
+
+
+def test_native_jsonl_one_case_per_line() -> None:
+    cases = load_cases([DATA / "native" / "cases.jsonl"])
+    assert [c.id for c in cases] == ["greet-en", "greet-de"]
+    assert cases[0].tags == ["greeting"]
+    assert [(c.type, c.value, c.negate) for c in cases[1].checks] == [
+        ("icontains", "hallo", False),
+        ("not_contains", "Hello", False),  # not-contains resolves to the registered not_contains
+    ]
+    assert cases[1].threshold == 0.5
+
+
+def test_top_level_list_and_hyphenated_types(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "c.yaml",
+        "- id: a\n  input: hi\n  checks: [{starts-with: Hi}, {not_starts_with: Bye}, {type: not-json_valid}]\n",
+    )
+    (case,) = load_cases([path])
+    assert [(c.type, c.value, c.negate) for c in case.checks] == [
+        ("starts_with", "Hi", False),
+        ("starts_with", "Bye", True),
+        ("json_valid", None, True),
+    ]
+
+
+def test_explicit_negate_and_prefix_cancel(tmp_path: Path) -> None:
+    path = write(tmp_path / "c.yaml", "- id: a\n  input: hi\n  checks: [{type: not-regex, value: x, negate: true}]\n")
+    assert load_cases([path])[0].checks[0].negate is False
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("- input: hi\n", ["[0].id", "required field is missing"]),
+        ("cases:\n  - id: a\n    input: [1, 2]\n", ["cases[0].input", "expected a string, got list"]),
+        ("- id: a\n", ["[0].input", "give 'input' text or 'vars'"]),
+        ("- id: a\n  input: hi\n  prompt: x\n", ["[0].prompt", "unknown case field 'prompt'"]),
+        ("- id: a\n  input: hi\n  vars: [1]\n", ["[0].vars", "expected a mapping, got list"]),
+        ("- id: a\n  input: hi\n  checks: {contains: x}\n", ["[0].checks", "expected a list of checks"]),
+        ("- id: a/b\n  input: hi\n", ["[0].id", "invalid case id 'a/b'"]),
+        ("- id: true\n  input: hi\n", ["[0].id", "expected a string or integer id, got boolean"]),
+        ("- id: a\n  input: hi\n  weight: -1\n", ["[0].weight", "expected a number >= 0"]),
+        ("- id: a\n  input: hi\n  threshold: 1.5\n", ["[0].threshold", "between 0 and 1"]),
+        ("- id: a\n  input: hi\n  tags: [1]\n", ["[0].tags[0]", "expected a string, got number"]),
+        (
+            "- id: a\n  input: hi\n  checks: [{type: containz, value: x}]\n",
+            ["[0].checks[0]", "unknown check type 'containz'; known: contains, contains_all"],
+        ),
+        (
+            "- id: a\n  input: hi\n  checks: [{contains: x, regex: y}]\n",
+            ["[0].checks[0]", "one check type per entry, got 'contains', 'regex'"],
+        ),
+        ("- id: a\n  input: hi\n  checks: [{weight: 2}]\n", ["[0].checks[0].type", "required field is missing"]),
+        (
+            "- id: a\n  input: hi\n  checks: [{type: contains, value: x, vaule: y}]\n",
+            ["[0].checks[0].vaule", "unknown check field 'vaule'"],
+        ),
+        ("- id: a\n  input: hi\n  checks: [{type: regex, value: '(unclosed'}]\n", ["[0].checks[0]", "invalid pattern"]),
+        ("- id: a\n  input: hi\n  checks: [{type: contains}]\n", ["[0].checks[0]", "contains: value is required"]),
+        (
+            "- id: a\n  input: hi\n  checks: [{type: contains, value: x, weight: -2}]\n",
+            ["[0].checks[0].weight", "greater than or equal to 0"],
+        ),
+        (
+            "- id: a\n  input: hi\n  checks: [{type: contains, value: x, negate: 'yes'}]\n",
+            ["[0].checks[0].negate", "expected true or false"],
+        ),
+        ("cases: {id: a}\n", ["cases", "expected a list of cases, got mapping"]),
+        ("cases: []\nrunner: x\n", ["runner", "unknown top-level field 'runner'"]),
+    ],
+)
+def test_malformed_native_yaml(tmp_path: Path, text: str, parts: list[str]) -> None:
+    path = write(tmp_path / "cases.yaml", text)
+    with pytest.raises(ConfigError) as excinfo:
+        load_cases([path])
+    one_line(excinfo, str(path), *parts)
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ('{"id": "a", "input": "x"}\n{"id": "b", "input": }\n', ["line 2", "invalid JSON: column 22: Expecting value"]),
+        ('{"id": "a", "input": "x"}\n\n{"input": "y"}\n', ["line 3: id", "required field is missing"]),
+        ('{"id": "a", "input": "x", "checks": [{"type": "nope"}]}\n', ["line 1: checks[0]", "unknown check type 'nope'"]),
+        ('["a"]\n', ["line 1", "expected a case"]),
+    ],
+)
+def test_malformed_jsonl(tmp_path: Path, text: str, parts: list[str]) -> None:
+    path = write(tmp_path / "cases.jsonl", text)
+    with pytest.raises(ConfigError) as excinfo:
+        load_cases([path])
+    one_line(excinfo, f"{path}: ", *parts)

@@ -1,0 +1,41 @@
+from assay.evaluation.scoring import combine, runner_check
+from assay.model import Case, CheckResult, Output
+
+
+def result(passed: bool, score: float, weight: float = 1.0) -> CheckResult:
+    return CheckResult(type="x", passed=passed, score=score, weight=weight)
+
+
+def test_weighted_mean_and_all_pass():
+    case = Case(id="c")
+    assert combine(case, [result(True, 1.0, 3), result(True, 0.5, 1)], False) == (True, 0.875)
+
+
+def test_one_failing_check_fails_the_case_without_threshold():
+    passed, score = combine(Case(id="c"), [result(True, 1.0), result(False, 0.0)], False)
+    assert not passed and score == 0.5
+
+
+def test_threshold_lets_a_case_pass_on_score():
+    case = Case(id="c", threshold=0.6)
+    assert combine(case, [result(True, 1.0, 2), result(False, 0.0, 1)], False)[0] is True
+    assert combine(case, [result(True, 1.0), result(False, 0.0)], False)[0] is False
+
+
+def test_runner_failure_always_fails():
+    case = Case(id="c", threshold=0.1)
+    assert combine(case, [result(True, 1.0)], True)[0] is False
+
+
+def test_no_checks_means_runner_success():
+    assert combine(Case(id="c"), [], False) == (True, 1.0)
+    assert combine(Case(id="c"), [], True) == (False, 0.0)
+
+
+def test_runner_check_reports_error_and_stderr():
+    assert runner_check(Output(text="fine")) is None
+    check = runner_check(Output(error="exit code 2", stderr_tail="line1\nValueError: bad\n"))
+    assert check is not None and not check.passed and check.score == 0
+    assert "exit code 2" in check.evidence and "ValueError: bad" in check.evidence
+    timeout = runner_check(Output(timed_out=True, error="timed out after 1s"))
+    assert timeout is not None and "timed out" in timeout.evidence
