@@ -70,6 +70,12 @@ def decode_output(data: bytes) -> tuple[str, bool]:
     return text, binary
 
 
+def _findable(program: str, cwd: str | Path | None, path: str | None) -> bool:
+    if "/" in program:
+        return os.access(Path(cwd or ".") / program, os.X_OK)
+    return shutil.which(program, path=path) is not None
+
+
 def _with_memory_limit(command: str | Sequence[str], memory_mb: int | None) -> list[str] | str:
     """Wrap ``command`` so the shell sets the address-space limit before running it.
 
@@ -151,7 +157,7 @@ async def run_process(
     def protocol_factory() -> _ExitAwareProtocol:
         return _ExitAwareProtocol(limit=READ_CHUNK, loop=loop)
 
-    if not isinstance(command, str) and shutil.which(command[0], path=full_env.get("PATH")) is None:
+    if not isinstance(command, str) and not _findable(command[0], cwd, full_env.get("PATH")):
         return ProcessResult(error=f"could not start process: command not found: {command[0]}")
     wrapped = _with_memory_limit(command, limits.memory_mb)
     try:
