@@ -62,7 +62,9 @@ def test_top_level_list_and_hyphenated_types(tmp_path: Path) -> None:
 
 
 def test_explicit_negate_and_prefix_cancel(tmp_path: Path) -> None:
-    path = write(tmp_path / "c.yaml", "- id: a\n  input: hi\n  checks: [{type: not-regex, value: x, negate: true}]\n")
+    path = write(
+        tmp_path / "c.yaml", "- id: a\n  input: hi\n  checks: [{type: not-regex, value: x, negate: true}]\n"
+    )
     assert load_cases([path])[0].checks[0].negate is False
 
 
@@ -88,13 +90,22 @@ def test_explicit_negate_and_prefix_cancel(tmp_path: Path) -> None:
             "- id: a\n  input: hi\n  checks: [{contains: x, regex: y}]\n",
             ["[0].checks[0]", "one check type per entry, got 'contains', 'regex'"],
         ),
-        ("- id: a\n  input: hi\n  checks: [{weight: 2}]\n", ["[0].checks[0].type", "required field is missing"]),
+        (
+            "- id: a\n  input: hi\n  checks: [{weight: 2}]\n",
+            ["[0].checks[0].type", "required field is missing"],
+        ),
         (
             "- id: a\n  input: hi\n  checks: [{type: contains, value: x, vaule: y}]\n",
             ["[0].checks[0].vaule", "unknown check field 'vaule'"],
         ),
-        ("- id: a\n  input: hi\n  checks: [{type: regex, value: '(unclosed'}]\n", ["[0].checks[0]", "invalid pattern"]),
-        ("- id: a\n  input: hi\n  checks: [{type: contains}]\n", ["[0].checks[0]", "contains: value is required"]),
+        (
+            "- id: a\n  input: hi\n  checks: [{type: regex, value: '(unclosed'}]\n",
+            ["[0].checks[0]", "invalid pattern"],
+        ),
+        (
+            "- id: a\n  input: hi\n  checks: [{type: contains}]\n",
+            ["[0].checks[0]", "contains: value is required"],
+        ),
         (
             "- id: a\n  input: hi\n  checks: [{type: contains, value: x, weight: -2}]\n",
             ["[0].checks[0].weight", "greater than or equal to 0"],
@@ -117,9 +128,15 @@ def test_malformed_native_yaml(tmp_path: Path, text: str, parts: list[str]) -> N
 @pytest.mark.parametrize(
     ("text", "parts"),
     [
-        ('{"id": "a", "input": "x"}\n{"id": "b", "input": }\n', ["line 2", "invalid JSON: column 22: Expecting value"]),
+        (
+            '{"id": "a", "input": "x"}\n{"id": "b", "input": }\n',
+            ["line 2", "invalid JSON: column 22: Expecting value"],
+        ),
         ('{"id": "a", "input": "x"}\n\n{"input": "y"}\n', ["line 3: id", "required field is missing"]),
-        ('{"id": "a", "input": "x", "checks": [{"type": "nope"}]}\n', ["line 1: checks[0]", "unknown check type 'nope'"]),
+        (
+            '{"id": "a", "input": "x", "checks": [{"type": "nope"}]}\n',
+            ["line 1: checks[0]", "unknown check type 'nope'"],
+        ),
         ('["a"]\n', ["line 1", "expected a case"]),
     ],
 )

@@ -25,7 +25,11 @@ def test_evals_json_maps_prompts_files_and_expectations() -> None:
         ("regex", "Total revenue: \\$[0-9,]+", False),
         ("not_contains", "TODO", False),
         ("llm_judge", "The commentary names the region with the highest quarter-over-quarter growth", False),
-        ("fact_coverage", ["EMEA grew 12%", "APAC revenue fell", "North America is the largest region"], False),
+        (
+            "fact_coverage",
+            ["EMEA grew 12%", "APAC revenue fell", "North America is the largest region"],
+            False,
+        ),
     ]
     assert [(c.type, c.value) for c in export.checks] == [
         ("file_exists", "report.json"),
@@ -88,25 +92,47 @@ def test_other_prefixes_and_mapping_expectations(tmp_path: Path) -> None:
     ("evals", "parts"),
     [
         (
-            [{"id": 1, "prompt": "p"}, {"id": 2, "prompt": "p"}, {"id": 3, "prompt": "p", "expectations": ["[contains] a", "[containz] b"]}],
-            ["evals[2].expectations[1]", "unknown expectation prefix '[containz]'; known: contains, not_contains"],
+            [
+                {"id": 1, "prompt": "p"},
+                {"id": 2, "prompt": "p"},
+                {"id": 3, "prompt": "p", "expectations": ["[contains] a", "[containz] b"]},
+            ],
+            [
+                "evals[2].expectations[1]",
+                "unknown expectation prefix '[containz]'; known: contains, not_contains",
+            ],
         ),
         (
             [{"id": 1, "prompt": "p", "expectations": ["ok", {"type": "containz", "value": "x"}]}],
             ["evals[0].expectations[1]", "unknown check type 'containz'; known: contains, contains_all"],
         ),
-        ([{"id": 1, "prompt": "p", "expectations": ["[regex] ([a-z]"]}], ["evals[0].expectations[0]", "invalid pattern"]),
-        ([{"id": 1, "prompt": "p", "expectations": ["[contains]   "]}], ["evals[0].expectations[0]", "needs a value"]),
+        (
+            [{"id": 1, "prompt": "p", "expectations": ["[regex] ([a-z]"]}],
+            ["evals[0].expectations[0]", "invalid pattern"],
+        ),
+        (
+            [{"id": 1, "prompt": "p", "expectations": ["[contains]   "]}],
+            ["evals[0].expectations[0]", "needs a value"],
+        ),
         ([{"id": 1, "prompt": "p", "expectations": ["[fact_coverage]  | "]}], ["needs at least one fact"]),
         ([{"id": 1, "prompt": "p", "expectations": [3]}], ["evals[0].expectations[0]", "expected a string"]),
-        ([{"id": 1, "prompt": "p", "expectations": [" "]}], ["evals[0].expectations[0]", "empty expectation"]),
+        (
+            [{"id": 1, "prompt": "p", "expectations": [" "]}],
+            ["evals[0].expectations[0]", "empty expectation"],
+        ),
         ([{"prompt": "p"}], ["evals[0].id", "required field is missing"]),
         ([{"id": 1}], ["evals[0].prompt", "required field is missing"]),
         ([{"id": 1, "prompt": ["p"]}], ["evals[0].prompt", "expected a string, got list"]),
         ([{"id": 1, "prompt": "p", "expected_output": 5}], ["evals[0].expected_output", "expected a string"]),
-        ([{"id": 1, "prompt": "p", "files": "a.pdf", "expectations": "x"}], ["evals[0].expectations", "a list"]),
+        (
+            [{"id": 1, "prompt": "p", "files": "a.pdf", "expectations": "x"}],
+            ["evals[0].expectations", "a list"],
+        ),
         ([{"id": 1.5, "prompt": "p"}], ["evals[0].id", "expected a string or integer id"]),
-        ([{"id": 1, "prompt": "p"}, {"id": 1, "prompt": "q"}], ["evals[1].id", "duplicate case id '1'", "evals[0]"]),
+        (
+            [{"id": 1, "prompt": "p"}, {"id": 1, "prompt": "q"}],
+            ["evals[1].id", "duplicate case id '1'", "evals[0]"],
+        ),
     ],
 )
 def test_malformed_evals(tmp_path: Path, evals: list[Any], parts: list[str]) -> None:

@@ -26,7 +26,9 @@ async def test_latency_in_milliseconds() -> None:
     fast = await judge(Output(duration_s=0.25), "latency", 500)
     assert fast.passed and fast.evidence == "250 ms within limit 500 ms"
     slow = await judge(Output(duration_s=2.0), "latency", 500)
-    assert not slow.passed and slow.score == pytest.approx(0.25) and slow.evidence == "2000 ms over limit 500 ms"
+    assert (
+        not slow.passed and slow.score == pytest.approx(0.25) and slow.evidence == "2000 ms over limit 500 ms"
+    )
 
 
 async def test_zero_limit() -> None:

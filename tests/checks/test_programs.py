@@ -80,6 +80,14 @@ async def test_script_timeout_is_a_failed_result(tmp_path: Path) -> None:
     assert "timed out after 0.3s" in limited.evidence
 
 
+async def test_script_timeout_holds_when_a_large_output_is_never_read(tmp_path: Path) -> None:
+    start = time.perf_counter()
+    result = await judge("x" * 1_000_000, "script", "sleep 10", workdir=tmp_path, options={"timeout_s": 0.5})
+    assert time.perf_counter() - start < 5 and "timed out" in result.evidence
+    counted = await judge("y" * 1_000_000, "script", "test $(wc -c) -eq 1000000", workdir=tmp_path)
+    assert counted.passed
+
+
 async def test_script_negated_and_output_file_removed(tmp_path: Path) -> None:
     record = tmp_path / "path.txt"
     assert (await judge("x", "script", f'echo "$ASSAY_OUTPUT_FILE" > {record}; exit 1', negate=True)).passed
@@ -175,7 +183,10 @@ async def test_python_absolute_file_is_imported_once(tmp_path: Path) -> None:
         """,
     )
     value = f"{tmp_path / 'counted.py'}:check"
-    first, second = build_check(CheckSpec(type="python", value=value)), build_check(CheckSpec(type="python", value=value))
+    first, second = (
+        build_check(CheckSpec(type="python", value=value)),
+        build_check(CheckSpec(type="python", value=value)),
+    )
     ctx = CheckContext(case=CASE)
     assert (await first.run(Output(text="4"), ctx)).passed
     assert not (await second.run(Output(text="5"), ctx)).passed
@@ -199,7 +210,9 @@ async def test_python_module_function(tmp_path: Path, monkeypatch: pytest.Monkey
 
 async def test_python_return_values_and_exceptions() -> None:
     raised = await judge("x", "python", "1 / 0")
-    assert not raised.passed and raised.evidence == "python evaluator raised ZeroDivisionError: division by zero"
+    assert (
+        not raised.passed and raised.evidence == "python evaluator raised ZeroDivisionError: division by zero"
+    )
     none = await judge("x", "python", "None")
     assert not none.passed and "returned NoneType" in none.evidence
     too_big = await judge("x", "python", "1.5")
@@ -214,6 +227,21 @@ async def test_python_return_values_and_exceptions() -> None:
     assert only_score.passed and only_score.score == 0.9
     explicit = await judge("x", "python", "{'passed': False, 'score': 0.9}")
     assert not explicit.passed and explicit.score == 0.9
+
+
+async def test_python_timeout(tmp_path: Path) -> None:
+    write(
+        tmp_path / "slow_eval.py",
+        "import asyncio\n\nasync def grade(output, context):\n    await asyncio.sleep(5)\n",
+    )
+    start = time.perf_counter()
+    result = await judge(
+        "x", "python", "slow_eval.py:grade", project_dir=tmp_path, options={"timeout_s": 0.2}
+    )
+    assert time.perf_counter() - start < 3
+    assert not result.passed and result.evidence == "python evaluator timed out after 0.2s"
+    with pytest.raises(CheckSpecError, match="python: option timeout_s must be a positive number"):
+        build_check(CheckSpec(type="python", value="True", options={"timeout_s": -1}))
 
 
 async def test_python_negated_and_threshold() -> None:
@@ -232,7 +260,9 @@ async def test_python_missing_function_or_file_fails_the_case(tmp_path: Path) ->
 
 
 def test_python_errors_known_at_load(tmp_path: Path) -> None:
-    with pytest.raises(CheckSpecError, match=r"python: syntax error in inline code \(line 1\): invalid syntax"):
+    with pytest.raises(
+        CheckSpecError, match=r"python: syntax error in inline code \(line 1\): invalid syntax"
+    ):
         build_check(CheckSpec(type="python", value="output ==="))
     with pytest.raises(CheckSpecError, match=r"python: syntax error in inline code \(line 2\)"):
         build_check(CheckSpec(type="python", value="x = 1\nreturn (x ==\n"))

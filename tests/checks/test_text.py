@@ -8,7 +8,9 @@ from assay.checks import CheckContext, CheckSpecError, build_check
 from assay.model import Case, CheckResult, CheckSpec, Output
 
 
-async def judge(text: str, type_: str, value: Any = None, *, expected: str | None = None, **kw: Any) -> CheckResult:
+async def judge(
+    text: str, type_: str, value: Any = None, *, expected: str | None = None, **kw: Any
+) -> CheckResult:
     check = build_check(CheckSpec(type=type_, value=value, **kw))
     return await check.run(Output(text=text), CheckContext(case=Case(id="c1", expected=expected)))
 

@@ -155,7 +155,9 @@ class ScriptedLLMServer:
         httpd.server_bind()
         httpd.server_activate()
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, name="scripted-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="scripted-llm", daemon=True
+        )
         self._thread.start()
         return self
 

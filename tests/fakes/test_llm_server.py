@@ -66,7 +66,9 @@ async def test_list_reply_served_in_turn_then_repeated() -> None:
         try:
             answers = []
             for _ in range(3):
-                r = await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
+                r = await client.chat.completions.create(
+                    model="m", messages=[{"role": "user", "content": "q"}]
+                )
                 answers.append(r.choices[0].message.content)
                 assert r.usage is not None and (r.usage.prompt_tokens, r.usage.completion_tokens) == (7, 3)
         finally:

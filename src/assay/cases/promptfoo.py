@@ -20,15 +20,19 @@ runner gets that text; otherwise it stays None and runners render the vars. The 
 in the file that holds the test).
 
 Assertion types map to assay checks (``not-`` prefix → ``negate``; ``weight`` and ``threshold`` carry over):
-equals, contains, icontains, contains-any, contains-all, icontains-any, icontains-all, starts-with, regex, is-json (with a ``value``
-schema → json_schema), python, llm-rubric → llm_judge, factuality → fact_coverage (the value is the one
-fact), similar, cost and latency (their ``threshold`` is the limit and becomes the check's value).
-``javascript`` is refused (use python); other types are errors listing the supported ones.
+equals, contains, icontains, contains-any, contains-all, icontains-any, icontains-all, starts-with, regex,
+is-json (with a ``value`` schema → json_schema), python, llm-rubric → llm_judge, factuality →
+fact_coverage (the value is the one fact), similar, cost and latency (their ``threshold`` is the limit
+and becomes the check's value).
+``javascript`` is refused (use python), as are ``assert-set`` and ``transform``; other types are errors
+listing the supported ones. ``metric`` and ``provider`` on an assertion are ignored; vars given as lists
+are kept as lists (not expanded into several tests).
 """
 
 from __future__ import annotations
 
 import csv
+import glob
 import io
 from pathlib import Path
 from typing import Any
@@ -85,6 +89,8 @@ def map_assertion(data: Any, loc: Loc) -> CheckSpec:
         raise loc.at("type").error(
             f"unsupported promptfoo assertion type {kind!r}; known: {known} (each also as not-<type>)"
         )
+    if data.get("transform") is not None:
+        raise loc.at("transform").error("transform is not supported; check the raw output (e.g. with python)")
     ours = ASSERT_TYPES[base]
     value = data.get("value")
     threshold = data.get("threshold")
@@ -108,7 +114,7 @@ def _file_ref(value: Any) -> str | None:
 
 def _resolve(ref: str, base: Path, loc: Loc) -> list[Path]:
     if any(ch in ref for ch in "*?["):
-        matches = sorted(p for p in base.glob(ref) if p.is_file())
+        matches = sorted(p for p in map(Path, glob.glob(str(base / ref))) if p.is_file())
         if not matches:
             raise loc.error(f"no file matches 'file://{ref}'")
         return matches
@@ -144,7 +150,7 @@ class _Test:
         return value
 
 
-def _tests_from_file(path: Path, loc: Loc) -> list[_Test]:
+def _tests_from_file(path: Path) -> list[_Test]:
     if path.suffix.lower() == ".csv":
         return _tests_from_csv(path)
     data = read_data(path)
@@ -199,12 +205,12 @@ def _tests_from_csv(path: Path) -> list[_Test]:
 
 def _collect_tests(value: Any, loc: Loc, base: Path) -> list[_Test]:
     if (ref := _file_ref(value)) is not None:
-        return [t for p in _resolve(ref, base, loc) for t in _tests_from_file(p, loc)]
+        return [t for p in _resolve(ref, base, loc) for t in _tests_from_file(p)]
     items = expect_list(value, loc, "a list of tests or a file:// path")
     tests: list[_Test] = []
     for i, item in enumerate(items):
         if (ref := _file_ref(item)) is not None:
-            tests.extend(t for p in _resolve(ref, base, loc.at(i)) for t in _tests_from_file(p, loc.at(i)))
+            tests.extend(t for p in _resolve(ref, base, loc.at(i)) for t in _tests_from_file(p))
         else:
             tests.append(_Test(item, loc.at(i), i + 1))
     return tests
@@ -237,7 +243,7 @@ def _build_case(test: _Test, case_id: str, default: _Test, base: Path) -> Case:
 def _ids(tests: list[_Test]) -> list[str]:
     slugs = [slugify(d) if (d := t.description()) else "" for t in tests]
     return [
-        slug if slug and slugs.count(slug) == 1 else f"{t.loc.file.stem}-{t.position}"
+        slug if slug and slugs.count(slug) == 1 else f"{Path(t.loc.file or 'test').stem}-{t.position}"
         for slug, t in zip(slugs, tests, strict=True)
     ]
 
@@ -256,9 +262,10 @@ _NO_DEFAULT = _Test({}, Loc(Path("defaultTest")), 0)
 def parse_config(data: dict[str, Any], file: Path) -> list[tuple[Case, Loc]]:
     """Parse a promptfoo config mapping (``tests`` plus optional ``defaultTest``)."""
     loc, base = Loc(file), file.parent
-    default = _Test(data.get("defaultTest") or {}, loc.at("defaultTest"), 0)
     if (ref := _file_ref(data.get("defaultTest"))) is not None:
         default = _Test(read_data(base / ref), Loc(base / ref), 0)
+    else:
+        default = _Test(data.get("defaultTest") or {}, loc.at("defaultTest"), 0)
     if "tests" not in data:
         raise loc.at("tests").error("required field is missing")
     return parse_tests(_collect_tests(data["tests"], loc.at("tests"), base), default, base)

@@ -11,7 +11,8 @@ fractions) and appended; ids no longer among the cases stay in the file. If the 
 differ from the file's, the file wins and a warning is returned. Delete the file to re-split.
 
 ``assign_splits`` returns a :class:`SplitResult`: a ``dict[str, Split]`` for the given cases, with
-``warnings`` (strings for the user) and ``added`` (ids newly written to the file).
+``warnings`` (strings for the user), ``added`` (ids newly written to the file) and ``splits`` (the
+mapping as a plain dict).
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ class SplitResult(dict[str, Split]):
         super().__init__(mapping)
         self.warnings = warnings
         self.added = added
+
+    @property
+    def splits(self) -> dict[str, Split]:
+        """The mapping as a plain dict (for callers that unpack ``result.splits, result.warnings``)."""
+        return dict(self)
 
 
 def id_hash(case_id: str) -> str:

@@ -29,6 +29,7 @@ from assay.model import CheckResult, CheckSpec, Output
 from assay.sandbox import SandboxLimits, decode_output, run_process, scrubbed_env
 
 DEFAULT_SCRIPT_LIMITS = SandboxLimits(timeout_s=30)
+DEFAULT_PYTHON_TIMEOUT_S = 60.0
 TAIL_CHARS = 160
 MODULE_REF = re.compile(r"\A([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*):([A-Za-z_]\w*)\Z")
 FILE_REF = re.compile(r"\A(?:file://(?P<any>.+?\.py)|(?P<plain>[\w./~\\-]+\.py))(?::(?P<fn>[A-Za-z_]\w*))?\Z")
@@ -40,6 +41,15 @@ _import_lock = threading.Lock()
 def _tail(text: str, limit: int = TAIL_CHARS) -> str:
     text = text.strip().replace("\n", " | ")
     return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+
+
+def _timeout_option(spec: CheckSpec, default: float | None) -> float | None:
+    timeout = spec.options.get("timeout_s", default)
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
+        raise CheckSpecError(f"{spec.type}: option timeout_s must be a positive number of seconds")
+    return float(timeout) if timeout is not None else None
 
 
 def _unit_score(line: str) -> float | None:
@@ -63,12 +73,7 @@ class ScriptCheck(Check):
         super().__init__(spec)
         if not isinstance(spec.value, str) or not spec.value.strip():
             raise CheckSpecError("script: value is required: the shell command to run")
-        timeout = spec.options.get("timeout_s")
-        if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-        ):
-            raise CheckSpecError("script: option timeout_s must be a positive number of seconds")
-        self.timeout_s: float | None = float(timeout) if timeout is not None else None
+        self.timeout_s = _timeout_option(spec, None)
 
     def limits(self, ctx: CheckContext) -> SandboxLimits:
         limits = ctx.limits or DEFAULT_SCRIPT_LIMITS
@@ -86,15 +91,16 @@ class ScriptCheck(Check):
             extra = {
                 "ASSAY_OUTPUT_FILE": name,
                 "ASSAY_CASE_ID": ctx.case.id,
-                "ASSAY_VARS": json.dumps(ctx.case.vars),
+                "ASSAY_VARS": json.dumps(ctx.case.vars, default=str),
             }
             if ctx.case.expected is not None:
                 extra["ASSAY_EXPECTED"] = ctx.case.expected
+            # stdin comes from the file, not a pipe: a script that never reads a large output would
+            # otherwise block the pipe write, which run_process does before its timeout starts.
             proc = await run_process(
-                self.spec.value,
+                f'exec <"$ASSAY_OUTPUT_FILE"\n{self.spec.value}',
                 cwd=cwd,
                 limits=limits,
-                stdin=output.text.encode("utf-8"),
                 env=scrubbed_env(limits.env_allow, extra),
             )
         finally:
@@ -175,6 +181,14 @@ def _attribute(module: ModuleType, function: str, where: str) -> Callable[..., A
     return fn
 
 
+async def _call(fn: Callable[..., Any], text: str, context: dict[str, Any]) -> Any:
+    """Await an async evaluator; run a plain one in a worker thread so it does not stall other cases."""
+    if inspect.iscoroutinefunction(fn):
+        return await fn(text, context)
+    value = await asyncio.to_thread(fn, text, context)
+    return await value if inspect.isawaitable(value) else value
+
+
 def _compile_inline(code: str) -> Callable[[str, dict[str, Any]], Any]:
     """An inline expression, or a multi-line body that uses ``return``, as a function of (output, context)."""
     namespace: dict[str, Any] = {}
@@ -199,7 +213,7 @@ class PythonCheck(Check):
     uses ``return``). The function may be async and may return a bool, a score in [0, 1] or a dict with
     ``pass``, ``score`` and ``reason``. ``context`` holds ``vars``, ``expected``, ``case_id``, ``input``,
     ``tags``, ``workdir``, ``project_dir``, ``config`` (the check's options) and ``output`` (the runner's
-    record without its text)."""
+    record without its text). Option ``timeout_s`` (default 60) bounds the call."""
 
     name = "python"
 
@@ -214,6 +228,7 @@ class PythonCheck(Check):
         self._module: str | None = None
         self._file: Path | None = None
         self._function = "get_assert"
+        self.timeout_s = _timeout_option(spec, DEFAULT_PYTHON_TIMEOUT_S)
         module_ref = MODULE_REF.match(code.strip())
         file_ref = FILE_REF.match(code.strip()) if "\n" not in code.strip() else None
         if file_ref:
@@ -262,12 +277,9 @@ class PythonCheck(Check):
             return self.result(False, evidence=str(exc))
         context = self.context(output, ctx)
         try:
-            if inspect.iscoroutinefunction(fn):
-                value = await fn(output.text, context)
-            else:
-                value = await asyncio.to_thread(fn, output.text, context)
-                if inspect.isawaitable(value):
-                    value = await value
+            value = await asyncio.wait_for(_call(fn, output.text, context), self.timeout_s)
+        except TimeoutError:
+            return self.result(False, evidence=f"python evaluator timed out after {self.timeout_s:g}s")
         except Exception as exc:
             return self.result(False, evidence=clip(f"python evaluator raised {type(exc).__name__}: {exc}"))
         return self.interpret(value)

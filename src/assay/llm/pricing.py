@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# USD per million (input, output) tokens, list prices. Matched by the longest prefix of the model name, so
-# dated snapshots (``gpt-4o-2024-08-06``, ``claude-3-5-haiku-20241022``) share their family's price.
+# USD per million (input, output) tokens, list prices. A name matches a family when it equals it or
+# continues it after a dash (the longest family wins), so dated snapshots (``gpt-4o-2024-08-06``,
+# ``claude-3-5-haiku-20241022``) share their family's price but ``gpt-5.2`` does not borrow ``gpt-5``'s.
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-4o": (2.50, 10.00),
     "gpt-4o-mini": (0.15, 0.60),
     "gpt-4.1": (2.00, 8.00),
     "gpt-4.1-mini": (0.40, 1.60),
     "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-5": (1.25, 10.00),
+    "gpt-5-mini": (0.25, 2.00),
+    "gpt-5-nano": (0.05, 0.40),
     "claude-3-5-sonnet": (3.00, 15.00),
     "claude-3-5-haiku": (0.80, 4.00),
     "claude-3-7-sonnet": (3.00, 15.00),
@@ -37,7 +41,7 @@ def table_price(name: str) -> Prices:
     # OpenRouter spells Claude versions with dots (claude-3.5-sonnet).
     if base.startswith("claude"):
         base = base.replace(".", "-")
-    best = max((p for p in PRICES if base.startswith(p)), key=len, default=None)
+    best = max((p for p in PRICES if base == p or base.startswith(p + "-")), key=len, default=None)
     return Prices(*PRICES[best]) if best else Prices()
 
 

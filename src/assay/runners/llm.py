@@ -70,7 +70,7 @@ class LLMRunner(Runner):
         self.llm = make_llm(
             config, cache_dir=context.cache_dir, use_cache=context.use_cache, section="runner"
         )
-        self._files: dict[Path, tuple[int, int, str]] = {}
+        self._files: dict[Path, tuple[tuple[int, ...], str]] = {}
 
     def default_concurrency(self) -> int:
         return self.config.concurrency or super().default_concurrency()
@@ -85,13 +85,14 @@ class LLMRunner(Runner):
         return workdir / relative
 
     def read_prompt(self, path: Path) -> str:
-        """The prompt text, read again only when the file's mtime or size changed."""
+        """The prompt text, read again only when the file changed (inode, size, mtime or ctime)."""
         stat = path.stat()
+        signature = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
         known = self._files.get(path)
-        if known and known[:2] == (stat.st_mtime_ns, stat.st_size):
-            return known[2]
+        if known and known[0] == signature:
+            return known[1]
         text = path.read_text(encoding="utf-8")
-        self._files[path] = (stat.st_mtime_ns, stat.st_size, text)
+        self._files[path] = (signature, text)
         return text
 
     async def run(self, case: Case, workdir: Path) -> Output:

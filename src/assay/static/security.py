@@ -1,0 +1,86 @@
+"""The security scan: our patterns on every line, plus secrets found by the detect-secrets library (all
+its plugins, default filters).
+
+detect-secrets costs about a millisecond per line, so it reads only the lines a cheap superset filter
+flags as possible secrets (keywords, long tokens with digits, quoted high-entropy-looking strings, IPs,
+credentials in URLs). Those lines are copied, keeping each file's name, into a scratch directory, scanned
+with ``SecretsCollection.scan_file`` and mapped back to their original line numbers.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import threading
+from pathlib import Path, PurePosixPath
+
+from detect_secrets import SecretsCollection
+from detect_secrets.settings import default_settings
+
+from assay.static.patterns import scan_patterns, secret_lines
+from assay.static.report import Finding
+
+CANDIDATE_LINE = re.compile(
+    r"key|pass|pwd|secret|token|auth|cred|contrase|private|bearer|cloudant|softlayer|\bsl\b|ibm|begin"
+    r"|://[^\s/]*:[^\s/]*@"
+    r"|\b\d{1,3}(?:\.\d{1,3}){3}\b"
+    r"|(?=[\w+/=.:-]*\d)[\w+/=.:-]{20,}"
+    r"|[\"'][\w+/=-]{20,}[\"']|[\"'][0-9a-f]{8,}[\"']",
+    re.IGNORECASE,
+)
+RULES = {
+    "AWS Access Key": "aws-access-key",
+    "GitHub Token": "github-token",
+    "OpenAI Token": "api-key",
+    "Private Key": "private-key",
+    "Secret Keyword": "hardcoded-secret",
+}
+# Likely false positives in ordinary code and prose (hashes, ids, addresses): worth a look, not a stop.
+WARNING_TYPES = frozenset({"Base64 High Entropy String", "Hex High Entropy String", "Public IP (ipv4)"})
+# detect-secrets keeps its settings in a process-wide singleton.
+_LOCK = threading.Lock()
+
+
+def _rule(secret_type: str) -> str:
+    return RULES.get(secret_type) or "secret-" + re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
+
+
+def scan_secrets(texts: dict[str, str]) -> list[Finding]:
+    """detect-secrets findings for ``{relative path: text}``; messages name the secret type only."""
+    candidates: dict[str, list[tuple[int, str]]] = {}
+    for rel, text in texts.items():
+        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if CANDIDATE_LINE.search(line)]
+        if lines:
+            candidates[rel] = lines
+    if not candidates:
+        return []
+    findings: list[Finding] = []
+    with tempfile.TemporaryDirectory(prefix="assay-secrets-") as scratch, _LOCK, default_settings():
+        origin: dict[str, tuple[str, list[int]]] = {}
+        for index, (rel, lines) in enumerate(candidates.items()):
+            copy = Path(scratch) / str(index) / PurePosixPath(rel).name
+            copy.parent.mkdir()
+            copy.write_text("\n".join(line for _, line in lines) + "\n", encoding="utf-8")
+            origin[str(copy)] = (rel, [n for n, _ in lines])
+        collection = SecretsCollection()
+        for copy_name in origin:
+            collection.scan_file(copy_name)
+        for filename, secret in collection:
+            rel, numbers = origin[filename]
+            position = (secret.line_number or 0) - 1
+            line = numbers[position] if 0 <= position < len(numbers) else None
+            severity = "warning" if secret.type in WARNING_TYPES else "critical"
+            message = f"possible secret: {secret.type} (detect-secrets)"
+            findings.append(
+                Finding(severity=severity, rule=_rule(secret.type), file=rel, line=line, message=message)
+            )
+    return findings
+
+
+def scan_security(texts: dict[str, str]) -> list[Finding]:
+    """Pattern and detect-secrets findings for ``{relative path: text}``; a line a pattern already reports
+    as a secret is not reported again by detect-secrets."""
+    findings = [finding for rel, text in texts.items() for finding in scan_patterns(rel, text)]
+    known = secret_lines(findings)
+    findings += [f for f in scan_secrets(texts) if (f.file, f.line) not in known]
+    return findings
