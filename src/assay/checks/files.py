@@ -54,6 +54,11 @@ class FileExistsCheck(Check):
             raise CheckSpecError("file_exists: option non_empty must be true or false")
         self.non_empty = non_empty
         self.is_glob = bool(GLOB_CHARS.search(self.pattern))
+        if self.is_glob:
+            try:  # the pattern is parsed before any directory is read
+                next(Path("/nonexistent-assay-dir").glob(self.pattern), None)
+            except ValueError as exc:
+                raise CheckSpecError(f"file_exists: invalid glob {self.pattern!r}: {exc}") from None
 
     def _candidates(self, root: Path) -> list[Path]:
         if self.is_glob:
