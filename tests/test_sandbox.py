@@ -96,3 +96,10 @@ def test_decode_output_flags_binary():
     assert decode_output(b"plain text") == ("plain text", False)
     text, binary = decode_output(b"\x00\xff\xfeabc")
     assert binary and "abc" in text and "\x00" not in text
+
+
+async def test_unread_large_stdin_still_meets_the_timeout():
+    start = time.perf_counter()
+    result = await run_process("sleep 20", stdin=b"x" * 2_000_000, limits=SandboxLimits(timeout_s=0.5))
+    assert result.timed_out
+    assert time.perf_counter() - start < 5

@@ -112,6 +112,13 @@ async def _drain(
     return bytes(kept)
 
 
+async def _feed(pipe: asyncio.StreamWriter, data: bytes) -> None:
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        pipe.write(data)
+        await pipe.drain()
+    pipe.close()
+
+
 class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
     """Signals process exit at once; ``Process.wait`` only returns once every pipe is closed as well, which
     a leftover child holding stdout can delay forever."""
@@ -174,14 +181,10 @@ async def run_process(
     assert proc.stdout is not None and proc.stderr is not None
     out_task = asyncio.ensure_future(_drain(proc.stdout, limits.max_output_bytes, False, state, flood))
     err_task = asyncio.ensure_future(_drain(proc.stderr, limits.max_output_bytes, True, state, flood))
+    feeder = None
     if stdin is not None and proc.stdin is not None:
-        try:
-            proc.stdin.write(stdin)
-            await proc.stdin.drain()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        finally:
-            proc.stdin.close()
+        # Fed in the background: a process that never reads its stdin must still meet its timeout.
+        feeder = asyncio.ensure_future(_feed(proc.stdin, stdin))
 
     exit_task = asyncio.ensure_future(protocol.exited.wait())
     flood_task = asyncio.ensure_future(flood.wait())
@@ -190,6 +193,8 @@ async def run_process(
     )
     timed_out = not done
     flood_task.cancel()
+    if feeder is not None:
+        feeder.cancel()
     # Ends children that outlive the main process too: they would hold the pipes open.
     _kill_group(proc)
     await protocol.exited.wait()

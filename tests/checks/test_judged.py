@@ -23,8 +23,8 @@ POLITE = "We are sorry: your parcel will arrive two days late. Thank you for you
 
 def judge_for(server: ScriptedLLMServer, model: str = "openai:gpt-4o-mini", **kw: Any) -> ChatModel:
     url = server.base_url if model.startswith("anthropic:") else server.openai_url
-    config = JudgeConfig(model=model, base_url=url, max_retries=kw.pop("max_retries", 0), **kw)
     cache_dir = kw.pop("cache_dir", None)
+    config = JudgeConfig(model=model, base_url=url, max_retries=kw.pop("max_retries", 0), **kw)
     return make_llm(config, cache_dir=cache_dir, use_cache=cache_dir is not None)
 
 
@@ -83,7 +83,7 @@ def test_facts_split_on_bar() -> None:
     ("answer", "verdict"),
     [
         ("VERDICT: PASS\nREASON: polite and clear", (True, "polite and clear")),
-        ("**Verdict:** fail\n**Reason:** rude", (False, "** rude")),
+        ("**Verdict:** fail\n**Reason:** rude", (False, "rude")),
         ("PASS", (True, "")),
         ("Thinking...\nVERDICT: FAIL\nREASON: no apology", (False, "no apology")),
     ],
@@ -153,14 +153,10 @@ async def test_vote_counts(llm_server: ScriptedLLMServer, judge: ChatModel) -> N
     assert (await grade(rubric(), judge, votes=1)).passed
     assert len(llm_server.requests) == 1
     llm_server.reset()
-    llm_server.add_rule(["VERDICT: PASS\nREASON: a", "VERDICT: PASS\nREASON: a", "VERDICT: FAIL\nREASON: b"])
-    # 5 votes: 3 asked together (2 PASS, 1 FAIL), a 4th decides as soon as it passes.
-    llm_server.rules[0].reply = [
-        "VERDICT: PASS\nREASON: a",
-        "VERDICT: PASS\nREASON: a",
-        "VERDICT: FAIL\nREASON: b",
-        "VERDICT: PASS\nREASON: a",
-    ]
+    # 5 votes: 3 asked together (2 PASS, 1 FAIL), then one at a time; the 4th decides by passing.
+    llm_server.add_rule(
+        ["VERDICT: PASS\nREASON: a"] * 2 + ["VERDICT: FAIL\nREASON: b", "VERDICT: PASS\nREASON: a"]
+    )
     five = await grade(rubric(), judge, votes=5)
     assert five.passed and five.score == pytest.approx(3 / 4) and len(llm_server.requests) == 4
 

@@ -38,11 +38,13 @@ class Pattern:
     secret: bool = False
     accept: Callable[[re.Match[str]], bool] | None = None
     suffixes: frozenset[str] | None = None  # only files with these suffixes (None: every file)
+    hints: tuple[str, ...] = ()  # lower-case substrings one of which any match contains (a fast pre-test)
+    show_match: bool = False  # quote the matched text in the message (never for secrets)
 
     def describe(self, match: re.Match[str]) -> str:
-        if self.secret:
+        if self.secret or not self.show_match:
             return self.message
-        shown = " ".join(match.group(0).split())
+        shown = " ".join(match.group(0).split()).strip("\"'`(), ")
         if len(shown) > SHOWN_CHARS:
             shown = shown[:SHOWN_CHARS] + "..."
         return f"{self.message}: {shown}"
@@ -77,16 +79,46 @@ RM = re.compile(r"(?<![\w./-])rm\s+(?P<args>[^;&|\n]+)")
 PASSWORD_KEY = r"(?:[\w-]*[_-])?(?:password|passwd|passphrase|pwd)"
 
 PATTERNS: tuple[Pattern, ...] = (
-    Pattern("rm-rf-root", "critical", RM, "recursive delete of the filesystem root", accept=_rm_root),
-    Pattern("rm-rf-home", "critical", RM, "recursive delete of the home directory", accept=_rm_home),
-    Pattern("sql-drop", "critical", re.compile(r"(?i)\bdrop\s+(?:table|database|schema)\b"), "SQL DROP"),
-    Pattern("sql-truncate", "critical", re.compile(r"(?i)\btruncate\s+table\b"), "SQL TRUNCATE TABLE"),
+    Pattern(
+        "rm-rf-root",
+        "critical",
+        RM,
+        "recursive delete of the filesystem root",
+        accept=_rm_root,
+        hints=("rm",),
+        show_match=True,
+    ),
+    Pattern(
+        "rm-rf-home",
+        "critical",
+        RM,
+        "recursive delete of the home directory",
+        accept=_rm_home,
+        hints=("rm",),
+        show_match=True,
+    ),
+    Pattern(
+        "sql-drop",
+        "critical",
+        re.compile(r"(?i)\bdrop\s+(?:table|database|schema)\b"),
+        "SQL DROP statement",
+        hints=("drop",),
+        show_match=True,
+    ),
+    Pattern(
+        "sql-truncate",
+        "critical",
+        re.compile(r"(?i)\btruncate\s+table\b"),
+        "SQL TRUNCATE TABLE",
+        hints=("truncate",),
+    ),
     Pattern(
         "aws-access-key",
         "critical",
         re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
         "AWS access key ID",
         secret=True,
+        hints=("akia", "asia", "abia", "acca"),
     ),
     Pattern(
         "aws-secret-key",
@@ -96,6 +128,7 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
         "AWS secret access key",
         secret=True,
+        hints=("secret",),
     ),
     Pattern(
         "api-key",
@@ -103,6 +136,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"(?<![\w-])sk-(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{20,}"),
         "API secret key (sk-... format, e.g. OpenAI or Anthropic)",
         secret=True,
+        hints=("sk-",),
     ),
     Pattern(
         "github-token",
@@ -110,6 +144,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
         "GitHub token",
         secret=True,
+        hints=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     Pattern(
         "private-key",
@@ -117,6 +152,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
         "private key",
         secret=True,
+        hints=("private key",),
     ),
     Pattern(
         "hardcoded-password",
@@ -125,6 +161,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "hard-coded password",
         secret=True,
         accept=_real_value,
+        hints=("pass", "pwd"),
     ),
     Pattern(
         "hardcoded-password",
@@ -134,22 +171,33 @@ PATTERNS: tuple[Pattern, ...] = (
         secret=True,
         accept=_real_value,
         suffixes=LITERAL_ASSIGNMENT_SUFFIXES,
+        hints=("pass", "pwd"),
     ),
     Pattern(
         "home-path",
         "warning",
         re.compile(r"(?<![\w.~-])(?:/home/[\w.-]+/|/Users/[\w.-]+/|[A-Za-z]:\\Users\\[\w.-]+\\)"),
         "user home path (not portable)",
+        hints=("/home/", "/users/", "\\users\\"),
+        show_match=True,
     ),
-    Pattern("sudo", "warning", re.compile(r"(?<![\w-])sudo(?=\s)"), "sudo"),
+    Pattern(
+        "sudo", "warning", re.compile(r"(?<![\w-])sudo(?=\s)"), "sudo (root privileges)", hints=("sudo",)
+    ),
     Pattern(
         "chmod-777",
         "warning",
         re.compile(r"\bchmod\s+(?:-\w+\s+)*(?:0?777|[augo]*\+rwx)\b|\bchmod\([^()]*,\s*0o?777\b"),
         "world-writable permissions",
+        hints=("chmod",),
+        show_match=True,
     ),
-    Pattern("eval", "warning", re.compile(r"(?<![\w.$])eval\s*\("), "eval() of dynamic code"),
-    Pattern("exec", "warning", re.compile(r"(?<![\w.$])exec\s*\("), "exec() of dynamic code"),
+    Pattern(
+        "eval", "warning", re.compile(r"(?<![\w.$])eval\s*\("), "eval() of dynamic code", hints=("eval",)
+    ),
+    Pattern(
+        "exec", "warning", re.compile(r"(?<![\w.$])exec\s*\("), "exec() of dynamic code", hints=("exec",)
+    ),
 )
 
 
@@ -163,10 +211,13 @@ def scan_patterns(rel: str, text: str) -> list[Finding]:
     starts = [0, *(m.end() for m in NEWLINE.finditer(text))]
     lines = text.split("\n")
     suffix = _suffix(rel)
+    lowered = text.lower()
     seen: set[tuple[str, int]] = set()
     findings: list[Finding] = []
     for pattern in PATTERNS:
         if pattern.suffixes is not None and suffix not in pattern.suffixes:
+            continue
+        if pattern.hints and not any(hint in lowered for hint in pattern.hints):
             continue
         for match in pattern.regex.finditer(text):
             line = bisect_right(starts, match.start())

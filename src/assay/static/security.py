@@ -65,7 +65,10 @@ def scan_secrets(texts: dict[str, str]) -> list[Finding]:
     """detect-secrets findings for ``{relative path: text}``; messages name the secret type only."""
     candidates: dict[str, list[tuple[int, str]]] = {}
     for rel, text in texts.items():
-        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if _candidate(line)]
+        # Lines split on "\n" only, as the patterns count them; a stray "\r" must not add a line in the copy.
+        lines = [
+            (n, line.replace("\r", " ")) for n, line in enumerate(text.split("\n"), 1) if _candidate(line)
+        ]
         if lines:
             candidates[rel] = lines
     if not candidates:
@@ -90,7 +93,9 @@ def scan_secrets(texts: dict[str, str]) -> list[Finding]:
             findings.append(
                 Finding(severity=severity, rule=_rule(secret.type), file=rel, line=line, message=message)
             )
-    return findings
+    # An entropy hit on a line already holding a named secret adds nothing.
+    named = {(f.file, f.line) for f in findings if f.severity == "critical"}
+    return [f for f in findings if f.severity == "critical" or (f.file, f.line) not in named]
 
 
 def scan_security(texts: dict[str, str]) -> list[Finding]:
