@@ -134,3 +134,11 @@ def test_crashing_runner_is_a_failed_case_not_an_abort(slugify):
     assert "exit code 1" in (data["crash"]["error"] or "")
     runner = [c for c in data["crash"]["checks"] if c["type"] == "runner"]
     assert runner and "boom" in runner[0]["evidence"]
+
+
+def test_missing_schema_file_is_a_config_error(slugify):
+    (slugify / "cases.yaml").write_text("- {id: one, input: x, checks: [{type: json_schema, value: schemas/none.json}]}\n")
+    result = assay("eval", "-c", "assay.yaml", cwd=slugify)
+    assert result.returncode == 2, result.stdout
+    assert "cases.yaml" in result.stderr and "one.checks[0]" in result.stderr
+    assert "Traceback" not in result.stderr

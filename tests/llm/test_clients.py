@@ -155,13 +155,23 @@ async def test_failures_are_not_cached(llm_server: ScriptedLLMServer, tmp_path: 
 
 
 def test_model_survives_a_new_event_loop(llm_server: ScriptedLLMServer) -> None:
+    """An HTTP pool belongs to its loop: a second asyncio.run gets a fresh client, not a dead one."""
     llm = build(llm_server)
-    assert asyncio.run(llm.complete(USER)).text == "OK"
+
+    async def first() -> str:
+        text = (await llm.complete(USER)).text
+        await llm._client.close()  # what a finished loop leaves behind; keeps the reference in place
+        return text
+
+    assert asyncio.run(first()) == "OK"
+    stale = llm._client
     llm_server.default = "again"
 
     async def second() -> str:
         try:
-            return (await llm.complete(USER)).text
+            answer = (await llm.complete(USER)).text
+            assert llm._client is not stale
+            return answer
         finally:
             await llm.aclose()
 

@@ -146,7 +146,7 @@ async def test_killed_by_signal(tmp_path: Path) -> None:
 async def test_secrets_are_scrubbed_unless_allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-secret-value")
     monkeypatch.setenv("ASSAY_PLAIN_VAR", "plain")
-    show = "printf '%s|%s|%s' \"${OPENAI_API_KEY:-unset}\" \"$ASSAY_PLAIN_VAR\" \"${GREETING:-none}\""
+    show = 'printf \'%s|%s|%s\' "${OPENAI_API_KEY:-unset}" "$ASSAY_PLAIN_VAR" "${GREETING:-none}"'
     case = Case(id="a", input="x")
     hidden = await runner(tmp_path, show, env={"GREETING": "hi"}).run(case, tmp_path)
     assert hidden.text == "unset|plain|hi"
@@ -178,7 +178,7 @@ async def test_missing_workdir_is_a_failed_output(tmp_path: Path) -> None:
     ],
 )
 def test_bad_templates_fail_at_construction(tmp_path: Path, template: str, message: str) -> None:
-    with pytest.raises(ValueError, match="runner.command: ") as info:
+    with pytest.raises(ValueError, match=r"runner\.command: ") as info:
         runner(tmp_path, template)
     assert message in str(info.value)
     assert isinstance(info.value, TemplateError)

@@ -234,5 +234,5 @@ async def test_secrets_are_scrubbed(artifact: Path, monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.parametrize("ref", ["solver", "solver:", ":solve", "solver:solve()", "my-mod:f", "a b:c"])
 def test_bad_function_reference(artifact: Path, ref: str) -> None:
-    with pytest.raises(ValueError, match="runner.function: expected 'module:function'"):
+    with pytest.raises(ValueError, match=r"runner\.function: expected 'module:function'"):
         runner(artifact, ref)

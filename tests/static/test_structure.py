@@ -100,7 +100,7 @@ def test_good_skill(tmp_path: Path) -> None:
     [
         ("# PDF tools\nNo frontmatter here.\n", 1, "no YAML frontmatter"),
         ("---\nname: pdf-tools\ndescription: x\n", 1, "not closed"),
-        ("---\nname: pdf-tools\ndescription: [unclosed\n---\nbody\n", 4, "not valid YAML"),
+        ("---\nname: pdf-tools\ndescription: [unclosed\n---\nbody\n", 3, "not valid YAML"),
         ("---\n- a\n- b\n---\nbody\n", 1, "must be a mapping"),
         ("---\nname: pdf-tools\n---\nbody\n", 1, "non-empty 'description'"),
         ("---\nname: ''\ndescription: Fill forms.\n---\nbody\n", 1, "non-empty 'name'"),

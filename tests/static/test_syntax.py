@@ -45,9 +45,15 @@ def test_types_the_kind_does_not_own_are_warnings(tmp_path: Path) -> None:
     (tmp_path / "settings.json").write_text("{broken")
     (tmp_path / "helper.py").write_text("def (:\n")
     code = scan_artifact(tmp_path, ["*"], "code", security=False)
-    assert {(f.file, f.severity) for f in code.findings} == {("settings.json", "warning"), ("helper.py", "critical")}
+    assert {(f.file, f.severity) for f in code.findings} == {
+        ("settings.json", "warning"),
+        ("helper.py", "critical"),
+    }
     config = scan_artifact(tmp_path, ["*"], "config", security=False)
-    assert {(f.file, f.severity) for f in config.findings} == {("settings.json", "critical"), ("helper.py", "warning")}
+    assert {(f.file, f.severity) for f in config.findings} == {
+        ("settings.json", "critical"),
+        ("helper.py", "warning"),
+    }
     prompt = scan_artifact(tmp_path, ["*"], "prompt", security=False)
     assert {f.severity for f in prompt.findings} == {"warning"}
     assert prompt.passed

@@ -50,6 +50,11 @@ class Check(ABC):
     @abstractmethod
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult: ...
 
+    def prepare(self, project_dir: Path | None) -> None:
+        """Resolve what depends on the project directory (schema files, evaluator modules) before any case
+        runs, so a missing file is a configuration error rather than a failed case. Raise CheckSpecError."""
+        return None
+
     async def run(self, output: Output, ctx: CheckContext) -> CheckResult:
         try:
             result = await self.evaluate(output, ctx)

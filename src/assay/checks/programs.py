@@ -243,6 +243,9 @@ class PythonCheck(Check):
         else:
             self._fn = _compile_inline(code)
 
+    def prepare(self, project_dir: Path | None) -> None:
+        self.resolve(project_dir)
+
     def resolve(self, project_dir: Path | None) -> Callable[..., Any]:
         """The evaluator function, importing its module once (relative to ``project_dir``); CheckSpecError."""
         if self._fn is None:

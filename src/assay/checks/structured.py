@@ -113,6 +113,9 @@ class JsonSchemaCheck(Check):
                 "json_schema: value is required: a schema object or a .json/.yaml schema file path"
             )
 
+    def prepare(self, project_dir: Path | None) -> None:
+        self.load_schema(project_dir)
+
     def load_schema(self, project_dir: Path | None) -> dict[str, Any] | bool:
         """The schema, reading the file relative to ``project_dir`` (or the current directory) once."""
         if self._schema is None:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from assay.checks import Check, CheckContext, build_check
+from assay.checks import Check, CheckContext, CheckSpecError, build_check
+from assay.errors import ConfigError
 from assay.evaluation.executor import Executor, LocalExecutor
 from assay.evaluation.scoring import combine, runner_check
 from assay.evaluation.traces import write_trace
@@ -87,12 +88,29 @@ class Evaluator:
         self._bound: dict[int, tuple[Case, list[Check]]] = {}
 
     def checks_for(self, case: Case) -> list[Check]:
-        """The case's checks, bound once per case object (regexes compiled, schemas read, ...)."""
+        """The case's checks, bound once per case object (regexes compiled, schemas read, modules imported).
+
+        Raises ConfigError naming the case file and check when a check cannot be prepared."""
         entry = self._bound.get(id(case))
         if entry is None or entry[0] is not case:
-            entry = (case, [build_check(spec) for spec in case.checks])
+            checks = []
+            for index, spec in enumerate(case.checks):
+                check = build_check(spec)
+                try:
+                    check.prepare(self.project_dir)
+                except CheckSpecError as exc:
+                    raise ConfigError(
+                        str(exc), file=case.source, field=f"{case.id}.checks[{index}]"
+                    ) from None
+                checks.append(check)
+            entry = (case, checks)
             self._bound[id(case)] = entry
         return entry[1]
+
+    def bind(self, cases: Sequence[tuple[Case, Split]]) -> None:
+        """Prepare every case's checks up front, so configuration errors surface before any case runs."""
+        for case, _ in cases:
+            self.checks_for(case)
 
     async def run_case(
         self, case: Case, split: Split, workdir: Path, trace_dir: Path | None = None

@@ -116,6 +116,7 @@ async def evaluate_project(
         project_dir=config.base_dir,
     )
     try:
+        evaluator.bind(selection.cases)
         result = await evaluator.run(
             selection.cases, workdir, trace_dir=eval_dir / "traces", on_result=on_result
         )
