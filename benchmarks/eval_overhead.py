@@ -107,9 +107,9 @@ def bench_command(n_cases: int, concurrency: int, repeats: int) -> float:
 def bench_llm(n_cases: int, concurrency: int, delay: float) -> float:
     from tests.fakes.llm_server import ScriptedLLMServer
 
-    with tempfile.TemporaryDirectory() as tmp, ScriptedLLMServer(default_reply="fine", delay=delay) as server:
+    with tempfile.TemporaryDirectory() as tmp, ScriptedLLMServer(default="fine", delay=delay) as server:
         runner = (
-            f"{{type: llm, model: 'openai:bench-model', base_url: '{server.base_url}', prompt: artifact.txt}}"
+            f"{{type: llm, model: 'openai:bench-model', base_url: '{server.openai_url}', prompt: artifact.txt}}"
         )
         config = make_project(Path(tmp), n_cases, runner, concurrency)
         # The scripted answer does not satisfy the benchmark's checks; only throughput matters here.

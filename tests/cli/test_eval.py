@@ -137,7 +137,9 @@ def test_crashing_runner_is_a_failed_case_not_an_abort(slugify):
 
 
 def test_missing_schema_file_is_a_config_error(slugify):
-    (slugify / "cases.yaml").write_text("- {id: one, input: x, checks: [{type: json_schema, value: schemas/none.json}]}\n")
+    (slugify / "cases.yaml").write_text(
+        "- {id: one, input: x, checks: [{type: json_schema, value: schemas/none.json}]}\n"
+    )
     result = assay("eval", "-c", "assay.yaml", cwd=slugify)
     assert result.returncode == 2, result.stdout
     assert "cases.yaml" in result.stderr and "one.checks[0]" in result.stderr

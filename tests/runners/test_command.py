@@ -175,6 +175,9 @@ async def test_missing_workdir_is_a_failed_output(tmp_path: Path) -> None:
         ("echo {vars.a..b}", "malformed placeholder {vars.a..b}"),
         ("echo {input.x}", "unknown placeholder {input.x}"),
         ("   ", "command template is empty"),
+        ('claude -p "{input}"', "placeholder {input} is inside double quotes"),
+        ("echo 'say: {vars.x}'", "placeholder {vars.x} is inside single quotes"),
+        ("cat <<EOF\n{input}\nEOF", "follows a here-document"),
     ],
 )
 def test_bad_templates_fail_at_construction(tmp_path: Path, template: str, message: str) -> None:
@@ -182,6 +185,12 @@ def test_bad_templates_fail_at_construction(tmp_path: Path, template: str, messa
         runner(tmp_path, template)
     assert message in str(info.value)
     assert isinstance(info.value, TemplateError)
+
+
+async def test_quotes_around_other_words_are_fine(tmp_path: Path) -> None:
+    command = "printf '%s|%s|%s' \"it's\" {input} \\\"{vars.v}"
+    out = await runner(tmp_path, command).run(Case(id="a", input="$(id)", vars={"v": "`id`"}), tmp_path)
+    assert out.text == "it's|$(id)|\"`id`"
 
 
 def test_shell_braces_are_left_alone() -> None:

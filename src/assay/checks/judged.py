@@ -167,8 +167,10 @@ class LLMJudge(_JudgedCheck):
         passes = sum(v.passed for v in votes)
         passed = passes >= majority
         reason = next((v.reason for v in votes if v.passed == passed and v.reason), "")
-        evidence = f"judge {'PASS' if passed else 'FAIL'} ({passes}/{len(votes)} votes pass): {reason}"
-        return tally.onto(self.result(passed, passes / len(votes), evidence.rstrip(": ")))
+        evidence = f"judge {'PASS' if passed else 'FAIL'} ({passes}/{len(votes)} votes pass)"
+        if reason:
+            evidence += f": {reason}"
+        return tally.onto(self.result(passed, passes / len(votes), evidence))
 
 
 def _facts(value: object) -> list[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,8 +106,10 @@ async def evaluate_project(
         project_dir=config.base_dir,
         cache_dir=config.data_path / "cache" / "llm",
         use_cache=use_cache and config.cache,
+        artifact_paths=list(config.artifact.paths),
     )
-    runner = RUNNERS.get(config.runner.type)(config.runner, context)
+    with _in_config(config):
+        runner = RUNNERS.get(config.runner.type)(config.runner, context)
     evaluator = Evaluator(
         runner,
         judge=judge,
@@ -122,9 +125,22 @@ async def evaluate_project(
         )
     finally:
         await runner.aclose()
+        if judge is not None:
+            await judge.aclose()
     result.static = static
     write_summary(eval_dir, result)
     return result
+
+
+@contextmanager
+def _in_config(config: AssayConfig) -> Iterator[None]:
+    """Errors raised while building runners and judges are about assay.yaml: name it."""
+    try:
+        yield
+    except ConfigError as exc:
+        if exc.file is None:
+            raise ConfigError(exc.message, file=config.path, field=exc.field) from None
+        raise
 
 
 def summary_document(result: EvalResult) -> dict[str, object]:

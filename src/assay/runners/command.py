@@ -1,7 +1,9 @@
 """The ``command`` runner: a shell template filled with shell-quoted case values, run in the workdir.
 
 Placeholders are ``{input}`` (the case's prompt text) and ``{vars.NAME}`` (``{vars.a.b}`` reaches into
-nested mappings). Every value is inserted with :func:`shlex.quote`, so a case can never inject shell.
+nested mappings). Every value is inserted with :func:`shlex.quote`, so a case can never inject shell;
+for the same reason a placeholder inside quotes (``"{input}"``) or after a here-document (``<<``) is
+refused when the template is loaded.
 ``${NAME}`` stays a shell variable, ``{{input}}`` is the literal text ``{input}``, and braces that do not
 hold a name (``awk '{print $1}'``, ``{a,b}``, ``find -exec rm {} ;``) are left alone.
 """
@@ -60,6 +62,28 @@ class CommandTemplate:
             self._parts.append("{" + escaped + "}" if escaped else self._slot(name))
             pos = match.end()
         self._parts.append(template[pos:])
+        self._check_contexts()
+
+    def _check_contexts(self) -> None:
+        """Refuse placeholders the shell would not treat as plain words: a quoted value inside quotes or
+        a here-document is open to ``$(...)`` again."""
+        state: str | None = None
+        heredoc = False
+        for part in self._parts:
+            if isinstance(part, str):
+                state, opened = _shell_state(part, state)
+                heredoc = heredoc or opened
+            elif state is not None:
+                where = "single" if "'" in state else "double"
+                raise TemplateError(
+                    f"placeholder {part.label} is inside {where} quotes; remove the quotes: every value is "
+                    f"shell-quoted already (write e.g. `cmd -p {part.label}`)"
+                )
+            elif heredoc:
+                raise TemplateError(
+                    f"placeholder {part.label} follows a here-document (<<), where quoting does not protect it; "
+                    "use `stdin: true` to pass the input on standard input"
+                )
 
     @staticmethod
     def _slot(name: str) -> _Slot:
@@ -86,6 +110,33 @@ class CommandTemplate:
         for part in self._parts:
             out.append(part if isinstance(part, str) else shlex.quote(_value(case, part)))
         return "".join(out)
+
+
+def _shell_state(text: str, state: str | None) -> tuple[str | None, bool]:
+    """Follow shell quoting through ``text``: the quote still open at its end (``'``, ``$'`` or ``"``,
+    None outside quotes) and whether an unquoted here-document operator (``<<``, not ``<<<``) appeared."""
+    heredoc = False
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if state == "'":
+            state = None if char == "'" else state
+        elif state in ('"', "$'"):
+            if char == "\\":
+                i += 1
+            elif char == state[-1]:
+                state = None
+        elif char == "\\":
+            i += 1
+        elif char == "'":
+            state = "$'" if text[i - 1 : i] == "$" else "'"
+        elif char == '"':
+            state = '"'
+        elif text.startswith("<<", i):
+            heredoc = heredoc or not text.startswith("<<<", i)
+            i += 2 if text.startswith("<<<", i) else 1
+        i += 1
+    return state, heredoc
 
 
 def _value(case: Case, slot: _Slot) -> str:

@@ -76,7 +76,8 @@ def _real_value(match: re.Match[str]) -> bool:
 
 NEWLINE = re.compile(r"\n")
 RM = re.compile(r"(?<![\w./-])rm\s+(?P<args>[^;&|\n]+)")
-PASSWORD_KEY = r"(?:[\w-]*[_-])?(?:password|passwd|passphrase|pwd)"
+# The keyword may end a longer name (DB_PASSWORD, db-password); a look-behind keeps the scan linear.
+PASSWORD_KEY = r"(?<![A-Za-z0-9])(?:password|passwd|passphrase|pwd)"
 
 PATTERNS: tuple[Pattern, ...] = (
     Pattern(
@@ -157,7 +158,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "hardcoded-password",
         "critical",
-        re.compile(rf"(?i)\b{PASSWORD_KEY}[\"']?\s*[:=]\s*(?P<q>[\"'])(?P<value>[^\"'\n]{{4,}})(?P=q)"),
+        re.compile(rf"(?i){PASSWORD_KEY}[\"']?\s*[:=]\s*(?P<q>[\"'])(?P<value>[^\"'\n]{{4,}})(?P=q)"),
         "hard-coded password",
         secret=True,
         accept=_real_value,
@@ -166,7 +167,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "hardcoded-password",
         "critical",
-        re.compile(rf"(?im)^\s*(?:export\s+)?{PASSWORD_KEY}\s*[:=]\s*(?P<value>[^\s\"'#]{{4,}})\s*$"),
+        re.compile(rf"(?im)^\s*(?:export\s+)?[\w-]*?{PASSWORD_KEY}\s*[:=]\s*(?P<value>[^\s\"'#]{{4,}})\s*$"),
         "hard-coded password",
         secret=True,
         accept=_real_value,

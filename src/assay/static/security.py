@@ -18,7 +18,7 @@ from detect_secrets import SecretsCollection
 from detect_secrets.settings import default_settings
 
 from assay.static.patterns import scan_patterns, secret_lines
-from assay.static.report import Finding
+from assay.static.report import Finding, Severity
 
 CANDIDATE_WORDS = re.compile(
     r"key|pass|pwd|secret|token|auth|cred|contrase|private|bearer|cloudant|softlayer|\bsl\b|ibm|begin"
@@ -88,7 +88,7 @@ def scan_secrets(texts: dict[str, str]) -> list[Finding]:
             rel, numbers = origin[filename]
             position = (secret.line_number or 0) - 1
             line = numbers[position] if 0 <= position < len(numbers) else None
-            severity = "warning" if secret.type in WARNING_TYPES else "critical"
+            severity: Severity = "warning" if secret.type in WARNING_TYPES else "critical"
             message = f"possible secret: {secret.type} (detect-secrets)"
             findings.append(
                 Finding(severity=severity, rule=_rule(secret.type), file=rel, line=line, message=message)

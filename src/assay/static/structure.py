@@ -44,6 +44,13 @@ def _expand(path: Path) -> Iterable[Path]:
         yield path
 
 
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # unreadable, or a symlink loop
+        return False
+
+
 def collect_files(root: Path, patterns: list[str]) -> tuple[list[ArtifactFile], list[Finding]]:
     """Resolve editable paths and globs (a directory means every file under it) inside ``root``.
 
@@ -69,12 +76,12 @@ def collect_files(root: Path, patterns: list[str]) -> tuple[list[ArtifactFile], 
         for match in matches:
             for path in _expand(match):
                 rel = path.relative_to(root).as_posix()
-                if not path.resolve().is_relative_to(root):
+                if not _inside(path, root):
                     findings.append(_critical("path-outside", rel, "symlink points outside the artifact"))
-                    continue
-                if path.is_file():
                     found = True
+                elif path.is_file():
                     files.setdefault(rel, ArtifactFile(path, rel))
+                    found = True
         if not found:
             findings.append(_critical("missing-path", pattern, "no existing file matches this editable path"))
     return list(files.values()), findings
@@ -120,7 +127,8 @@ def read_text_files(files: list[ArtifactFile]) -> list[Finding]:
 def _skill_file(files: list[ArtifactFile]) -> ArtifactFile | None:
     markdown = [f for f in files if f.rel.lower().endswith(".md")]
     named = [f for f in markdown if PurePosixPath(f.rel).name.lower() == "skill.md"]
-    return (named or markdown or [None])[0]
+    candidates = named or markdown
+    return candidates[0] if candidates else None
 
 
 def check_skill(files: list[ArtifactFile]) -> list[Finding]:
