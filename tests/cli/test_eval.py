@@ -144,3 +144,12 @@ def test_missing_schema_file_is_a_config_error(slugify):
     assert result.returncode == 2, result.stdout
     assert "cases.yaml" in result.stderr and "one.checks[0]" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_bad_command_template_is_a_config_error(slugify):
+    config = slugify / "assay.yaml"
+    config.write_text(config.read_text().replace("python slugify.py {input}", "python slugify.py '{input}'"))
+    result = assay("eval", "-c", "assay.yaml", cwd=slugify)
+    assert result.returncode == 2, result.stdout
+    assert "assay.yaml: runner.command:" in result.stderr
+    assert "Traceback" not in result.stderr

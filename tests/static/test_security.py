@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from assay.static.security import _candidate, scan_secrets, scan_security
@@ -41,6 +43,15 @@ def test_line_numbers_map_back_through_many_plain_lines(fake: FakeSecrets) -> No
     plain.insert(150, f'SLACK = "{fake.slack_token}"')
     [finding] = scan_secrets({"src/app.py": "\n".join(plain)})
     assert (finding.file, finding.line, finding.severity) == ("src/app.py", 151, "critical")
+
+
+def test_secret_deep_inside_a_huge_line(fake: FakeSecrets) -> None:
+    # The token lands where two 2000-character pieces overlap (17440-17696): still one finding.
+    minified = "var a=1;" * 2_000 + "x" * 1500 + f'var t="{fake.slack_token}";' + "var b=2;" * 20_000
+    start = time.perf_counter()
+    findings = scan_secrets({"dist/app.min.js": "// header\n" + minified + "\n"})
+    assert time.perf_counter() - start < 2
+    assert [(f.rule, f.line) for f in findings] == [("secret-slack-token", 2)]
 
 
 def test_same_file_names_in_different_folders(fake: FakeSecrets) -> None:

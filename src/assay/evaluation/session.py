@@ -134,13 +134,19 @@ async def evaluate_project(
 
 @contextmanager
 def _in_config(config: AssayConfig) -> Iterator[None]:
-    """Errors raised while building runners and judges are about assay.yaml: name it."""
+    """Errors raised while building runners and judges are about assay.yaml: name it (and the field, which
+    runner constructors put before the first colon of a ValueError, e.g. ``runner.command: ...``)."""
     try:
         yield
     except ConfigError as exc:
         if exc.file is None:
             raise ConfigError(exc.message, file=config.path, field=exc.field) from None
         raise
+    except ValueError as exc:
+        field, _, message = str(exc).partition(": ")
+        if not message or " " in field:
+            field, message = "runner", str(exc)
+        raise ConfigError(message, file=config.path, field=field) from None
 
 
 def summary_document(result: EvalResult) -> dict[str, object]:

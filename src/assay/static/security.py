@@ -36,6 +36,8 @@ RULES = {
 }
 # Likely false positives in ordinary code and prose (hashes, ids, addresses): worth a look, not a stop.
 WARNING_TYPES = frozenset({"Base64 High Entropy String", "Hex High Entropy String", "Public IP (ipv4)"})
+MAX_PIECE = 2000
+PIECE_OVERLAP = 256
 # detect-secrets keeps its settings in a process-wide singleton.
 _LOCK = threading.Lock()
 
@@ -49,6 +51,15 @@ def _candidate(line: str) -> bool:
     if CANDIDATE_WORDS.search(line.lower()):
         return True
     return any(DIGIT.search(token) for token in LONG_TOKEN.findall(line))
+
+
+def _pieces(line: str) -> list[str]:
+    """A very long line (minified code, data) as overlapping pieces: detect-secrets slows down badly on
+    huge lines, and a secret is far shorter than the overlap."""
+    if len(line) <= MAX_PIECE:
+        return [line]
+    step = MAX_PIECE - PIECE_OVERLAP
+    return [line[i : i + MAX_PIECE] for i in range(0, len(line) - PIECE_OVERLAP, step)]
 
 
 def _copy_path(scratch: Path, index: int, name: str, used: set[str]) -> Path:
@@ -67,7 +78,10 @@ def scan_secrets(texts: dict[str, str]) -> list[Finding]:
     for rel, text in texts.items():
         # Lines split on "\n" only, as the patterns count them; a stray "\r" must not add a line in the copy.
         lines = [
-            (n, line.replace("\r", " ")) for n, line in enumerate(text.split("\n"), 1) if _candidate(line)
+            (n, piece)
+            for n, line in enumerate(text.split("\n"), 1)
+            for piece in _pieces(line.replace("\r", " "))
+            if _candidate(piece)
         ]
         if lines:
             candidates[rel] = lines
@@ -93,9 +107,11 @@ def scan_secrets(texts: dict[str, str]) -> list[Finding]:
             findings.append(
                 Finding(severity=severity, rule=_rule(secret.type), file=rel, line=line, message=message)
             )
-    # An entropy hit on a line already holding a named secret adds nothing.
-    named = {(f.file, f.line) for f in findings if f.severity == "critical"}
-    return [f for f in findings if f.severity == "critical" or (f.file, f.line) not in named]
+    # One finding per rule and line (pieces of a long line overlap); an entropy hit on a line already
+    # holding a named secret adds nothing.
+    unique = list({(f.file, f.line, f.rule): f for f in findings}.values())
+    named = {(f.file, f.line) for f in unique if f.severity == "critical"}
+    return [f for f in unique if f.severity == "critical" or (f.file, f.line) not in named]
 
 
 def scan_security(texts: dict[str, str]) -> list[Finding]:
