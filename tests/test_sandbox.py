@@ -103,3 +103,17 @@ async def test_unread_large_stdin_still_meets_the_timeout():
     result = await run_process("sleep 20", stdin=b"x" * 2_000_000, limits=SandboxLimits(timeout_s=0.5))
     assert result.timed_out
     assert time.perf_counter() - start < 5
+
+
+async def test_environment_changes_after_first_use_are_still_scrubbed(monkeypatch):
+    env = scrubbed_env()
+    first = await run_process("echo ${LATE_API_KEY:-unset}", env=env)
+    assert first.stdout == b"unset\n"
+    monkeypatch.setenv("LATE_API_KEY", "leak")
+    again = await run_process("echo ${LATE_API_KEY:-unset}", env=env)
+    assert again.stdout == b"unset\n"
+
+
+async def test_extra_variables_reach_the_child():
+    result = await run_process("echo \"$GREETING\"", env=scrubbed_env(extra={"GREETING": "it's 'quoted' $HOME"}))
+    assert result.stdout == b"it's 'quoted' $HOME\n"

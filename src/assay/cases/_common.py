@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -20,9 +19,10 @@ NEGATION_PREFIXES = ("not_", "not-")
 _ID_FORBIDDEN = re.compile(r"[/\\\x00-\x1f]")
 
 
-@dataclass(frozen=True)
-class Loc:
-    """Where a value sits: a file, an optional prefix (``line 3`` in JSONL) and a path inside the value."""
+class Loc(NamedTuple):
+    """Where a value sits: a file, an optional prefix (``line 3`` in JSONL) and a path inside the value.
+
+    A NamedTuple because one is made per field of every case loaded (cheap to create)."""
 
     file: Path | None
     parts: tuple[str | int, ...] = ()

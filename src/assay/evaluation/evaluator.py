@@ -144,6 +144,7 @@ class Evaluator:
             duration_s=time.perf_counter() - start,
         )
         if trace_dir is not None:
+            # Written inline: a writer thread fought the event loop for the GIL and cost more than it saved.
             result.trace_path = str(write_trace(trace_dir, case, result))
         return result
 

@@ -183,7 +183,7 @@ def summary_document(result: EvalResult) -> dict[str, object]:
 
 def write_summary(eval_dir: Path, result: EvalResult) -> Path:
     path = eval_dir / "summary.json"
-    atomic_write_text(path, json.dumps(summary_document(result), indent=2, ensure_ascii=False))
+    atomic_write_text(path, json.dumps(summary_document(result), ensure_ascii=False))
     return path
 
 

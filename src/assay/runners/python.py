@@ -58,6 +58,7 @@ class PythonRunner(Runner):
             memory_mb=config.memory_mb,
             env_allow=tuple(config.env_allow),
         )
+        self.env = scrubbed_env(self.limits.env_allow)
 
     def _request(self, case: Case, workdir: Path) -> bytes:
         view: dict[str, Any] = case.model_dump(mode="json", include={"id", "input", "vars", "tags"})
@@ -77,7 +78,7 @@ class PythonRunner(Runner):
             cwd=workdir,
             limits=self.limits,
             stdin=self._request(case, workdir),
-            env=scrubbed_env(self.limits.env_allow),
+            env=self.env,
         )
         output = output_from_process(result, workdir)
         head, newline, body = result.stdout.partition(b"\n")
