@@ -28,7 +28,6 @@ sys.path.insert(0, str(ROOT))  # for tests.fakes.llm_server
 
 from assay.config import load_config  # noqa: E402
 from assay.evaluation.session import evaluate_project, select_cases  # noqa: E402
-from assay.sandbox import use_pidfd_child_watcher  # noqa: E402
 
 
 def make_project(directory: Path, n_cases: int, runner_yaml: str, concurrency: int) -> Path:
@@ -64,8 +63,7 @@ async def run_assay(config_path: Path) -> tuple[float, float]:
 
 
 async def run_baseline(n_cases: int, concurrency: int) -> tuple[float, float]:
-    # The same child watcher assay uses (pidfd where the kernel has it), so only assay's own work differs.
-    use_pidfd_child_watcher(asyncio.get_running_loop())
+
     start = time.perf_counter()
     pattern = re.compile(r"^case-\d+ payload \d+$")
     semaphore = asyncio.Semaphore(concurrency)

@@ -1,7 +1,18 @@
 import os
 import time
 
-from assay.sandbox import SandboxLimits, decode_output, run_process, scrubbed_env
+import pytest
+
+from assay.sandbox import SandboxLimits, _run, _spawn, decode_output, run_process, scrubbed_env
+
+
+@pytest.fixture(autouse=True, params=["posix_spawn", "asyncio"])
+def backend(request, monkeypatch):
+    """Every test runs against both back ends: they must behave the same."""
+    if request.param == "posix_spawn" and not _spawn.available():
+        pytest.skip("posix_spawn + pidfd back end not available here")
+    monkeypatch.setattr(_run, "_LEAN", request.param == "posix_spawn")
+    return request.param
 
 
 async def test_captures_stdout_stderr_and_exit_code(tmp_path):
@@ -115,5 +126,26 @@ async def test_environment_changes_after_first_use_are_still_scrubbed(monkeypatc
 
 
 async def test_extra_variables_reach_the_child():
-    result = await run_process("echo \"$GREETING\"", env=scrubbed_env(extra={"GREETING": "it's 'quoted' $HOME"}))
+    result = await run_process(
+        'echo "$GREETING"', env=scrubbed_env(extra={"GREETING": "it's 'quoted' $HOME"})
+    )
     assert result.stdout == b"it's 'quoted' $HOME\n"
+
+
+async def test_runs_in_the_given_directory(tmp_path):
+    (tmp_path / "marker.txt").write_text("here")
+    result = await run_process("cat marker.txt", cwd=tmp_path)
+    assert result.stdout == b"here"
+    argv = await run_process(["cat", "marker.txt"], cwd=tmp_path)
+    assert argv.stdout == b"here"
+
+
+async def test_missing_directory_is_an_error(tmp_path):
+    result = await run_process("true", cwd=tmp_path / "nope")
+    assert "no such directory" in (result.error or "")
+
+
+async def test_process_runs_in_its_own_session():
+    result = await run_process("ps -o sid= -p $$; ps -o pid= -p $$")
+    sid, pid = result.stdout.split()
+    assert sid == pid
