@@ -48,7 +48,11 @@ def test_json_output_and_traces(slugify):
     assert {c["split"] for c in data["cases"]} <= {"dev", "holdout", "regression"}
     trace = json.loads(Path(by_id["accents"]["trace"]).read_text())
     assert trace["case"]["input"] == "Crème Brûlée Recipe"
-    assert trace["case"]["checks"][0] == {**trace["case"]["checks"][0], "type": "equals", "value": "creme-brulee-recipe"}
+    assert trace["case"]["checks"][0] == {
+        **trace["case"]["checks"][0],
+        "type": "equals",
+        "value": "creme-brulee-recipe",
+    }
     assert trace["result"]["output"]["text"] == "crème-brûlée-recipe"
     assert trace["result"]["passed"] is False
     assert trace["result"]["checks"][0]["passed"] is False

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from assay.aio import run_sync
 from assay.config import load_config
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
@@ -72,7 +72,7 @@ def eval_command(
             failed += not result.passed
             progress.update(task, advance=1, status=f"{failed} failed" if failed else "")
 
-        result = asyncio.run(
+        result = run_sync(
             evaluate_project(
                 cfg,
                 selection,

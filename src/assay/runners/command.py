@@ -21,7 +21,14 @@ from typing import Any
 from assay.config import AgentRunnerConfig, CommandRunnerConfig
 from assay.model import Case, Output
 from assay.runners.base import RUNNERS, RunContext, Runner
-from assay.sandbox import ProcessResult, SandboxLimits, decode_output, run_process, scrubbed_env
+from assay.sandbox import (
+    ProcessResult,
+    SandboxLimits,
+    decode_output,
+    describe_exit,
+    run_process,
+    scrubbed_env,
+)
 
 TAIL_CHARS = 2048
 
@@ -177,7 +184,7 @@ def output_from_process(result: ProcessResult, workdir: Path) -> Output:
     stderr, _ = decode_output(result.stderr)
     error = result.error
     if error is None and result.exit_code not in (0, None):
-        error = f"exit code {result.exit_code}"
+        error = describe_exit(result.exit_code)
     return Output(
         text=strip_newline(stdout),
         stdout_tail=stdout[-TAIL_CHARS:],

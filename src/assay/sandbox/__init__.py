@@ -10,8 +10,9 @@ from assay.sandbox._common import (
     ProcessResult,
     SandboxLimits,
     decode_output,
+    describe_exit,
     scrubbed_env,
 )
 from assay.sandbox._run import run_process
 
-__all__ = ["ProcessResult", "SandboxLimits", "decode_output", "run_process", "scrubbed_env"]
+__all__ = ["ProcessResult", "SandboxLimits", "decode_output", "describe_exit", "run_process", "scrubbed_env"]

@@ -149,6 +149,14 @@ def finish(
     return result
 
 
+def describe_exit(code: int) -> str:
+    """``exit code N``; for 129-159 also the signal the shell reports for a child it lost that way."""
+    if 128 < code < 160:
+        with contextlib.suppress(ValueError):
+            return f"exit code {code} (a child was killed by {signal.Signals(code - 128).name})"
+    return f"exit code {code}"
+
+
 def findable(program: str, cwd: str | Path | None, path: str | None) -> bool:
     """Whether ``program`` can be executed (relative paths resolve against ``cwd``)."""
     if "/" in program:

@@ -1,0 +1,79 @@
+"""The evaluator with the real command runner: verdicts, traces on disk, failures recorded, never raised."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.config import CommandRunnerConfig
+from assay.errors import ConfigError
+from assay.evaluation.evaluator import Evaluator
+from assay.evaluation.traces import read_trace
+from assay.model import Case, CheckSpec, Split
+from assay.runners import RunContext
+from assay.runners.command import CommandRunner
+
+
+def evaluator(tmp_path: Path, command: str, timeout: float = 10) -> Evaluator:
+    config = CommandRunnerConfig(command=command, timeout=timeout)
+    runner = CommandRunner(config, RunContext(artifact_dir=tmp_path, project_dir=tmp_path))
+    return Evaluator(runner, concurrency=4, project_dir=tmp_path)
+
+
+def case(case_id: str, text: str, *checks: CheckSpec, threshold: float | None = None) -> Case:
+    return Case(id=case_id, input=text, checks=list(checks), threshold=threshold)
+
+
+async def test_verdicts_scores_and_traces(tmp_path):
+    cases = [
+        (case("ok", "hello", CheckSpec(type="contains", value="hell")), Split.DEV),
+        (
+            case("bad", "bye", CheckSpec(type="contains", value="hell"), CheckSpec(type="regex", value="^b")),
+            Split.HOLDOUT,
+        ),
+    ]
+    result = await evaluator(tmp_path, "echo {input}").run(cases, tmp_path, trace_dir=tmp_path / "traces")
+    assert [c.passed for c in result.cases] == [True, False]
+    assert result.pass_rate == 0.5
+    assert result.cases[1].score == 0.5
+    trace = read_trace(Path(result.cases[1].trace_path))
+    assert trace.case.id == "bad" and trace.result.split == Split.HOLDOUT
+    assert trace.result.output.text == "bye"
+    assert [c.passed for c in trace.result.checks] == [False, True]
+    assert trace.case.checks[0].value == "hell"
+    raw = json.loads(Path(result.cases[0].trace_path).read_text())
+    assert raw["version"] == 1
+
+
+async def test_threshold_lets_partial_cases_pass(tmp_path):
+    item = case(
+        "t",
+        "abc",
+        CheckSpec(type="contains", value="a", weight=3),
+        CheckSpec(type="contains", value="z"),
+        threshold=0.7,
+    )
+    result = await evaluator(tmp_path, "echo {input}").run([(item, Split.DEV)], tmp_path)
+    assert result.cases[0].passed and result.cases[0].score == pytest.approx(0.75)
+
+
+async def test_timeout_and_crash_are_failed_cases(tmp_path):
+    script = tmp_path / "run.sh"
+    script.write_text('case "$1" in slow) sleep 5;; crash) kill -9 $$;; *) echo fine;; esac\n')
+    cases = [
+        (case(name, name, CheckSpec(type="contains", value="fine")), Split.DEV)
+        for name in ("slow", "crash", "ok")
+    ]
+    result = await evaluator(tmp_path, "sh run.sh {input}", timeout=0.5).run(cases, tmp_path)
+    by_id = {c.id: c for c in result.cases}
+    assert by_id["ok"].passed
+    assert not by_id["slow"].passed and by_id["slow"].output.timed_out
+    assert not by_id["crash"].passed and "SIGKILL" in (by_id["crash"].output.error or "")
+    assert by_id["crash"].checks[-1].type == "runner"
+
+
+async def test_bad_check_resource_is_a_config_error_before_running(tmp_path):
+    item = case("s", "x", CheckSpec(type="json_schema", value="missing.json"))
+    item.source = "cases.yaml"
+    with pytest.raises(ConfigError, match=r"cases.yaml: s.checks\[0\]"):
+        evaluator(tmp_path, "echo {input}").bind([(item, Split.DEV)])
