@@ -1,0 +1,64 @@
+"""The gate contract: given a parent and a candidate evaluation, keep the candidate or discard it."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from assay.evaluation.evaluator import EvalResult
+from assay.registry import Registry
+
+# Re-runs one dev case of the candidate ``n`` times and returns how many runs passed (the noise rule).
+Rerun = Callable[[str, int], Awaitable[int]]
+
+
+class Dimension(BaseModel):
+    """One dimension of a decision: its verdict and the numbers behind it."""
+
+    passed: bool
+    detail: str
+    numbers: dict[str, Any] = Field(default_factory=dict)
+
+
+class GateDecision(BaseModel):
+    """keep or discard, with every dimension's verdict; ``reasons`` are the failed dimensions' details."""
+
+    keep: bool
+    dimensions: dict[str, Dimension]
+    action: str = ""  # keep | discard (| retry for gates that retry)
+
+    @property
+    def reasons(self) -> list[str]:
+        return [f"{name}: {d.detail}" for name, d in self.dimensions.items() if not d.passed]
+
+
+@dataclass
+class GateInput:
+    """What a gate judges: parent and candidate dev results, their L1 reports, the baseline's per-case
+    cost/time, artifact sizes, and a way to re-run a case of the candidate."""
+
+    parent: EvalResult
+    candidate: EvalResult
+    baseline: EvalResult
+    parent_static: dict[str, Any] | None = None
+    candidate_static: dict[str, Any] | None = None
+    parent_size: int = 0
+    candidate_size: int = 0
+    rerun: Rerun | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Gate(ABC):
+    """Decides whether a candidate is kept."""
+
+    name: str
+
+    @abstractmethod
+    async def decide(self, data: GateInput) -> GateDecision: ...
+
+
+GATES: Registry[type[Gate]] = Registry("gate")

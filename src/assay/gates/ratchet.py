@@ -1,0 +1,157 @@
+"""The default gate: an AND of structure, progress, regression, cost and safety (the self-evolution gate).
+
+- structure: the candidate has no critical L1 finding.
+- progress: the dev pass rate (then the mean score) is better than the parent's; an exact tie is kept only
+  with a recorded benefit (lower cost or time, or a smaller artifact).
+- regression: no dev case went PASS→FAIL. If exactly one regressed while others improved, it is re-run
+  3 times and counted as noise when 2 of 3 runs pass.
+- cost: tokens and time per case at most ``cost_factor`` × the baseline's.
+- safety: no critical finding and no more warnings than the parent.
+"""
+
+from __future__ import annotations
+
+from assay.evaluation.evaluator import EvalResult
+from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
+
+TIE_BENEFIT = 0.05  # a tie is kept only when cost, time or size drop by at least this fraction
+
+
+def _per_case(result: EvalResult) -> tuple[float, float]:
+    n = max(1, result.total)
+    return result.tokens / n, sum(c.output.duration_s for c in result.cases) / n
+
+
+def _findings(static: dict | None) -> tuple[int, int]:
+    findings = (static or {}).get("findings", [])
+    critical = sum(f.get("severity") == "critical" for f in findings)
+    return critical, len(findings) - critical
+
+
+@GATES.register("ratchet")
+class RatchetGate(Gate):
+    """Keep only a candidate that is better on every dimension that matters (see module docstring)."""
+
+    name = "ratchet"
+
+    def __init__(self, *, cost_factor: float = 2.0, noise_reruns: int = 3, noise_passes: int = 2) -> None:
+        self.cost_factor = cost_factor
+        self.noise_reruns = noise_reruns
+        self.noise_passes = noise_passes
+
+    async def decide(self, data: GateInput) -> GateDecision:
+        dims = {
+            "structure": self._structure(data),
+            "progress": self._progress(data),
+            "regression": await self._regression(data),
+            "cost": self._cost(data),
+            "safety": self._safety(data),
+        }
+        keep = all(d.passed for d in dims.values())
+        return GateDecision(keep=keep, dimensions=dims, action="keep" if keep else "discard")
+
+    def _structure(self, data: GateInput) -> Dimension:
+        critical, _ = _findings(data.candidate_static)
+        return Dimension(
+            passed=critical == 0, detail=f"{critical} critical L1 findings", numbers={"critical": critical}
+        )
+
+    def _progress(self, data: GateInput) -> Dimension:
+        old, new = data.parent, data.candidate
+        numbers = {
+            "parent_pass_rate": old.pass_rate,
+            "pass_rate": new.pass_rate,
+            "parent_score": old.mean_score,
+            "score": new.mean_score,
+        }
+        if (new.pass_rate, new.mean_score) > (old.pass_rate, old.mean_score):
+            return Dimension(
+                passed=True,
+                detail=f"pass rate {old.pass_rate:.3f} -> {new.pass_rate:.3f}, "
+                f"score {old.mean_score:.3f} -> {new.mean_score:.3f}",
+                numbers=numbers,
+            )
+        if (new.pass_rate, new.mean_score) < (old.pass_rate, old.mean_score):
+            return Dimension(
+                passed=False,
+                detail=f"worse: pass rate {old.pass_rate:.3f} -> {new.pass_rate:.3f}, "
+                f"score {old.mean_score:.3f} -> {new.mean_score:.3f}",
+                numbers=numbers,
+            )
+        benefit = self._tie_benefit(data)
+        numbers["benefit"] = benefit
+        if benefit:
+            return Dimension(passed=True, detail=f"tie on score with a benefit: {benefit}", numbers=numbers)
+        return Dimension(
+            passed=False, detail="no improvement (tie on pass rate and score, no benefit)", numbers=numbers
+        )
+
+    def _tie_benefit(self, data: GateInput) -> str | None:
+        old_tokens, old_time = _per_case(data.parent)
+        new_tokens, new_time = _per_case(data.candidate)
+        if old_tokens and new_tokens <= old_tokens * (1 - TIE_BENEFIT):
+            return f"tokens per case {old_tokens:.0f} -> {new_tokens:.0f}"
+        if data.parent_size and data.candidate_size <= data.parent_size * (1 - TIE_BENEFIT):
+            return f"artifact size {data.parent_size} -> {data.candidate_size} bytes"
+        if old_time > 0.05 and new_time <= old_time * (1 - 4 * TIE_BENEFIT):
+            return f"time per case {old_time:.2f}s -> {new_time:.2f}s"
+        return None
+
+    async def _regression(self, data: GateInput) -> Dimension:
+        before = {c.id: c.passed for c in data.parent.cases}
+        after = {c.id: c.passed for c in data.candidate.cases}
+        regressed = sorted(cid for cid, ok in after.items() if before.get(cid) and not ok)
+        improved = sorted(cid for cid, ok in after.items() if ok and before.get(cid) is False)
+        numbers: dict[str, object] = {"regressed": regressed, "improved": improved}
+        if not regressed:
+            return Dimension(passed=True, detail="no case went PASS->FAIL", numbers=numbers)
+        if len(regressed) == 1 and improved and data.rerun is not None:
+            passes = await data.rerun(regressed[0], self.noise_reruns)
+            numbers["rerun_passes"] = passes
+            if passes >= self.noise_passes:
+                return Dimension(
+                    passed=True,
+                    detail=f"{regressed[0]} regressed once but passed {passes}/"
+                    f"{self.noise_reruns} reruns: noise",
+                    numbers=numbers,
+                )
+        return Dimension(
+            passed=False,
+            detail=f"{len(regressed)} cases went PASS->FAIL: {', '.join(regressed[:5])}",
+            numbers=numbers,
+        )
+
+    def _cost(self, data: GateInput) -> Dimension:
+        base_tokens, base_time = _per_case(data.baseline)
+        tokens, seconds = _per_case(data.candidate)
+        numbers = {
+            "tokens_per_case": tokens,
+            "baseline_tokens_per_case": base_tokens,
+            "seconds_per_case": seconds,
+            "baseline_seconds_per_case": base_time,
+        }
+        too_many_tokens = base_tokens > 0 and tokens > self.cost_factor * base_tokens
+        # Times below 50 ms are dominated by process start-up noise; they are not judged.
+        too_slow = base_time > 0.05 and seconds > self.cost_factor * base_time
+        if too_many_tokens or too_slow:
+            what = "tokens" if too_many_tokens else "time"
+            return Dimension(
+                passed=False,
+                detail=f"{what} per case above {self.cost_factor:g}x the baseline",
+                numbers=numbers,
+            )
+        return Dimension(passed=True, detail="within the cost budget", numbers=numbers)
+
+    def _safety(self, data: GateInput) -> Dimension:
+        critical, warnings = _findings(data.candidate_static)
+        _, parent_warnings = _findings(data.parent_static)
+        numbers = {"critical": critical, "warnings": warnings, "parent_warnings": parent_warnings}
+        if critical:
+            return Dimension(
+                passed=False, detail=f"{critical} critical security/structure findings", numbers=numbers
+            )
+        if warnings > parent_warnings:
+            return Dimension(
+                passed=False, detail=f"warnings increased {parent_warnings} -> {warnings}", numbers=numbers
+            )
+        return Dimension(passed=True, detail="no new findings", numbers=numbers)

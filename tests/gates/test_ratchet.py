@@ -1,0 +1,100 @@
+import pytest
+
+from assay.evaluation.evaluator import EvalResult
+from assay.gates import GATES, GateInput
+from assay.gates.ratchet import RatchetGate
+from assay.model import CaseResult, Output, Split
+
+
+def result(verdicts: dict[str, bool], *, tokens: int = 0, seconds: float = 0.01) -> EvalResult:
+    cases = [
+        CaseResult(
+            id=cid,
+            split=Split.DEV,
+            passed=ok,
+            score=1.0 if ok else 0.0,
+            output=Output(text="x", tokens_in=tokens, duration_s=seconds),
+        )
+        for cid, ok in verdicts.items()
+    ]
+    return EvalResult(cases=cases)
+
+
+BASE = {"a": True, "b": False, "c": False, "d": True}
+
+
+async def decide(parent, candidate, **kwargs):
+    return await RatchetGate().decide(
+        GateInput(parent=parent, candidate=candidate, baseline=parent, **kwargs)
+    )
+
+
+async def test_strict_improvement_is_kept():
+    decision = await decide(result(BASE), result({**BASE, "b": True}))
+    assert decision.keep and decision.action == "keep"
+    assert decision.dimensions["progress"].numbers["pass_rate"] == 0.75
+
+
+async def test_no_change_is_discarded_with_reason():
+    decision = await decide(result(BASE), result(BASE))
+    assert not decision.keep
+    assert any(reason.startswith("progress: no improvement") for reason in decision.reasons)
+
+
+async def test_regression_blocks_even_with_net_gain():
+    decision = await decide(result(BASE), result({"a": False, "b": True, "c": True, "d": True}))
+    assert not decision.keep
+    assert decision.dimensions["progress"].passed
+    assert not decision.dimensions["regression"].passed
+    assert decision.dimensions["regression"].numbers["regressed"] == ["a"]
+
+
+@pytest.mark.parametrize(("passes", "keep"), [(2, True), (3, True), (1, False)])
+async def test_single_regression_rerun_as_noise(passes, keep):
+    calls = []
+
+    async def rerun(case_id: str, n: int) -> int:
+        calls.append((case_id, n))
+        return passes
+
+    decision = await decide(result(BASE), result({"a": False, "b": True, "c": True, "d": True}), rerun=rerun)
+    assert calls == [("a", 3)]
+    assert decision.keep is keep
+
+
+async def test_two_regressions_are_not_rerun():
+    async def rerun(case_id: str, n: int) -> int:
+        raise AssertionError("must not rerun")
+
+    decision = await decide(result(BASE), result({"a": False, "b": True, "c": True, "d": False}), rerun=rerun)
+    assert not decision.keep
+
+
+async def test_tie_kept_only_with_a_benefit():
+    parent = result(BASE, tokens=100)
+    assert (await decide(parent, result(BASE, tokens=100))).keep is False
+    assert (await decide(parent, result(BASE, tokens=80))).keep is True
+    sized = await decide(result(BASE), result(BASE), parent_size=1000, candidate_size=900)
+    assert sized.keep and "artifact size" in sized.dimensions["progress"].detail
+
+
+async def test_cost_above_twice_baseline_is_discarded():
+    decision = await decide(result(BASE, tokens=100), result({**BASE, "b": True}, tokens=250))
+    assert not decision.keep
+    assert "tokens per case" in decision.dimensions["cost"].detail
+
+
+async def test_safety_and_structure_from_static_reports():
+    critical = {"findings": [{"severity": "critical", "rule": "secret"}]}
+    warning = {"findings": [{"severity": "warning", "rule": "sudo"}]}
+    gained = result({**BASE, "b": True})
+    blocked = await decide(result(BASE), gained, candidate_static=critical)
+    assert not blocked.dimensions["structure"].passed and not blocked.dimensions["safety"].passed
+    more_warnings = await decide(
+        result(BASE), gained, parent_static={"findings": []}, candidate_static=warning
+    )
+    assert not more_warnings.keep and "warnings increased" in more_warnings.dimensions["safety"].detail
+
+
+def test_registry():
+    assert GATES.get("ratchet") is RatchetGate
