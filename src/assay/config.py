@@ -142,6 +142,45 @@ class JudgeConfig(LLMSettings):
     votes: int = Field(default=3, ge=1)
 
 
+class ProposerConfig(Strict):
+    """Who proposes changes: ``mutate`` (built-in operators, no LLM: the offline default), ``llm`` (a model
+    answering with SEARCH/REPLACE edits) or ``agent`` (an agent CLI editing the worktree)."""
+
+    type: Literal["mutate", "llm", "agent"] = "mutate"
+    llm: LLMSettings | None = None
+    command: str | None = None
+    timeout: float = Field(default=600.0, gt=0)
+    env_allow: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _needs(self) -> ProposerConfig:
+        if self.type == "llm" and self.llm is None:
+            raise ValueError("the llm proposer needs `llm: {model: provider:model}`")
+        if self.type == "agent" and not self.command:
+            raise ValueError("the agent proposer needs `command`, e.g. 'claude -p \"$(cat {view_file})\"'")
+        return self
+
+
+class EvolveConfig(Strict):
+    """How ``assay evolve`` runs. Unset limits come from the preset (``quick``, ``standard``, ``deep``)."""
+
+    preset: Literal["quick", "standard", "deep"] = "standard"
+    proposer: ProposerConfig = Field(default_factory=ProposerConfig)
+    gate: str = "ratchet"
+    max_generations: int | None = Field(default=None, ge=1)
+    wall_clock_s: float | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    max_evaluations: int | None = Field(default=None, ge=1)
+    target_pass_rate: float | None = Field(default=1.0, ge=0, le=1)
+    plateau: int | None = Field(default=None, ge=1)
+    layers: list[int] = Field(default_factory=lambda: [1, 2, 3])
+    discards_per_layer: int = Field(default=3, ge=1)
+    l3_every: int | None = Field(default=None, ge=1)
+    max_files_changed: int = Field(default=5, ge=1)
+    seed: int = 0
+
+
 class AssayConfig(Strict):
     """The whole ``assay.yaml``."""
 
@@ -151,6 +190,7 @@ class AssayConfig(Strict):
     checks: list[CheckSpec] = Field(default_factory=list)
     tiers: TiersConfig = Field(default_factory=TiersConfig)
     judge: JudgeConfig | None = None
+    evolve: EvolveConfig = Field(default_factory=EvolveConfig)
     concurrency: int | None = Field(default=None, gt=0)
     data_dir: str = ".assay"
     cache: bool = True

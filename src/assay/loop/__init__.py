@@ -1,0 +1,1 @@
+"""The evolve loop: the engine, stop rules and layers."""
