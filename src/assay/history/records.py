@@ -1,0 +1,124 @@
+"""Versioned records of a run, shared by the run store and the text files a run writes.
+
+Every record carries ``schema_version``; readers accept older versions through :func:`upgrade` and ignore
+fields they do not know, so a run directory written by an older assay still loads.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+Decision = Literal["baseline", "keep", "discard", "invalid"]
+RunStatus = Literal["running", "stopped", "finished", "failed"]
+
+
+def now_iso() -> str:
+    """The current UTC time as an ISO 8601 string with seconds precision (``2025-01-31T12:00:00+00:00``)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def candidate_id(number: int) -> str:
+    """The id of the ``number``-th candidate of a run: ``candidate_id(7) == "cand-0007"``."""
+    return f"cand-{number:04d}"
+
+
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """Bring a stored record (a plain dict) to the current schema version; records without one are version 1."""
+    data = dict(data)
+    data.setdefault("schema_version", 1)
+    # Version 1 is the first; later versions add their migration steps here, oldest first.
+    data["schema_version"] = SCHEMA_VERSION
+    return data
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def load(cls, data: dict[str, Any]) -> Any:
+        """Validate a stored dict of any known schema version into the current record type."""
+        return cls.model_validate(upgrade(data))
+
+
+class CandidateRecord(_Record):
+    """One candidate of a run and the decision taken on it: a row of results.tsv and a line of experiments.jsonl.
+
+    ``gate`` holds each gate dimension's verdict and numbers; ``evidence`` the trace paths behind the decision;
+    ``citations`` the traces a proposer said its change is based on; ``flags`` markers such as
+    ``many-files``, ``scope-violation`` or ``overfitting``.
+    """
+
+    run_id: str
+    generation: int
+    candidate_id: str
+    commit: str | None = None
+    parent: str | None = None
+    layer: int
+    proposer: str
+    description: str
+    decision: Decision
+    dev_score: float | None = None
+    dev_pass_rate: float | None = None
+    holdout_score: float | None = None
+    regression_pass_rate: float | None = None
+    delta: float | None = None
+    tokens: int = 0
+    cost_usd: float = 0.0
+    seconds: float = 0.0
+    time: str = Field(default_factory=now_iso)
+    gate: dict[str, Any] = Field(default_factory=dict)
+    regressions: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    citations: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Identity of the record: writing a record with the same key again changes nothing."""
+        return (self.run_id, self.candidate_id)
+
+
+class EventRecord(_Record):
+    """One entry of a run's append-only event log; ``seq`` numbers the events of a run from 1."""
+
+    run_id: str
+    seq: int
+    time: str = Field(default_factory=now_iso)
+    kind: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """Identity of the record: writing a record with the same key again changes nothing."""
+        return (self.run_id, self.seq)
+
+
+class RunRecord(_Record):
+    """A run: its branch, the commit it started from, the user's branch and the resolved configuration."""
+
+    run_id: str
+    created: str = Field(default_factory=now_iso)
+    status: RunStatus = "running"
+    branch: str
+    base_commit: str
+    user_branch: str | None = None
+    config: dict[str, Any] = Field(default_factory=dict)
+    stop_reason: str | None = None
+    best: str | None = None
+
+
+class EvaluationRow(_Record):
+    """The result of one case of one split for one candidate, as kept by the run store."""
+
+    split: str
+    case_id: str
+    passed: bool
+    score: float
+    trace_path: str | None = None
