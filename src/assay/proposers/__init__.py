@@ -1,0 +1,34 @@
+"""Proposers: ``llm`` (a chat model answering with SEARCH/REPLACE blocks or whole files), ``agent`` (an agent
+CLI editing the worktree) and ``mutate`` (built-in operators, no LLM), one registry ``PROPOSERS``.
+
+Every proposer sees only a ``ProposerView`` built by ``context.build_view``: the hidden checklist is enforced
+there (``Redactor``, ``secrets_for``), not by the proposers.
+"""
+
+from assay.proposers.agent import AgentProposer
+from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
+from assay.proposers.context import build_view, describe_failure
+from assay.proposers.edits import Answer, Edit, EditError, apply_edits, parse_answer
+from assay.proposers.llm import LLMProposer
+from assay.proposers.prompt import render_prompt
+from assay.proposers.redaction import REDACTED, Redactor, secrets_for
+
+__all__ = [
+    "PROPOSERS",
+    "REDACTED",
+    "AgentProposer",
+    "Answer",
+    "Edit",
+    "EditError",
+    "LLMProposer",
+    "Proposal",
+    "Proposer",
+    "ProposerView",
+    "Redactor",
+    "apply_edits",
+    "build_view",
+    "describe_failure",
+    "parse_answer",
+    "render_prompt",
+    "secrets_for",
+]

@@ -1,0 +1,115 @@
+"""The ``llm`` proposer: render the view as a prompt, ask the model, apply its SEARCH/REPLACE or whole-file
+answer. A failed call, an answer without edits or citations, or an edit that does not apply is a failed
+proposal (``ok=False``) with a one-line reason, never an exception."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from assay.config import LLMSettings
+from assay.errors import ConfigError
+from assay.llm import make_llm
+from assay.llm.base import LLMError
+from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
+from assay.proposers.edits import EditError, apply_edits, parse_answer
+from assay.proposers.prompt import FORMATS, SYSTEM, render_prompt
+
+if TYPE_CHECKING:
+    from assay.llm.base import LLM
+
+# Whole files and several blocks need more room than the 1024-token default of a runner or a judge.
+DEFAULT_MAX_TOKENS = 4096
+MAX_DESCRIPTION = 200
+
+
+def one_line(text: str, limit: int = MAX_DESCRIPTION) -> str:
+    """``text`` on one line, at most ``limit`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def match_citations(cited: Sequence[str], trace_paths: Sequence[str]) -> list[str]:
+    """The trace paths that ``cited`` names, by full path, file name or case id (file name without .json)."""
+    found: list[str] = []
+    for path in trace_paths:
+        name = PurePosixPath(path).name
+        for item in cited:
+            item_name = PurePosixPath(item.replace("\\", "/")).name
+            named = item in (path, name, PurePosixPath(name).stem) or item_name == name
+            if named and path not in found:
+                found.append(path)
+    return found
+
+
+@PROPOSERS.register("llm")
+class LLMProposer(Proposer):
+    """Proposes with a chat model (``settings.model``, e.g. ``openai:gpt-4o-mini`` or ``ollama:qwen2.5``).
+
+    Each call asks for a new ``sample`` so repeated proposals from the same view differ even when cached.
+    ``format`` is ``search_replace`` (default) or ``whole_file``; ``model`` replaces the model built from
+    ``settings`` (any object with the LLM protocol). Raises ConfigError for a bad model or format.
+    """
+
+    name = "llm"
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        cache_dir: Path | None = None,
+        use_cache: bool = True,
+        format: str = "search_replace",
+        model: LLM | None = None,
+    ) -> None:
+        if format not in FORMATS or format == "direct":
+            raise ConfigError(f"unknown answer format {format!r}; known: search_replace, whole_file")
+        self.format = format
+        self.model = model or make_model(settings, cache_dir=cache_dir, use_cache=use_cache)
+        explicit = "max_tokens" in settings.model_fields_set
+        self.max_tokens = settings.max_tokens if explicit else DEFAULT_MAX_TOKENS
+        self._calls = 0
+
+    async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        """Ask the model once and apply its answer to ``worktree``; see the class docstring."""
+        prompt = render_prompt(view, format=self.format)
+        sample, self._calls = self._calls, self._calls + 1
+        try:
+            completion = await self.model.complete(
+                [{"role": "user", "content": prompt}],
+                system=SYSTEM,
+                max_tokens=self.max_tokens,
+                sample=sample,
+            )
+        except LLMError as exc:
+            return Proposal(
+                ok=False, description="llm proposal", error=one_line(f"model call failed: {exc}", 300)
+            )
+        usage = {
+            "tokens_in": completion.tokens_in,
+            "tokens_out": completion.tokens_out,
+            "cost_usd": completion.cost_usd,
+        }
+        description = "llm proposal"
+        citations: list[str] = []
+        try:
+            answer = parse_answer(completion.text)
+            description = one_line(answer.description) or description
+            citations = match_citations(answer.citations, view.trace_paths)
+            if not answer.edits:
+                raise EditError("the answer has no edit (no SEARCH/REPLACE block and no FILE block)")
+            if view.failures and not citations:
+                raise EditError("no trace cited: the answer must cite at least one listed trace file")
+            changed = apply_edits(worktree, answer.edits, editable=editable)
+        except EditError as exc:
+            error = one_line(str(exc), 300)
+            return Proposal(ok=False, description=description, error=error, citations=citations, **usage)
+        if not answer.description:
+            description = one_line(f"edit {', '.join(changed)}")
+        return Proposal(ok=True, description=description, citations=citations, **usage)
+
+
+def make_model(settings: LLMSettings, *, cache_dir: Path | None, use_cache: bool) -> LLM:
+    """The chat model for ``settings``; ConfigError fields read ``proposer.model`` / ``proposer.api_key_env``."""
+    return make_llm(settings, cache_dir=cache_dir, use_cache=use_cache, section="proposer")

@@ -1,0 +1,177 @@
+"""The llm proposer through the real SDKs against the scripted server — above all: nothing of the answer key
+ever reaches the model."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.config import LLMSettings
+from assay.errors import ConfigError
+from assay.proposers import PROPOSERS, AgentProposer, LLMProposer, ProposerView
+from assay.proposers.context import build_view
+from assay.proposers.redaction import REDACTED, Redactor, secrets_for
+from tests.fakes.llm_server import ScriptedLLMServer
+from tests.proposers import _planted
+
+PROMPT = "You are a support bot.\nBe helpful.\n"
+
+
+def proposer(
+    server: ScriptedLLMServer, tmp_path: Path, model: str = "openai:fake", **options: Any
+) -> LLMProposer:
+    url = server.base_url if model.startswith("anthropic:") else server.openai_url
+    settings = LLMSettings(
+        model=model, base_url=url, max_retries=0, price_in_per_mtok=1.0, price_out_per_mtok=2.0
+    )
+    return LLMProposer(settings, cache_dir=tmp_path / "cache", use_cache=True, **options)
+
+
+def user_text(body: dict[str, Any]) -> str:
+    content = body["messages"][-1]["content"]
+    return content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
+
+
+def cite_first_trace(body: dict[str, Any]) -> str:
+    """A well-behaved model: cites the first listed trace and edits a line of the prompt."""
+    trace = re.search(r"^- (/\S+\.json)$", user_text(body), re.MULTILINE)
+    assert trace is not None, "the prompt lists no trace path"
+    return (
+        f"DESCRIPTION: ask for politeness\nCITES: {trace.group(1)}\n\nprompt.md\n"
+        "<<<<<<< SEARCH\nBe helpful.\n=======\nBe helpful and polite.\n>>>>>>> REPLACE\n"
+    )
+
+
+@pytest.fixture
+def worktree(tmp_path: Path) -> Path:
+    root = tmp_path / "wt"
+    root.mkdir()
+    (root / "prompt.md").write_text(PROMPT)
+    return root
+
+
+def planted_view(tmp_path: Path) -> ProposerView:
+    redactor = Redactor(secrets_for(_planted.dev_cases(), _planted.holdout_cases()))
+    return build_view(
+        artifact={"prompt.md": PROMPT},
+        layer=1,
+        dev_results=_planted.dev_results(),
+        history=_planted.HISTORY,
+        last_gate=_planted.LAST_GATE,
+        redactor=redactor,
+        trace_dir=tmp_path / "traces" / "gen-001",
+    )
+
+
+@pytest.mark.parametrize("model", ["openai:fake", "anthropic:claude-fake"])
+async def test_no_check_value_reaches_the_model(
+    llm_server: ScriptedLLMServer, tmp_path: Path, worktree: Path, model: str
+) -> None:
+    llm_server.default = cite_first_trace
+    view = planted_view(tmp_path)
+    llm = proposer(llm_server, tmp_path, model)
+    for _ in range(3):
+        (worktree / "prompt.md").write_text(PROMPT)
+        proposal = await llm.propose(view, worktree, editable=["prompt.md"])
+        assert proposal.ok, proposal.error
+        assert proposal.citations == [view.trace_paths[0]]
+        assert (worktree / "prompt.md").read_text() == "You are a support bot.\nBe helpful and polite.\n"
+    assert len(llm_server.requests) == 3
+    for request in llm_server.requests:
+        raw = json.dumps(request.body, ensure_ascii=False) + json.dumps(request.body)
+        assert _planted.leaks(raw) == []
+        assert _planted.leaks(request.system + request.user) == []
+        # The view was not empty: the failures, their traces and redacted echoes all reached the model.
+        assert "output missing an expected element" in request.user and "judge said:" in request.user
+        assert all(path in request.user for path in view.trace_paths)
+        assert REDACTED in request.user and "late delivery" in request.user
+    for path in view.trace_paths:
+        assert _planted.leaks(Path(path).read_text()) == []
+
+
+async def test_accounting_and_registry(llm_server: ScriptedLLMServer, tmp_path: Path, worktree: Path) -> None:
+    assert PROPOSERS.get("llm") is LLMProposer and PROPOSERS.get("agent") is AgentProposer
+    with pytest.raises(KeyError, match=r"known: .*agent.*llm"):
+        PROPOSERS.get("nope")
+    llm_server.default = cite_first_trace
+    llm_server.usage = (1000, 200)
+    proposal = await proposer(llm_server, tmp_path).propose(
+        planted_view(tmp_path), worktree, editable=["*.md"]
+    )
+    assert proposal.ok and proposal.description == "ask for politeness"
+    assert (proposal.tokens_in, proposal.tokens_out) == (1000, 200)
+    assert proposal.cost_usd == pytest.approx((1000 * 1.0 + 200 * 2.0) / 1e6)
+    assert llm_server.requests[0].body["max_tokens"] == 4096
+
+
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        ("I would rather not change anything.", "the answer has no edit"),
+        (
+            "DESCRIPTION: x\nprompt.md\n<<<<<<< SEARCH\nBe helpful.\n=======\nHi\n",
+            "unterminated SEARCH/REPLACE",
+        ),
+        (
+            "DESCRIPTION: no cite\nprompt.md\n<<<<<<< SEARCH\nBe helpful.\n=======\nHi\n>>>>>>> REPLACE\n",
+            "no trace cited",
+        ),
+        (
+            "CITES: /no/such/trace.json\nprompt.md\n<<<<<<< SEARCH\nBe helpful.\n=======\nHi\n>>>>>>> REPLACE\n",
+            "no trace cited",
+        ),
+        (
+            "CITES: refund.json\nprompt.md\n<<<<<<< SEARCH\nBe rude.\n=======\nHi\n>>>>>>> REPLACE\n",
+            "does not match",
+        ),
+        ("CITES: refund\nFILE: assay.yaml\n```\nchecks: []\n```\n", "not an editable path"),
+        ("CITES: refund\nFILE: ../escape.md\n```\nx\n```\n", "leaves the worktree"),
+    ],
+)
+async def test_bad_answers_are_failed_proposals(
+    llm_server: ScriptedLLMServer, tmp_path: Path, worktree: Path, answer: str, error: str
+) -> None:
+    llm_server.default = answer
+    proposal = await proposer(llm_server, tmp_path).propose(
+        planted_view(tmp_path), worktree, editable=["prompt.md"]
+    )
+    assert not proposal.ok and proposal.error is not None and error in proposal.error
+    assert "\n" not in proposal.error and proposal.tokens_in > 0
+    assert (worktree / "prompt.md").read_text() == PROMPT
+    assert sorted(p.name for p in worktree.parent.iterdir() if p.suffix == ".md") == []
+
+
+async def test_model_failure_is_a_failed_proposal(
+    llm_server: ScriptedLLMServer, tmp_path: Path, worktree: Path
+) -> None:
+    llm_server.fail_next(500)
+    proposal = await proposer(llm_server, tmp_path).propose(
+        planted_view(tmp_path), worktree, editable=["prompt.md"]
+    )
+    assert not proposal.ok and proposal.error is not None and proposal.error.startswith("model call failed:")
+    assert "HTTP 500" in proposal.error and (worktree / "prompt.md").read_text() == PROMPT
+
+
+async def test_whole_file_answer_without_failures_needs_no_citation(
+    llm_server: ScriptedLLMServer, tmp_path: Path, worktree: Path
+) -> None:
+    llm_server.add_rule("CITES: none\nFILE: prompt.md\n```markdown\nBe kind.\n```\n", user="FILE: <path")
+    view = ProposerView(artifact={"prompt.md": PROMPT}, layer=3, dev_cases=[{"id": "a", "input": "hi"}])
+    proposal = await proposer(llm_server, tmp_path, format="whole_file").propose(
+        view, worktree, editable=["prompt.md"]
+    )
+    assert proposal.ok and proposal.citations == [] and proposal.description == "edit prompt.md"
+    assert (worktree / "prompt.md").read_text() == "Be kind.\n"
+    assert "Layer 3 (architecture)" in llm_server.requests[0].user
+
+
+def test_bad_format_and_bad_model_are_config_errors(tmp_path: Path) -> None:
+    settings = LLMSettings(model="openai:fake", base_url="http://127.0.0.1:9")
+    with pytest.raises(ConfigError, match="unknown answer format 'diff'"):
+        LLMProposer(settings, format="diff")
+    with pytest.raises(ConfigError, match=r"proposer\.model"):
+        LLMProposer(LLMSettings(model="nosuchprovider:x"))
