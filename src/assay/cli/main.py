@@ -40,8 +40,12 @@ def _root(
 
 def _register() -> None:
     from assay.cli import eval as eval_command
+    from assay.cli import evolve as evolve_command
+    from assay.cli import runs as runs_command
 
     eval_command.register(app)
+    evolve_command.register(app)
+    runs_command.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,7 +2,7 @@
 
 - structure: the candidate has no critical L1 finding.
 - progress: the dev pass rate (then the mean score) is better than the parent's; an exact tie is kept only
-  with a recorded benefit (lower cost or time, or a smaller artifact).
+  with a recorded benefit (fewer tokens per case, or a smaller artifact: the simplicity criterion).
 - regression: no dev case went PASS→FAIL. If exactly one regressed while others improved, it is re-run
   3 times and counted as noise when 2 of 3 runs pass.
 - cost: tokens and time per case at most ``cost_factor`` × the baseline's.
@@ -87,14 +87,13 @@ class RatchetGate(Gate):
         )
 
     def _tie_benefit(self, data: GateInput) -> str | None:
-        old_tokens, old_time = _per_case(data.parent)
-        new_tokens, new_time = _per_case(data.candidate)
+        # Only deterministic benefits count: wall time per case is too noisy to break a tie.
+        old_tokens, _ = _per_case(data.parent)
+        new_tokens, _ = _per_case(data.candidate)
         if old_tokens and new_tokens <= old_tokens * (1 - TIE_BENEFIT):
             return f"tokens per case {old_tokens:.0f} -> {new_tokens:.0f}"
         if data.parent_size and data.candidate_size <= data.parent_size * (1 - TIE_BENEFIT):
             return f"artifact size {data.parent_size} -> {data.candidate_size} bytes"
-        if old_time > 0.05 and new_time <= old_time * (1 - 4 * TIE_BENEFIT):
-            return f"time per case {old_time:.2f}s -> {new_time:.2f}s"
         return None
 
     async def _regression(self, data: GateInput) -> Dimension:

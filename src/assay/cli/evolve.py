@@ -1,0 +1,94 @@
+"""``assay evolve`` and ``assay resume``: run the loop, print one line per generation and a summary."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from assay.aio import run_sync
+from assay.config import load_config
+from assay.loop.engine import Evolution, Outcome
+
+out = Console()
+err = Console(stderr=True)
+
+CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
+
+
+def _print_outcome(outcome: Outcome) -> None:
+    base, best = outcome.baseline, outcome.best
+    out.print(f"[bold]stopped:[/] {outcome.stop_reason}", highlight=False)
+
+    def show(label: str, before: float | None, after: float | None) -> None:
+        if before is None or after is None:
+            return
+        out.print(f"  {label:14s} {before:.4f} -> {after:.4f} ({after - before:+.4f})", highlight=False)
+
+    show("dev score", base.dev_score, best.dev_score)
+    show("dev pass rate", base.dev_pass_rate, best.dev_pass_rate)
+    show("holdout score", base.holdout_score, best.holdout_score)
+    out.print(
+        f"  {outcome.generations} generations, {outcome.case_runs} case runs, {outcome.seconds:.1f}s;"
+        f" best {best.candidate_id} ({(best.commit or '')[:12]})",
+        highlight=False,
+    )
+    if outcome.suspects:
+        out.print(f"  suspect cases (failing 5+ generations in a row): {', '.join(outcome.suspects)}")
+    out.print(
+        f"  run {outcome.run_id}: `assay adopt best` merges the best candidate into your branch",
+        highlight=False,
+    )
+
+
+def evolve_command(
+    config: Path = CONFIG,
+    preset: str | None = typer.Option(
+        None, "--preset", help="quick, standard or deep (overrides assay.yaml)."
+    ),
+    max_generations: int | None = typer.Option(
+        None, "--max-generations", "-n", min=1, help="Stop after N generations."
+    ),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+) -> None:
+    """Improve the artifact: propose, commit, verify in tiers, gate, keep or roll back, until a stop rule."""
+    if preset is not None and preset not in ("quick", "standard", "deep"):
+        raise typer.BadParameter("expected quick, standard or deep", param_hint="--preset")
+    cfg = load_config(config)
+    evolution = Evolution(
+        cfg,
+        preset=preset,
+        max_generations=max_generations,
+        use_cache=not no_cache,
+        report=lambda line: out.print(line, highlight=False),
+    )
+    _run(lambda: evolution.start())
+
+
+def resume_command(
+    run_id: str | None = typer.Argument(None, help="The run to resume (default: the latest unfinished one)."),
+    config: Path = CONFIG,
+    max_generations: int | None = typer.Option(None, "--max-generations", "-n", min=1),
+) -> None:
+    """Continue a stopped or killed run where its logs end."""
+    cfg = load_config(config)
+    evolution = Evolution(
+        cfg, max_generations=max_generations, report=lambda line: out.print(line, highlight=False)
+    )
+    _run(lambda: evolution.resume(run_id))
+
+
+def _run(start) -> None:  # type: ignore[no-untyped-def]
+    try:
+        outcome = run_sync(start())
+    except KeyboardInterrupt:
+        err.print("interrupted: the current generation was abandoned; `assay resume` continues the run")
+        sys.exit(130)
+    _print_outcome(outcome)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("evolve")(evolve_command)
+    app.command("resume")(resume_command)

@@ -1,0 +1,166 @@
+"""``assay status``, ``assay log``, ``assay diff`` and ``assay adopt``: look at runs and take their results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from assay.config import AssayConfig, load_config
+from assay.errors import AssayError
+from assay.history.git import Git
+from assay.history.records import CandidateRecord, RunRecord
+from assay.history.runfiles import RunFiles
+from assay.history.store import RunStore
+
+out = Console()
+CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
+RUN = typer.Option(None, "--run", "-r", help="The run id (default: the latest run).")
+
+
+def _store(config: AssayConfig) -> RunStore:
+    path = config.data_path / "assay.db"
+    if not path.exists():
+        raise AssayError(f"no runs yet in {config.data_path} (start one with `assay evolve`)")
+    return RunStore(f"sqlite:///{path}")
+
+
+def _run(config: AssayConfig, run_id: str | None) -> tuple[RunRecord, list[CandidateRecord]]:
+    store = _store(config)
+    runs = store.list_runs()
+    if not runs:
+        raise AssayError("no runs yet (start one with `assay evolve`)")
+    run = runs[-1] if run_id is None else store.get_run(run_id)
+    if run is None:
+        raise AssayError(f"no run {run_id!r}; known: {', '.join(r.run_id for r in runs[-5:])}")
+    return run, RunFiles(config.data_path / "runs" / run.run_id).read_candidates()
+
+
+def _pick(records: list[CandidateRecord], which: str) -> CandidateRecord:
+    if which == "best":
+        kept = [r for r in records if r.decision in ("baseline", "keep")]
+        return kept[-1]
+    for record in records:
+        if which in (record.candidate_id, str(record.generation)) or (
+            record.commit and len(which) >= 7 and record.commit.startswith(which)
+        ):
+            return record
+    raise AssayError(f"no candidate {which!r}; use best, a generation number, cand-NNNN or a commit prefix")
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def status_command(config: Path = CONFIG) -> None:
+    """The runs of this project, their best candidates and last decisions."""
+    cfg = load_config(config)
+    store = _store(cfg)
+    table = Table(header_style="bold")
+    for column in ("run", "status", "generations", "baseline dev", "best dev", "best holdout", "stop reason"):
+        table.add_column(column)
+    for run in store.list_runs():
+        records = store.candidates(run.run_id)
+        if not records:
+            table.add_row(run.run_id, run.status, "0", "-", "-", "-", run.stop_reason or "")
+            continue
+        best = _pick(records, "best")
+        table.add_row(
+            run.run_id,
+            run.status,
+            str(records[-1].generation),
+            _score(records[0].dev_score),
+            _score(best.dev_score),
+            _score(best.holdout_score),
+            run.stop_reason or "",
+        )
+    out.print(table)
+
+
+def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
+    """One row per generation of a run: layer, decision, scores, what changed."""
+    cfg = load_config(config)
+    run, records = _run(cfg, run_id)
+    table = Table(title=f"run {run.run_id} ({run.status})", header_style="bold")
+    for column in (
+        "gen",
+        "candidate",
+        "layer",
+        "decision",
+        "dev score",
+        "pass rate",
+        "holdout",
+        "delta",
+        "change",
+    ):
+        table.add_column(column, overflow="fold")
+    for r in records:
+        delta = "-" if r.delta is None else f"{r.delta:+.4f}"
+        table.add_row(
+            str(r.generation),
+            r.candidate_id,
+            f"L{r.layer}",
+            r.decision,
+            _score(r.dev_score),
+            _score(r.dev_pass_rate),
+            _score(r.holdout_score),
+            delta,
+            r.description[:70],
+        )
+    out.print(table)
+
+
+def diff_command(
+    candidate: str = typer.Argument("best", help="best, a generation number, cand-NNNN or a commit prefix."),
+    config: Path = CONFIG,
+    run_id: str | None = RUN,
+) -> None:
+    """The change a candidate made to its parent (for best: everything since the run's start)."""
+    cfg = load_config(config)
+    run, records = _run(cfg, run_id)
+    record = _pick(records, candidate)
+    git = _git(cfg)
+    parent = run.base_commit if candidate == "best" else (record.parent or run.base_commit)
+    if not record.commit:
+        raise AssayError(f"{record.candidate_id} has no commit ({record.description})")
+    print(git.diff(parent, record.commit), end="")
+
+
+def adopt_command(
+    candidate: str = typer.Argument("best", help="best, a generation number, cand-NNNN or a commit prefix."),
+    config: Path = CONFIG,
+    run_id: str | None = RUN,
+) -> None:
+    """Bring a candidate into your branch (fast-forward when possible, else a merge commit)."""
+    cfg = load_config(config)
+    run, records = _run(cfg, run_id)
+    record = _pick(records, candidate)
+    if not record.commit:
+        raise AssayError(f"{record.candidate_id} has no commit ({record.description})")
+    git = _git(cfg)
+    branch = git.current_branch() or run.user_branch
+    if branch is None:
+        raise AssayError("HEAD is detached; check out the branch to adopt into first")
+    kind = git.merge_into(
+        branch, record.commit, message=f"assay: adopt {record.candidate_id} of run {run.run_id}"
+    )
+    out.print(
+        f"{branch}: {kind} to {record.candidate_id} ({record.commit[:12]}): {record.description}",
+        highlight=False,
+    )
+
+
+def _git(config: AssayConfig) -> Git:
+    git = Git.discover(config.base_dir)
+    if git is None:
+        raise AssayError(f"{config.base_dir} is not inside a git repository")
+    return git
+
+
+def register(app: typer.Typer) -> None:
+    app.command("status")(status_command)
+    app.command("log")(log_command)
+    app.command("diff")(diff_command)
+    app.command("adopt")(adopt_command)

@@ -1,0 +1,624 @@
+"""The evolve loop: propose one change, commit it, verify it in tiers, gate it, keep or roll back, log it.
+
+A run works on its own branch ``assay/<run-id>`` in a worktree under ``.assay/worktrees``; the user's branch
+is never touched. Every candidate commit stays reachable through ``refs/assay/<run-id>/cand-NNNN``. The
+candidate records in ``experiments.jsonl`` are the source of truth: on resume, git and the run store are
+brought in line with them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.config import AssayConfig
+from assay.errors import AssayError
+from assay.evaluation.evaluator import EvalResult
+from assay.gates import GATES, GateInput
+from assay.history.git import Git
+from assay.history.records import CandidateRecord, RunRecord, candidate_id
+from assay.history.runfiles import RunFiles
+from assay.history.scope import artifact_files, out_of_scope
+from assay.history.store import RunStore
+from assay.loop.journal import Journal
+from assay.loop.layers import LayerTracker
+from assay.loop.measure import Measurement, Measurer
+from assay.loop.proposing import MutateProposer, make_proposer
+from assay.loop.stops import (
+    Budget,
+    Interrupted,
+    LayersExhausted,
+    MaxGenerations,
+    Oscillation,
+    Plateau,
+    RunState,
+    ScoreRegression,
+    StopFile,
+    StopRule,
+    TargetReached,
+    WallClock,
+    first_reason,
+)
+from assay.model import Case, Split
+from assay.presets import resolve
+from assay.proposers.context import build_view
+from assay.proposers.redaction import Redactor, secrets_for
+
+OVERFIT_GAP = 0.15
+SUSPECT_AFTER = 5
+
+
+@dataclass
+class Best:
+    commit: str
+    generation: int
+    measurement: Measurement
+    size: int
+
+
+@dataclass
+class Outcome:
+    """What a finished (or stopped) run reports."""
+
+    run_id: str
+    stop_reason: str
+    generations: int
+    baseline: CandidateRecord
+    best: CandidateRecord
+    case_runs: int
+    seconds: float
+    suspects: list[str] = field(default_factory=list)
+
+
+def new_run_id() -> str:
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+class Evolution:
+    """One evolve run of a project (``start`` a new one or ``resume`` a stopped or killed one)."""
+
+    def __init__(
+        self,
+        config: AssayConfig,
+        *,
+        preset: str | None = None,
+        max_generations: int | None = None,
+        use_cache: bool = True,
+        report: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.settings = resolve(config.evolve, preset)
+        self.max_generations = max_generations or self.settings.max_generations
+        self.use_cache = use_cache
+        self.report = report or (lambda line: None)
+        git = Git.discover(config.base_dir)
+        if git is None:
+            raise AssayError(f"{config.base_dir} is not inside a git repository; run `assay init` first")
+        self.git = git
+        self.prefix = (
+            config.artifact_dir.relative_to(git.root).as_posix() if config.artifact_dir != git.root else ""
+        )
+        config.data_path.mkdir(parents=True, exist_ok=True)
+        self.store = RunStore(f"sqlite:///{config.data_path / 'assay.db'}")
+        self.gate = GATES.get(config.evolve.gate)()
+
+    # -- starting and resuming -------------------------------------------------------------------------
+
+    async def start(self) -> Outcome:
+        data_rel = self._relative_to_repo(self.config.data_path)
+        dirty = self.git.dirty_paths(ignore=[data_rel] if data_rel else [])
+        if dirty:
+            raise AssayError(
+                f"the working tree has uncommitted changes ({', '.join(dirty[:3])}{'...' if len(dirty) > 3 else ''});"
+                " commit or stash them first: a run starts from a commit"
+            )
+        run_id = new_run_id()
+        base = self.git.head()
+        run = RunRecord(
+            run_id=run_id,
+            branch=f"assay/{run_id}",
+            base_commit=base,
+            user_branch=self.git.current_branch(),
+            config=self.config.model_dump(mode="json"),
+        )
+        self.git.set_branch(run.branch, base)
+        self.store.create_run(run)
+        return await self._run(run)
+
+    async def resume(self, run_id: str | None = None) -> Outcome:
+        runs = self.store.list_runs()
+        if run_id is None:
+            open_runs = [r for r in runs if r.status in ("running", "stopped")]
+            if not open_runs:
+                raise AssayError("no run to resume (all runs finished); start one with `assay evolve`")
+            run = open_runs[-1]
+        else:
+            found = self.store.get_run(run_id)
+            if found is None:
+                known = ", ".join(r.run_id for r in runs[-5:]) or "none"
+                raise AssayError(f"no run {run_id!r}; recent runs: {known}")
+            run = found
+        if run.status == "finished":
+            raise AssayError(f"run {run.run_id} already finished ({run.stop_reason}); start a new one")
+        return await self._run(run)
+
+    def _relative_to_repo(self, path: Path) -> str | None:
+        try:
+            return path.resolve().relative_to(self.git.root).as_posix()
+        except ValueError:
+            return None
+
+    # -- the loop --------------------------------------------------------------------------------------
+
+    async def _run(self, run: RunRecord) -> Outcome:
+        from assay.evaluation.session import select_cases
+
+        config = self.config
+        started = time.monotonic()
+        self.run = run
+        self.run_dir = config.data_path / "runs" / run.run_id
+        self.files = RunFiles(self.run_dir)
+        self.journal = Journal(self.files, self.store, run.run_id)
+        self.journal.sync_store()
+        selection = select_cases(config, "all")
+        self.cases: dict[Split, list[Case]] = {s: [c for c, cs in selection.cases if cs == s] for s in Split}
+        hidden = self.cases[Split.HOLDOUT] + self.cases[Split.REGRESSION]
+        self.redactor = Redactor(secrets_for([c for c, _ in selection.cases], hidden))
+        self.measurer = Measurer(config, self.cases, use_cache=self.use_cache)
+        self.proposer = make_proposer(config, use_cache=self.use_cache)
+        self.worktree = config.data_path / "worktrees" / run.run_id
+        self.git.remove_worktree(self.worktree)
+        self.git.add_worktree(self.worktree, run.base_commit)
+        self.workdir = self.worktree / self.prefix if self.prefix else self.worktree
+        self.store.update_run(run.run_id, status="running")
+        self._measured: dict[str, Measurement] = {}
+        try:
+            records = self.journal.candidates()
+            if not records:
+                records = [await self._baseline()]
+                self._write_plan()
+            state, tracker = await self._restore(records)
+            reason = await self._loop(state, tracker)
+            return await self._finish(state, reason, started)
+        finally:
+            await self.measurer.aclose()
+            self.git.remove_worktree(self.worktree)
+
+    async def _measure(self, generation: int, *, full: bool) -> Measurement:
+        traces = self.files.traces_dir(generation)
+        measurement = Measurement(static=self.measurer.static(self.workdir))
+        if measurement.blocked:
+            return measurement
+        measurement.dev = await self.measurer.split(Split.DEV, self.workdir, traces)
+        if full:
+            await self._measure_l3(measurement, generation)
+        return measurement
+
+    async def _measure_l3(self, measurement: Measurement, generation: int) -> None:
+        traces = self.files.traces_dir(generation)
+        measurement.holdout = await self.measurer.split(Split.HOLDOUT, self.workdir, traces)
+        measurement.regression = await self.measurer.split(Split.REGRESSION, self.workdir, traces)
+
+    def _artifact_size(self) -> int:
+        paths = artifact_files(self.workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
+        return sum((self.workdir / p).stat().st_size for p in paths)
+
+    async def _baseline(self) -> CandidateRecord:
+        self.git.reset_worktree(self.worktree, self.run.base_commit)
+        measurement = await self._measure(0, full=True)
+        record = self._record(
+            0, self.run.base_commit, None, 1, "baseline", "baseline", "baseline", measurement, 0.0
+        )
+        self._measured[self.run.base_commit] = measurement
+        self.journal.candidate(record)
+        self.journal.event(
+            "baseline",
+            commit=self.run.base_commit,
+            dev_score=record.dev_score,
+            holdout_score=record.holdout_score,
+        )
+        self.report(
+            f"baseline: dev pass rate {_fmt(record.dev_pass_rate)}, score {_fmt(record.dev_score)},"
+            f" holdout score {_fmt(record.holdout_score)}"
+        )
+        return record
+
+    async def _measured_at(self, commit: str, generation: int) -> Measurement:
+        """The measurement of a commit (from this session, or measured again after a resume)."""
+        if commit not in self._measured:
+            self.git.reset_worktree(self.worktree, commit)
+            self._measured[commit] = await self._measure(generation, full=False)
+            self.journal.event("remeasured", commit=commit, generation=generation)
+        return self._measured[commit]
+
+    async def _restore(self, records: list[CandidateRecord]) -> tuple[RunState, LayerTracker]:
+        """Rebuild the loop's state from the candidate records (all of it after a resume)."""
+        evolve = self.config.evolve
+        tracker = LayerTracker(layers=list(evolve.layers), discards_per_layer=evolve.discards_per_layer)
+        state = RunState(run_dir=self.run_dir)
+        baseline = records[0]
+        self.best_record = baseline
+        for record in records[1:]:
+            tracker.record(record.decision == "keep")
+            state.since_keep = 0 if record.decision == "keep" else state.since_keep + 1
+            if record.decision == "keep":
+                self.best_record = record
+                state.kept_scores.append(record.dev_score or 0.0)
+        state.generation = records[-1].generation
+        state.tokens = sum(r.tokens for r in records)
+        state.cost_usd = sum(r.cost_usd for r in records)
+        state.layers_exhausted = tracker.exhausted
+        self.history = [
+            {"generation": r.generation, "description": r.description, "decision": r.decision}
+            for r in records[1:]
+        ]
+        last = records[-1]
+        self.last_gate = [
+            f"{k}: {v.get('detail', '')}" for k, v in last.gate.items() if not v.get("passed", True)
+        ]
+        self.baseline = await self._measured_at(baseline.commit or self.run.base_commit, 0)
+        best_commit = self.best_record.commit or self.run.base_commit
+        self.best = Best(
+            best_commit,
+            self.best_record.generation,
+            await self._measured_at(best_commit, self.best_record.generation),
+            0,
+        )
+        self.git.reset_worktree(self.worktree, best_commit)
+        self.best.size = self._artifact_size()
+        self.git.set_branch(self.run.branch, best_commit)  # the records decide what the branch points at
+        state.best_pass_rate = self.best.measurement.dev.pass_rate if self.best.measurement.dev else 0.0
+        state.evaluations = self.measurer.case_runs
+        self.failing_streak: dict[str, int] = {}
+        return state, tracker
+
+    def _stop_rules(self) -> list[StopRule]:
+        evolve = self.config.evolve
+        rules: list[StopRule] = [
+            Interrupted(),
+            StopFile(),
+            MaxGenerations(self.max_generations),
+            WallClock(self.settings.wall_clock_s),
+            Budget(
+                tokens=evolve.max_tokens, cost_usd=evolve.max_cost_usd, evaluations=evolve.max_evaluations
+            ),
+            Plateau(self.settings.plateau),
+            Oscillation(),
+            ScoreRegression(),
+            LayersExhausted(),
+        ]
+        if evolve.target_pass_rate is not None:
+            rules.insert(2, TargetReached(evolve.target_pass_rate))
+        return rules
+
+    async def _loop(self, state: RunState, tracker: LayerTracker) -> str:
+        rules = self._stop_rules()
+        started = time.monotonic()
+        state.started = started
+        while True:
+            reason = first_reason(rules, state)
+            if reason:
+                return reason
+            record = await self._generation(state.generation + 1, tracker.current)
+            kept = record.decision == "keep"
+            promoted = tracker.record(kept)
+            if promoted:
+                self.journal.event(
+                    "layer", generation=record.generation, layer=tracker.current, exhausted=tracker.exhausted
+                )
+            state.generation = record.generation
+            state.tokens += record.tokens
+            state.cost_usd += record.cost_usd
+            state.evaluations = self.measurer.case_runs
+            state.since_keep = 0 if kept else state.since_keep + 1
+            state.layers_exhausted = tracker.exhausted
+            if kept:
+                state.kept_scores.append(record.dev_score or 0.0)
+                state.best_pass_rate = record.dev_pass_rate or 0.0
+            if record.commit:
+                state.content_hashes.append(self._content_hash())
+            self.history.append(
+                {
+                    "generation": record.generation,
+                    "description": record.description,
+                    "decision": record.decision,
+                }
+            )
+            self.report(_line(record))
+
+    def _content_hash(self) -> str:
+        digest = hashlib.sha256()
+        for path in artifact_files(
+            self.workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid
+        ):
+            digest.update(path.encode() + b"\0" + (self.workdir / path).read_bytes())
+        return digest.hexdigest()
+
+    def _pending_commit(self, generation: int) -> dict[str, Any] | None:
+        """A candidate committed (and logged) before the run was killed, still waiting for its decision."""
+        for event in reversed(self.files.read_events()):
+            if event.kind == "committed" and event.data.get("generation") == generation:
+                return event.data
+        return None
+
+    async def _propose(self, generation: int, layer: int) -> tuple[str | None, dict[str, Any]]:
+        """Ask the proposer for one change on top of the best candidate and commit it.
+
+        Returns the commit (None when the proposal failed or changed nothing) and what to log about it."""
+        pending = self._pending_commit(generation)
+        if pending is not None:
+            self.git.reset_worktree(self.worktree, pending["commit"])
+            return pending["commit"], pending
+        self.git.reset_worktree(self.worktree, self.best.commit)
+        paths = artifact_files(self.workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
+        dev = self.best.measurement.dev
+        view = build_view(
+            artifact={p: (self.workdir / p).read_text(encoding="utf-8", errors="replace") for p in paths},
+            layer=layer,
+            dev_results=[(c, r) for c, r in zip(self.cases[Split.DEV], dev.cases, strict=True)]
+            if dev
+            else [],
+            history=self.history[-20:],
+            last_gate=[self.redactor.redact(r) for r in self.last_gate],
+            redactor=self.redactor,
+            trace_dir=self.run_dir / "proposer" / f"gen-{generation:03d}",
+        )
+        if isinstance(self.proposer, MutateProposer):
+            self.proposer.generation = generation
+        proposal = await self.proposer.propose(view, self.workdir, editable=list(self.config.artifact.paths))
+        info: dict[str, Any] = {
+            "generation": generation,
+            "layer": layer,
+            "description": proposal.description or proposal.error or "",
+            "citations": proposal.citations,
+            "tokens": proposal.tokens_in + proposal.tokens_out,
+            "cost_usd": proposal.cost_usd,
+            "flags": [],
+        }
+        if not proposal.ok:
+            info["description"] = f"proposal failed: {proposal.error}"
+            return None, info
+        changed = Git(self.worktree).dirty_paths(ignore=())
+        outside = out_of_scope(
+            changed, self.config.artifact.paths, self.config.artifact.forbid, artifact_prefix=self.prefix
+        )
+        if outside:
+            self.git.restore_paths(self.worktree, self.best.commit, outside)
+            info["flags"].append("scope-violation")
+            info["violations"] = outside
+        if len(set(changed) - set(outside)) > self.config.evolve.max_files_changed:
+            info["flags"].append("many-files")
+        message = f"assay gen {generation} L{layer} ({self.proposer.name}): {info['description']}"[:200]
+        commit = self.git.commit_all(self.worktree, message)
+        if commit is None:
+            info["description"] = f"no change: {info['description']}"
+            return None, info
+        self.git.set_ref(f"refs/assay/{self.run.run_id}/{candidate_id(generation)}", commit)
+        info["commit"] = commit
+        self.journal.event("committed", **info)
+        return commit, info
+
+    def _l3_due(self, generation: int, measurement: Measurement) -> bool:
+        dev = measurement.dev
+        return generation % self.settings.l3_every == 0 or bool(
+            dev and dev.pass_rate > self.config.tiers.l3_when_dev_above
+        )
+
+    async def _generation(self, generation: int, layer: int) -> CandidateRecord:
+        start = time.monotonic()
+        commit, info = await self._propose(generation, layer)
+        proposer_name = self.proposer.name
+        if commit is None:
+            record = CandidateRecord(
+                run_id=self.run.run_id,
+                generation=generation,
+                candidate_id=candidate_id(generation),
+                parent=self.best.commit,
+                layer=layer,
+                proposer=proposer_name,
+                description=info["description"],
+                decision="invalid",
+                tokens=info["tokens"],
+                cost_usd=info["cost_usd"],
+                seconds=time.monotonic() - start,
+                flags=info["flags"],
+                citations=info["citations"],
+            )
+            self.last_gate = [record.description]
+            self.journal.candidate(record)
+            return record
+        measurement = await self._measure(generation, full=False)
+        gate: dict[str, Any] = {}
+        keep = False
+        regressions: list[str] = []
+        flags = list(info.get("flags", []))
+        if measurement.blocked or measurement.dev is None:
+            gate = {"structure": {"passed": False, "detail": "critical L1 findings: not evaluated"}}
+        else:
+            decision = await self.gate.decide(
+                GateInput(
+                    parent=self.best.measurement.dev or EvalResult(),
+                    candidate=measurement.dev,
+                    baseline=self.baseline.dev or EvalResult(),
+                    parent_static=self.best.measurement.static,
+                    candidate_static=measurement.static,
+                    parent_size=self.best.size,
+                    candidate_size=self._artifact_size(),
+                    rerun=lambda case_id, times: self.measurer.rerun(case_id, times, self.workdir),
+                )
+            )
+            gate = {name: d.model_dump(mode="json") for name, d in decision.dimensions.items()}
+            keep = decision.keep
+            regressions = list(decision.dimensions["regression"].numbers.get("regressed", []))
+            if keep and self._l3_due(generation, measurement):
+                await self._measure_l3(measurement, generation)
+                keep = self._l3_holds(measurement, gate, flags)
+        record = self._record(
+            generation,
+            commit,
+            self.best.commit,
+            layer,
+            proposer_name,
+            info["description"],
+            "keep" if keep else "discard",
+            measurement,
+            time.monotonic() - start,
+        )
+        record.tokens += int(info.get("tokens", 0))
+        record.cost_usd += float(info.get("cost_usd", 0.0))
+        record.gate, record.regressions, record.flags = gate, regressions, flags
+        record.citations = list(info.get("citations", []))
+        record.evidence = [
+            c.trace_path
+            for c in (measurement.dev.cases if measurement.dev else [])
+            if not c.passed and c.trace_path
+        ][:20]
+        self.journal.candidate(record)
+        if keep:
+            self.git.set_branch(self.run.branch, commit)
+            self._measured[commit] = measurement
+            self.best = Best(commit, generation, measurement, self._artifact_size())
+            self.best_record = record
+            self.last_gate = []
+        else:
+            self.last_gate = [
+                f"{k}: {v.get('detail', '')}" for k, v in gate.items() if not v.get("passed", True)
+            ]
+        self._track_suspects(measurement)
+        return record
+
+    def _l3_holds(self, measurement: Measurement, gate: dict[str, Any], flags: list[str]) -> bool:
+        """L3: the regression split must not lose a case the best candidate passed; a holdout far below dev
+        is logged as overfitting."""
+        best_regression = self.best.measurement.regression or self.baseline.regression
+        if measurement.regression and best_regression:
+            before = {c.id for c in best_regression.cases if c.passed}
+            lost = sorted(c.id for c in measurement.regression.cases if c.id in before and not c.passed)
+            gate["l3_regression"] = {
+                "passed": not lost,
+                "detail": f"regression split lost {lost}" if lost else "regression split holds",
+                "numbers": {"lost": lost},
+            }
+            if lost:
+                return False
+        dev, holdout = measurement.dev, measurement.holdout
+        if dev and holdout and holdout.pass_rate < dev.pass_rate - OVERFIT_GAP:
+            flags.append("overfitting")
+        return True
+
+    def _track_suspects(self, measurement: Measurement) -> None:
+        if measurement.dev is None:
+            return
+        for case in measurement.dev.cases:
+            self.failing_streak[case.id] = 0 if case.passed else self.failing_streak.get(case.id, 0) + 1
+
+    @property
+    def suspects(self) -> list[str]:
+        return sorted(cid for cid, streak in self.failing_streak.items() if streak >= SUSPECT_AFTER)
+
+    def _record(
+        self,
+        generation: int,
+        commit: str | None,
+        parent: str | None,
+        layer: int,
+        proposer: str,
+        description: str,
+        decision: str,
+        m: Measurement,
+        seconds: float,
+    ) -> CandidateRecord:
+        dev, holdout, regression = m.dev, m.holdout, m.regression
+        best_dev = self.best.measurement.dev if generation else None
+        results = [r for r in (dev, holdout, regression) if r is not None]
+        return CandidateRecord(
+            run_id=self.run.run_id,
+            generation=generation,
+            candidate_id=candidate_id(generation),
+            commit=commit,
+            parent=parent,
+            layer=layer,
+            proposer=proposer,
+            description=description,
+            decision=decision,  # type: ignore[arg-type]
+            dev_score=dev.mean_score if dev else None,
+            dev_pass_rate=dev.pass_rate if dev else None,
+            holdout_score=holdout.mean_score if holdout else None,
+            regression_pass_rate=regression.pass_rate if regression else None,
+            delta=(dev.mean_score - best_dev.mean_score) if dev and best_dev else None,
+            tokens=sum(r.tokens for r in results),
+            cost_usd=sum(r.cost_usd for r in results),
+            seconds=seconds,
+        )
+
+    async def _finish(self, state: RunState, reason: str, started: float) -> Outcome:
+        best = self.best
+        if best.measurement.holdout is None and (self.cases[Split.HOLDOUT] or self.cases[Split.REGRESSION]):
+            self.git.reset_worktree(self.worktree, best.commit)
+            await self._measure_l3(best.measurement, best.generation)
+        holdout = best.measurement.holdout
+        status = "stopped" if state.interrupted or reason == "STOP file found" else "finished"
+        self.journal.event(
+            "finished",
+            reason=reason,
+            best=best.commit,
+            generation=state.generation,
+            best_dev_score=best.measurement.dev.mean_score if best.measurement.dev else None,
+            best_holdout_score=holdout.mean_score if holdout else None,
+            suspects=self.suspects,
+        )
+        self.store.update_run(self.run.run_id, status=status, stop_reason=reason, best=best.commit)
+        records = self.journal.candidates()
+        best_record = self.best_record.model_copy(
+            update={"holdout_score": holdout.mean_score if holdout else None}
+        )
+        return Outcome(
+            run_id=self.run.run_id,
+            stop_reason=reason,
+            generations=state.generation,
+            baseline=records[0],
+            best=best_record,
+            case_runs=self.measurer.case_runs,
+            seconds=time.monotonic() - started,
+            suspects=self.suspects,
+        )
+
+    def _write_plan(self) -> None:
+        config, settings = self.config, self.settings
+        counts = {s.value: len(c) for s, c in self.cases.items()}
+        lines = [
+            f"# assay run {self.run.run_id}",
+            "",
+            f"- artifact: {config.artifact.kind}, editable {config.artifact.paths}, read-only {config.artifact.forbid}",
+            f"- cases: dev {counts['dev']}, holdout {counts['holdout']}, regression {counts['regression']}",
+            f"- branch: {self.run.branch} from {self.run.base_commit[:12]} (your branch: {self.run.user_branch})",
+            f"- proposer: {config.evolve.proposer.type}; gate: {config.evolve.gate}; layers {config.evolve.layers},"
+            f" {config.evolve.discards_per_layer} discards in a row move to the next layer",
+            "- tiers: L1 static (structure, syntax, security) -> L2 dev cases -> L3 holdout + regression"
+            f" (every {settings.l3_every} generations, when dev pass rate > {config.tiers.l3_when_dev_above},"
+            " and at the end)",
+            "- gate: structure AND progress AND no PASS->FAIL regression (one regression with other gains is rerun"
+            " 3x; 2 of 3 passing = noise) AND cost <= 2x baseline per case AND no new security findings",
+            f"- budget: {self.max_generations} generations, {settings.wall_clock_s:g}s wall clock, plateau after"
+            f" {settings.plateau} generations without a keep, target dev pass rate {config.evolve.target_pass_rate}",
+            "- stops: also oscillation (same content or failing set 3x), two falling kept scores, layers exhausted,"
+            " a STOP file in this folder, Ctrl-C",
+        ]
+        self.files.write_plan("\n".join(lines) + "\n")
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _line(record: CandidateRecord) -> str:
+    flags = f" [{', '.join(record.flags)}]" if record.flags else ""
+    return (
+        f"gen {record.generation:3d} L{record.layer} {record.decision:8s} dev score {_fmt(record.dev_score)}"
+        f" pass {_fmt(record.dev_pass_rate)} ({record.seconds:.1f}s) {record.description[:80]}{flags}"
+    )

@@ -1,0 +1,104 @@
+"""Measuring a candidate: the L1 static tier and the case evaluations, with one runner and judge reused
+across generations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.config import AssayConfig
+from assay.evaluation.evaluator import EvalResult, Evaluator
+from assay.evaluation.session import script_limits
+from assay.model import Case, Split
+from assay.runners import RUNNERS, RunContext
+from assay.static import scan_artifact
+
+
+@dataclass
+class Measurement:
+    """One candidate measured: its L1 report and its results per split (None: not run)."""
+
+    static: dict[str, Any]
+    dev: EvalResult | None = None
+    holdout: EvalResult | None = None
+    regression: EvalResult | None = None
+
+    @property
+    def blocked(self) -> bool:
+        return not self.static.get("passed", True)
+
+
+class Measurer:
+    """Runs the tiers on a work directory (the candidate's worktree, at the artifact root)."""
+
+    def __init__(
+        self, config: AssayConfig, cases: dict[Split, list[Case]], *, use_cache: bool = True
+    ) -> None:
+        from assay.evaluation.session import uses_judge
+
+        self.config = config
+        self.cases = cases
+        judge = None
+        everything = [(c, s) for s, group in cases.items() for c in group]
+        if uses_judge(everything) and config.judge is not None:
+            from assay.llm import make_llm
+
+            judge = make_llm(
+                config.judge,
+                cache_dir=config.data_path / "cache" / "llm",
+                use_cache=use_cache,
+                section="judge",
+            )
+        self.judge = judge
+        context = RunContext(
+            artifact_dir=config.artifact_dir,
+            project_dir=config.base_dir,
+            cache_dir=config.data_path / "cache" / "llm",
+            use_cache=use_cache and config.cache,
+            artifact_paths=list(config.artifact.paths),
+        )
+        self.runner = RUNNERS.get(config.runner.type)(config.runner, context)
+        self.evaluator = Evaluator(
+            self.runner,
+            judge=judge,
+            judge_votes=config.judge.votes if config.judge else 3,
+            concurrency=config.concurrency,
+            limits=script_limits(config),
+            project_dir=config.base_dir,
+        )
+        self.evaluator.bind(everything)
+        self.case_runs = 0
+
+    def static(self, workdir: Path) -> dict[str, Any]:
+        if not self.config.tiers.static:
+            return {"passed": True, "findings": []}
+        report = scan_artifact(
+            workdir,
+            self.config.artifact.paths,
+            self.config.artifact.kind,
+            security=self.config.tiers.security,
+        )
+        return report.model_dump(mode="json")
+
+    async def split(self, split: Split, workdir: Path, trace_dir: Path | None) -> EvalResult | None:
+        cases = self.cases.get(split) or []
+        if not cases:
+            return None
+        self.case_runs += len(cases)
+        return await self.evaluator.run([(c, split) for c in cases], workdir, trace_dir=trace_dir)
+
+    async def rerun(self, case_id: str, times: int, workdir: Path) -> int:
+        """Run one dev case ``times`` more times; return how many runs passed (the gate's noise rule)."""
+        case = next(c for c in self.cases[Split.DEV] if c.id == case_id)
+        passes = 0
+        for _ in range(times):
+            result = await self.evaluator.run_case(case, Split.DEV, workdir)
+            self.case_runs += 1
+            passes += result.passed
+        return passes
+
+    async def aclose(self) -> None:
+        await self.runner.aclose()
+        if self.judge is not None:
+            await self.judge.aclose()
