@@ -1,0 +1,60 @@
+"""What a mutation operator returns (``Mutation``), what an operator is (``Operator``) and shared helpers."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+FileKind = str  # "python" | "json" | "yaml" | "toml" | "text"
+
+FLOAT_FACTORS = (0.5, 0.8, 0.9, 1.1, 1.25, 2.0)
+SIGN_FLIP_CHANCE = 0.1
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One proposed edit of one file.
+
+    ``path`` is the file's relative path, ``new_text`` its whole new content, ``description`` one line saying
+    what changed (for the log and the commit message), ``operator`` the operator's name (``py.constant``).
+    """
+
+    path: str
+    new_text: str
+    description: str
+    operator: str
+
+
+@dataclass(frozen=True)
+class Operator:
+    """A named edit for one kind of file at one layer. ``apply(path, text, rng)`` returns a mutation that
+    changes ``text``, or ``None`` when the operator finds nothing to change in it."""
+
+    name: str
+    kind: FileKind
+    layer: int
+    apply: Callable[[str, str, random.Random], Mutation | None]
+
+
+def perturb_number(value: int | float, rng: random.Random) -> int | float:
+    """A nearby different number: ints move by ±1 (or ×2, ÷2 when large), floats are scaled by a small
+    factor; rarely the sign flips. Never returns ``value`` itself."""
+    if value != 0 and rng.random() < SIGN_FLIP_CHANCE:
+        return -value
+    if isinstance(value, int):
+        options = [value + 1, value - 1]
+        if abs(value) >= 8:
+            options += [value * 2, value // 2]
+        return rng.choice(options)
+    if value == 0 or not math.isfinite(value):
+        return rng.choice((0.1, 0.5, 1.0))
+    new = float(f"{value * rng.choice(FLOAT_FACTORS):.6g}")
+    return new if new != value else value * 2
+
+
+def shorten(text: str, limit: int = 48) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,136 @@
+"""The evolve loop on a real git repository with real subprocess evaluations."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from assay.aio import run_sync
+from assay.config import load_config
+from assay.errors import AssayError
+from assay.history.runfiles import RunFiles
+from assay.history.store import RunStore
+from assay.loop.engine import Evolution
+
+from .conftest import git, make_project
+
+
+def evolve(project: Path, **kwargs):
+    evolution = Evolution(load_config(project / "assay.yaml"), **kwargs)
+    return run_sync(evolution.start()), evolution
+
+
+def test_run_logs_every_candidate_and_leaves_the_user_branch(project):
+    head = git(project, "rev-parse", "HEAD")
+    outcome, _ = evolve(project, max_generations=6)
+    assert outcome.generations == 6
+    assert git(project, "rev-parse", "HEAD") == head
+    assert git(project, "status", "--porcelain") == ""
+    files = RunFiles(project / ".assay" / "runs" / outcome.run_id)
+    records = files.read_candidates()
+    assert [r.generation for r in records] == list(range(7))
+    assert records[0].decision == "baseline"
+    assert len(files.read_results_tsv()) == 7
+    store = RunStore(f"sqlite:///{project / '.assay' / 'assay.db'}")
+    assert [r.candidate_id for r in store.candidates(outcome.run_id)] == [r.candidate_id for r in records]
+    kept = [r for r in records if r.decision in ("baseline", "keep")]
+    assert git(project, "rev-parse", f"assay/{outcome.run_id}") == kept[-1].commit
+    refs = git(project, "for-each-ref", "--format=%(refname) %(objectname)", f"refs/assay/{outcome.run_id}/")
+    committed = {r.candidate_id: r.commit for r in records[1:] if r.commit}
+    assert {line.split()[0].rsplit("/", 1)[1]: line.split()[1] for line in refs.splitlines()} == committed
+    for record in records[1:]:
+        assert record.decision in ("keep", "discard", "invalid")
+        if record.decision != "invalid":
+            assert set(record.gate) >= {"structure", "progress", "regression", "cost", "safety"}
+    assert (files.run_dir / "plan.md").read_text().startswith("# assay run")
+    assert outcome.best.dev_score >= outcome.baseline.dev_score
+
+
+def test_refuses_a_dirty_tree_and_a_missing_repo(project, tmp_path):
+    (project / "priority.py").write_text("# edited\n")
+    with pytest.raises(AssayError, match="uncommitted changes"):
+        evolve(project, max_generations=1)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "assay.yaml").write_text((project / "assay.yaml").read_text())
+    (plain / "priority.py").write_text("x = 1\n")
+    with pytest.raises(AssayError, match="not inside a git repository"):
+        evolve(plain, max_generations=1)
+
+
+def agent_project(tmp_path: Path, script: str, **kwargs) -> Path:
+    extra = (
+        "evolve:\n  proposer: {type: agent, command: 'python agent.py', timeout: 30}\n"
+        "  layers: [1]\n  discards_per_layer: 50\n"
+    )
+    root = make_project(tmp_path / "agent", extra=extra, **kwargs)
+    (root / "agent.py").write_text(script)
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "agent")
+    return root
+
+
+SCOPE_AGENT = """
+from pathlib import Path
+p = Path("priority.py")
+p.write_text(p.read_text().replace("0.5 * leftover", "-1.0 * leftover"))
+Path("harness.py").write_text("print('hijacked')\\n")
+Path("helper.py").write_text("SHORTCUT = 1\\n")
+print("best fit, a harness edit and a new file")
+"""
+
+
+def test_edits_outside_the_scope_are_reverted_and_flagged(tmp_path):
+    root = agent_project(tmp_path, SCOPE_AGENT)
+    outcome, _ = evolve(root, max_generations=1)
+    record = RunFiles(root / ".assay" / "runs" / outcome.run_id).read_candidates()[1]
+    assert "scope-violation" in record.flags
+    assert record.commit
+    tree = git(root, "ls-tree", "--name-only", record.commit)
+    assert "helper.py" not in tree.splitlines()
+    show = subprocess.run(
+        ["git", "show", f"{record.commit}:harness.py"], cwd=root, capture_output=True, text=True
+    )
+    assert "hijacked" not in show.stdout
+    changed = git(root, "diff", "--name-only", f"{record.commit}~1", record.commit)
+    assert changed.splitlines() == ["priority.py"]
+    assert record.decision == "keep"
+
+
+HANG_AGENT = """
+from pathlib import Path
+Path("priority.py").write_text("def priority(item, remaining, index):\\n    while True:\\n        pass\\n")
+print("an endless loop")
+"""
+
+
+def test_a_hanging_candidate_is_discarded(tmp_path):
+    root = agent_project(tmp_path, HANG_AGENT, cases=3, items=20)
+    config = root / "assay.yaml"
+    config.write_text(config.read_text().replace("timeout: 10", "timeout: 1"))
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "short timeout")
+    outcome, _ = evolve(root, max_generations=1)
+    record = RunFiles(root / ".assay" / "runs" / outcome.run_id).read_candidates()[1]
+    assert record.decision == "discard"
+    assert record.dev_pass_rate == 0
+    assert git(root, "rev-parse", f"assay/{outcome.run_id}") == git(root, "rev-parse", "HEAD")
+
+
+def test_stop_file_ends_the_run(project):
+    evolution = Evolution(load_config(project / "assay.yaml"), max_generations=50)
+    reports: list[str] = []
+
+    def report(line: str) -> None:
+        reports.append(line)
+        if len(reports) == 3:
+            run_dir = next((project / ".assay" / "runs").iterdir())
+            (run_dir / "STOP").write_text("")
+
+    evolution.report = report
+    outcome = run_sync(evolution.start())
+    assert outcome.stop_reason == "STOP file found"
+    assert outcome.generations == 2
+    store = RunStore(f"sqlite:///{project / '.assay' / 'assay.db'}")
+    assert store.get_run(outcome.run_id).status == "stopped"
