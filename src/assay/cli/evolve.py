@@ -36,7 +36,10 @@ def _print_outcome(outcome: Outcome) -> None:
         highlight=False,
     )
     if outcome.suspects:
-        out.print(f"  suspect cases (failing 5+ generations in a row): {', '.join(outcome.suspects)}")
+        shown = ", ".join(outcome.suspects[:5]) + (
+            f" and {len(outcome.suspects) - 5} more" if len(outcome.suspects) > 5 else ""
+        )
+        out.print(f"  suspect cases (failing 5+ generations in a row; check them): {shown}", highlight=False)
     out.print(
         f"  run {outcome.run_id}: `assay adopt best` merges the best candidate into your branch",
         highlight=False,

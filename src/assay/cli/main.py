@@ -41,8 +41,10 @@ def _root(
 def _register() -> None:
     from assay.cli import eval as eval_command
     from assay.cli import evolve as evolve_command
+    from assay.cli import init as init_command
     from assay.cli import runs as runs_command
 
+    init_command.register(app)
     eval_command.register(app)
     evolve_command.register(app)
     runs_command.register(app)

@@ -8,8 +8,10 @@ brought in line with them.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import secrets
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -135,7 +137,8 @@ class Evolution:
         if run_id is None:
             open_runs = [r for r in runs if r.status in ("running", "stopped")]
             if not open_runs:
-                raise AssayError("no run to resume (all runs finished); start one with `assay evolve`")
+                why = "all runs finished" if runs else "no run was started here"
+                raise AssayError(f"no run to resume ({why}); start one with `assay evolve`")
             run = open_runs[-1]
         else:
             found = self.store.get_run(run_id)
@@ -146,6 +149,19 @@ class Evolution:
         if run.status == "finished":
             raise AssayError(f"run {run.run_id} already finished ({run.stop_reason}); start a new one")
         return await self._run(run)
+
+    def _clear_stale_locks(self) -> None:
+        """A run killed inside a git command leaves its lock files behind; only this run's refs are ours."""
+        git_dir = Path(self.git.run("rev-parse", "--git-common-dir").stdout.strip())
+        if not git_dir.is_absolute():
+            git_dir = self.git.root / git_dir
+        run_id = self.run.run_id
+        for lock in [
+            *(git_dir / "refs" / "heads" / "assay").glob(f"{run_id}*.lock"),
+            *(git_dir / "refs" / "assay" / run_id).glob("*.lock"),
+            *(git_dir / "worktrees" / run_id).glob("*.lock"),
+        ]:
+            lock.unlink(missing_ok=True)
 
     def _relative_to_repo(self, path: Path) -> str | None:
         try:
@@ -172,6 +188,7 @@ class Evolution:
         self.measurer = Measurer(config, self.cases, use_cache=self.use_cache)
         self.proposer = make_proposer(config, use_cache=self.use_cache)
         self.worktree = config.data_path / "worktrees" / run.run_id
+        self._clear_stale_locks()
         self.git.remove_worktree(self.worktree)
         self.git.add_worktree(self.worktree, run.base_commit)
         self.workdir = self.worktree / self.prefix if self.prefix else self.worktree
@@ -296,7 +313,37 @@ class Evolution:
             rules.insert(2, TargetReached(evolve.target_pass_rate))
         return rules
 
+    def _install_interrupt(self, state: RunState) -> Callable[[], None]:
+        """First Ctrl-C: finish the current generation, log it and stop. Second: stop at once (the generation
+        is abandoned; a committed candidate waits in the log for `assay resume`)."""
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+
+        def on_sigint() -> None:
+            if state.interrupted and task is not None:
+                task.cancel()
+                return
+            state.interrupted = True
+            self.report("interrupt: finishing this generation (Ctrl-C again to stop at once)")
+
+        try:
+            loop.add_signal_handler(signal.SIGINT, on_sigint)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            return lambda: None
+        return lambda: loop.remove_signal_handler(signal.SIGINT)
+
     async def _loop(self, state: RunState, tracker: LayerTracker) -> str:
+        uninstall = self._install_interrupt(state)
+        try:
+            return await self._generations(state, tracker)
+        except asyncio.CancelledError:
+            self.journal.event("interrupted", generation=state.generation + 1)
+            self.store.update_run(self.run.run_id, status="stopped", stop_reason="interrupted (Ctrl-C twice)")
+            raise KeyboardInterrupt from None
+        finally:
+            uninstall()
+
+    async def _generations(self, state: RunState, tracker: LayerTracker) -> str:
         rules = self._stop_rules()
         started = time.monotonic()
         state.started = started
@@ -308,8 +355,13 @@ class Evolution:
             kept = record.decision == "keep"
             promoted = tracker.record(kept)
             if promoted:
+                holdout = await self._verify_best(record.generation)
                 self.journal.event(
-                    "layer", generation=record.generation, layer=tracker.current, exhausted=tracker.exhausted
+                    "layer",
+                    generation=record.generation,
+                    layer=tracker.current,
+                    exhausted=tracker.exhausted,
+                    best_holdout_score=holdout,
                 )
             state.generation = record.generation
             state.tokens += record.tokens
@@ -556,11 +608,17 @@ class Evolution:
             seconds=seconds,
         )
 
-    async def _finish(self, state: RunState, reason: str, started: float) -> Outcome:
+    async def _verify_best(self, generation: int) -> float | None:
+        """L3 on the best candidate (before a layer promotion and at the end), unless it already ran."""
         best = self.best
         if best.measurement.holdout is None and (self.cases[Split.HOLDOUT] or self.cases[Split.REGRESSION]):
             self.git.reset_worktree(self.worktree, best.commit)
-            await self._measure_l3(best.measurement, best.generation)
+            await self._measure_l3(best.measurement, generation)
+        return best.measurement.holdout.mean_score if best.measurement.holdout else None
+
+    async def _finish(self, state: RunState, reason: str, started: float) -> Outcome:
+        best = self.best
+        await self._verify_best(state.generation)
         holdout = best.measurement.holdout
         status = "stopped" if state.interrupted or reason == "STOP file found" else "finished"
         self.journal.event(
