@@ -6,18 +6,18 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from assay.aio import run_sync
+from assay.cli.console import make_console
 from assay.config import load_config
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
 from assay.model import CaseResult
 
-out = Console()
-err = Console(stderr=True)
+out = make_console()
+err = make_console(stderr=True)
 
 SPLITS = ("dev", "holdout", "regression", "all")
 

@@ -6,14 +6,14 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from assay.aio import run_sync
+from assay.cli.console import make_console
 from assay.config import load_config
 from assay.loop.engine import Evolution, Outcome
 
-out = Console()
-err = Console(stderr=True)
+out = make_console()
+err = make_console(stderr=True)
 
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from assay.aio import run_sync
+from assay.cli.console import make_console
 from assay.config import load_config
 from assay.errors import AssayError
 from assay.evaluation.session import evaluate_project, select_cases
 from assay.history.git import Git
 from assay.model import Split
 
-out = Console()
+out = make_console()
 
 STARTER = """\
 # Starter assay.yaml written by `assay init`: check the runner command and the case file, then run

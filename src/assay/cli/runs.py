@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from assay.cli.console import make_console
 from assay.config import AssayConfig, load_config
 from assay.errors import AssayError
 from assay.history.git import Git
@@ -15,7 +15,7 @@ from assay.history.records import CandidateRecord, RunRecord
 from assay.history.runfiles import RunFiles
 from assay.history.store import RunStore
 
-out = Console()
+out = make_console()
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
 RUN = typer.Option(None, "--run", "-r", help="The run id (default: the latest run).")
 

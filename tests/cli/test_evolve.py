@@ -1,0 +1,93 @@
+"""The run commands end to end, as a user types them: init, evolve, status, log, diff, adopt, resume."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "binpack"
+
+
+def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}  # wide tables: ids are not folded across lines
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=env
+    )
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "binpack"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".assay", "__pycache__"))
+    cases = root / "cases.yaml"
+    lines = cases.read_text().splitlines()
+    cases.write_text("\n".join(lines[:12]) + "\n")  # 10 cases: quicker
+    config = root / "assay.yaml"
+    config.write_text(config.read_text().replace("{vars.seed}", "{vars.seed} 60"))
+    return root
+
+
+def test_init_evolve_status_log_diff_adopt(project):
+    init = assay("init", cwd=project)
+    assert init.returncode == 0, init.stderr
+    assert "created a git repository" in init.stdout
+    assert "baseline dev" in init.stdout
+    head = git(project, "rev-parse", "HEAD")
+
+    evolve = assay("evolve", "-n", "4", cwd=project)
+    assert evolve.returncode == 0, evolve.stderr
+    assert "stopped: reached 4 generations" in evolve.stdout
+    assert evolve.stdout.count("gen ") >= 4
+    assert "dev score" in evolve.stdout
+    assert git(project, "rev-parse", "HEAD") == head
+
+    status = assay("status", cwd=project)
+    assert status.returncode == 0 and "finished" in status.stdout
+    log = assay("log", cwd=project)
+    assert log.returncode == 0 and "cand-0004" in log.stdout and "baseline" in log.stdout
+
+    diff = assay("diff", "1", cwd=project)
+    assert diff.returncode == 0
+    assert diff.stdout == "" or diff.stdout.startswith("diff --git a/priority.py")
+
+    adopt = assay("adopt", "best", cwd=project)
+    assert adopt.returncode == 0, adopt.stderr
+    assert "main:" in adopt.stdout
+    assert git(project, "status", "--porcelain") == ""
+
+    resume = assay("resume", cwd=project)
+    assert resume.returncode == 2
+    assert "no run to resume" in resume.stderr and "Traceback" not in resume.stderr
+
+
+def test_init_refuses_a_dirty_tree_and_evolve_needs_a_repo(project):
+    bare = assay("evolve", "-n", "1", cwd=project)
+    assert bare.returncode == 2
+    assert "not inside a git repository" in bare.stderr and "assay init" in bare.stderr
+    assert assay("init", cwd=project).returncode == 0
+    (project / "priority.py").write_text("# local edit\n")
+    again = assay("init", cwd=project)
+    assert again.returncode == 2
+    assert "uncommitted changes" in again.stderr and "priority.py" in again.stderr
+
+
+def test_init_writes_a_starter_config(tmp_path):
+    (tmp_path / "solve.py").write_text("import sys\nprint(sys.argv[1])\n")
+    (tmp_path / "cases.yaml").write_text("- {id: a, input: hi, checks: [{type: equals, value: hi}]}\n")
+    first = assay("init", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "starter assay.yaml" in first.stdout
+    config = (tmp_path / "assay.yaml").read_text()
+    assert "paths: [solve.py]" in config and "files: [cases.yaml]" in config
+    second = assay("init", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "baseline dev" in second.stdout
