@@ -134,3 +134,36 @@ def test_stop_file_ends_the_run(project):
     assert outcome.generations == 2
     store = RunStore(f"sqlite:///{project / '.assay' / 'assay.db'}")
     assert store.get_run(outcome.run_id).status == "stopped"
+
+
+FLOOD_AGENT = """
+from pathlib import Path
+p = Path("priority.py")
+p.write_text("import sys\\nsys.stdout.write('x' * 50_000_000)\\n" + p.read_text())
+print("prints a flood")
+"""
+
+DELETE_AGENT = """
+from pathlib import Path
+Path("priority.py").unlink()
+print("deleted the artifact")
+"""
+
+
+def test_a_flooding_candidate_is_capped_and_discarded(tmp_path):
+    root = agent_project(tmp_path, FLOOD_AGENT, cases=3, items=20)
+    outcome, _ = evolve(root, max_generations=1)
+    record = RunFiles(root / ".assay" / "runs" / outcome.run_id).read_candidates()[1]
+    assert record.decision == "discard"
+    assert record.dev_pass_rate == 0
+    assert record.seconds < 60
+
+
+def test_a_candidate_deleting_the_artifact_is_stopped_at_l1(tmp_path):
+    root = agent_project(tmp_path, DELETE_AGENT, cases=3, items=20)
+    outcome, _ = evolve(root, max_generations=1)
+    record = RunFiles(root / ".assay" / "runs" / outcome.run_id).read_candidates()[1]
+    assert record.decision == "discard"
+    assert record.dev_score is None  # never evaluated: the L1 static tier stopped it
+    assert record.gate["structure"]["passed"] is False
+    assert (root / "priority.py").exists()

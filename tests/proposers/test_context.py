@@ -90,7 +90,7 @@ def test_build_view_shows_dev_inputs_and_failures_but_no_answer_key(tmp_path: Pa
         "decision": "discard",
     }
     assert view.last_gate[0] == f"regression: case refund lost '{REDACTED}'"
-    assert [Path(p).name for p in view.trace_paths] == ["refund.json", "polite.json"]
+    assert [Path(p).name for p in view.trace_paths] == ["01-refund.json", "02-polite.json"]
     dumped = json.dumps(view.__dict__, ensure_ascii=False)
     assert _planted.leaks(dumped) == [] and "h1" not in dumped
 
@@ -122,7 +122,7 @@ def test_trace_copies_keep_tails_and_verdicts_but_no_check_values(tmp_path: Path
     assert refund["output"]["seconds"] == 0.4 and refund["case"]["input"] == "A customer asks for a refund."
     polite = json.loads(Path(view.trace_paths[1]).read_text())
     assert polite["output"]["exit_code"] == 2 and polite["output"]["error"].startswith("command '[redacted]'")
-    assert sorted(p.name for p in (tmp_path / "traces").iterdir()) == ["polite.json", "refund.json"]
+    assert sorted(p.name for p in (tmp_path / "traces").iterdir()) == ["01-refund.json", "02-polite.json"]
 
 
 def test_long_output_is_redacted_before_it_is_cut(tmp_path: Path) -> None:

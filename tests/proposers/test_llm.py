@@ -173,5 +173,5 @@ def test_bad_format_and_bad_model_are_config_errors(tmp_path: Path) -> None:
     settings = LLMSettings(model="openai:fake", base_url="http://127.0.0.1:9")
     with pytest.raises(ConfigError, match="unknown answer format 'diff'"):
         LLMProposer(settings, format="diff")
-    with pytest.raises(ConfigError, match=r"proposer\.model"):
+    with pytest.raises(ConfigError, match=r"evolve\.proposer\.llm\.model"):
         LLMProposer(LLMSettings(model="nosuchprovider:x"))

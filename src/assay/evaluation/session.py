@@ -108,7 +108,7 @@ async def evaluate_project(
         use_cache=use_cache and config.cache,
         artifact_paths=list(config.artifact.paths),
     )
-    with _in_config(config):
+    with in_config(config):
         runner = RUNNERS.get(config.runner.type)(config.runner, context)
     evaluator = Evaluator(
         runner,
@@ -133,7 +133,7 @@ async def evaluate_project(
 
 
 @contextmanager
-def _in_config(config: AssayConfig) -> Iterator[None]:
+def in_config(config: AssayConfig) -> Iterator[None]:
     """Errors raised while building runners and judges are about assay.yaml: name it (and the field, which
     runner constructors put before the first colon of a ValueError, e.g. ``runner.command: ...``)."""
     try:

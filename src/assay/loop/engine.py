@@ -119,6 +119,7 @@ class Evolution:
                 f"the working tree has uncommitted changes ({', '.join(dirty[:3])}{'...' if len(dirty) > 3 else ''});"
                 " commit or stash them first: a run starts from a commit"
             )
+        self._prepare()  # a configuration error must not leave a half-made run behind
         run_id = new_run_id()
         base = self.git.head()
         run = RunRecord(
@@ -148,7 +149,23 @@ class Evolution:
             run = found
         if run.status == "finished":
             raise AssayError(f"run {run.run_id} already finished ({run.stop_reason}); start a new one")
+        self._prepare()
         return await self._run(run)
+
+    def _prepare(self) -> None:
+        """Load and split the cases, build the runner, judge and proposer (errors name assay.yaml)."""
+        from assay.evaluation.session import in_config, select_cases
+
+        config = self.config
+        selection = select_cases(config, "all")
+        self.cases: dict[Split, list[Case]] = {s: [c for c, cs in selection.cases if cs == s] for s in Split}
+        hidden = self.cases[Split.HOLDOUT] + self.cases[Split.REGRESSION]
+        self.redactor = Redactor(secrets_for([c for c, _ in selection.cases], hidden))
+        with in_config(config):
+            self.measurer = Measurer(
+                config, self.cases, use_cache=self.use_cache, judge_votes=self.settings.judge_votes
+            )
+            self.proposer = make_proposer(config, use_cache=self.use_cache)
 
     def _clear_stale_locks(self) -> None:
         """A run killed inside a git command leaves its lock files behind; only this run's refs are ours."""
@@ -172,8 +189,6 @@ class Evolution:
     # -- the loop --------------------------------------------------------------------------------------
 
     async def _run(self, run: RunRecord) -> Outcome:
-        from assay.evaluation.session import select_cases
-
         config = self.config
         started = time.monotonic()
         self.run = run
@@ -181,12 +196,6 @@ class Evolution:
         self.files = RunFiles(self.run_dir)
         self.journal = Journal(self.files, self.store, run.run_id)
         self.journal.sync_store()
-        selection = select_cases(config, "all")
-        self.cases: dict[Split, list[Case]] = {s: [c for c, cs in selection.cases if cs == s] for s in Split}
-        hidden = self.cases[Split.HOLDOUT] + self.cases[Split.REGRESSION]
-        self.redactor = Redactor(secrets_for([c for c, _ in selection.cases], hidden))
-        self.measurer = Measurer(config, self.cases, use_cache=self.use_cache)
-        self.proposer = make_proposer(config, use_cache=self.use_cache)
         self.worktree = config.data_path / "worktrees" / run.run_id
         self._clear_stale_locks()
         self.git.remove_worktree(self.worktree)
@@ -292,6 +301,7 @@ class Evolution:
         state.best_pass_rate = self.best.measurement.dev.pass_rate if self.best.measurement.dev else 0.0
         state.evaluations = self.measurer.case_runs
         self.failing_streak: dict[str, int] = {}
+        self.failing_sets = state.failing_sets
         return state, tracker
 
     def _stop_rules(self) -> list[StopRule]:
@@ -541,8 +551,18 @@ class Evolution:
             self.last_gate = [
                 f"{k}: {v.get('detail', '')}" for k, v in gate.items() if not v.get("passed", True)
             ]
-        self._track_suspects(measurement)
+        self._track_suspects()
+        self._track_failing_set(measurement)
         return record
+
+    def _track_failing_set(self, measurement: Measurement) -> None:
+        """Oscillation watches the failing-case sets that differ from the best's: a proposer landing on the
+        same wrong set again and again. (A candidate that changes nothing is the plateau rule's business.)"""
+        if measurement.dev is None or self.best.measurement.dev is None:
+            return
+        failing = frozenset(c.id for c in measurement.dev.cases if not c.passed)
+        if failing != frozenset(c.id for c in self.best.measurement.dev.cases if not c.passed):
+            self.failing_sets.append(failing)
 
     def _l3_holds(self, measurement: Measurement, gate: dict[str, Any], flags: list[str]) -> bool:
         """L3: the regression split must not lose a case the best candidate passed; a holdout far below dev
@@ -563,10 +583,12 @@ class Evolution:
             flags.append("overfitting")
         return True
 
-    def _track_suspects(self, measurement: Measurement) -> None:
-        if measurement.dev is None:
+    def _track_suspects(self) -> None:
+        """A dev case the best candidate still fails, generation after generation, may be a wrong case."""
+        dev = self.best.measurement.dev
+        if dev is None:
             return
-        for case in measurement.dev.cases:
+        for case in dev.cases:
             self.failing_streak[case.id] = 0 if case.passed else self.failing_streak.get(case.id, 0) + 1
 
     @property
@@ -613,7 +635,7 @@ class Evolution:
         best = self.best
         if best.measurement.holdout is None and (self.cases[Split.HOLDOUT] or self.cases[Split.REGRESSION]):
             self.git.reset_worktree(self.worktree, best.commit)
-            await self._measure_l3(best.measurement, generation)
+            await self._measure_l3(best.measurement, best.generation)
         return best.measurement.holdout.mean_score if best.measurement.holdout else None
 
     async def _finish(self, state: RunState, reason: str, started: float) -> Outcome:

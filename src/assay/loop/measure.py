@@ -33,7 +33,12 @@ class Measurer:
     """Runs the tiers on a work directory (the candidate's worktree, at the artifact root)."""
 
     def __init__(
-        self, config: AssayConfig, cases: dict[Split, list[Case]], *, use_cache: bool = True
+        self,
+        config: AssayConfig,
+        cases: dict[Split, list[Case]],
+        *,
+        use_cache: bool = True,
+        judge_votes: int = 3,
     ) -> None:
         from assay.evaluation.session import uses_judge
 
@@ -62,7 +67,10 @@ class Measurer:
         self.evaluator = Evaluator(
             self.runner,
             judge=judge,
-            judge_votes=config.judge.votes if config.judge else 3,
+            # An explicit `judge.votes` wins over the preset's.
+            judge_votes=config.judge.votes
+            if config.judge and "votes" in config.judge.model_fields_set
+            else judge_votes,
             concurrency=config.concurrency,
             limits=script_limits(config),
             project_dir=config.base_dir,

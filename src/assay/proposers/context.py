@@ -139,7 +139,8 @@ def build_view(
     trace_dir: Path,
 ) -> ProposerView:
     """The view of one generation. Results that are not dev results are ignored; redacted trace copies of
-    failing dev cases are written to ``trace_dir`` (``<case-id>.json``) and listed by absolute path."""
+    failing dev cases are written to ``trace_dir`` (``NN-<redacted case id>.json``: numbered, so that a check
+    value hidden in a case id cannot reach the proposer through a file name) and listed by absolute path."""
     dev = [(c, r) for c, r in dev_results if r.split == Split.DEV]
     failures: list[dict[str, Any]] = []
     trace_paths: list[str] = []
@@ -149,7 +150,8 @@ def build_view(
         failures.append(
             {"id": redactor.redact(case.id), "how": redactor.redact(describe_failure(result, redactor))}
         )
-        path = trace_dir.resolve() / f"{safe_name(case.id)}.json"
+        name = safe_name(redactor.redact(case.id).replace(REDACTED, "x"))
+        path = trace_dir.resolve() / f"{len(trace_paths) + 1:02d}-{name}.json"
         copy = json.dumps(_trace_copy(case, result, redactor), indent=2, ensure_ascii=False)
         # Every string was redacted already; this pass only catches forms that JSON escaping produced.
         atomic_write_text(path, redactor.redact(copy, short=False))

@@ -31,13 +31,16 @@ def one_line(text: str, limit: int = MAX_DESCRIPTION) -> str:
 
 
 def match_citations(cited: Sequence[str], trace_paths: Sequence[str]) -> list[str]:
-    """The trace paths that ``cited`` names, by full path, file name or case id (file name without .json)."""
+    """The trace paths that ``cited`` names, by full path, file name, or case id (the file name without its
+    ``NN-`` number and ``.json``)."""
     found: list[str] = []
     for path in trace_paths:
         name = PurePosixPath(path).name
+        stem = PurePosixPath(name).stem
+        bare = stem.split("-", 1)[1] if stem[:2].isdigit() and "-" in stem else stem
         for item in cited:
             item_name = PurePosixPath(item.replace("\\", "/")).name
-            named = item in (path, name, PurePosixPath(name).stem) or item_name == name
+            named = item in (path, name, stem, bare, f"{bare}.json") or item_name in (name, f"{bare}.json")
             if named and path not in found:
                 found.append(path)
     return found
@@ -112,4 +115,4 @@ class LLMProposer(Proposer):
 
 def make_model(settings: LLMSettings, *, cache_dir: Path | None, use_cache: bool) -> LLM:
     """The chat model for ``settings``; ConfigError fields read ``proposer.model`` / ``proposer.api_key_env``."""
-    return make_llm(settings, cache_dir=cache_dir, use_cache=use_cache, section="proposer")
+    return make_llm(settings, cache_dir=cache_dir, use_cache=use_cache, section="evolve.proposer.llm")
