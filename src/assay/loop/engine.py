@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,25 +26,13 @@ from assay.history.records import CandidateRecord, RunRecord, candidate_id
 from assay.history.runfiles import RunFiles
 from assay.history.scope import artifact_files, out_of_scope
 from assay.history.store import RunStore
+from assay.loop.interrupt import install_sigint
 from assay.loop.journal import Journal
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement, Measurer
 from assay.loop.proposing import MutateProposer, make_proposer
-from assay.loop.stops import (
-    Budget,
-    Interrupted,
-    LayersExhausted,
-    MaxGenerations,
-    Oscillation,
-    Plateau,
-    RunState,
-    ScoreRegression,
-    StopFile,
-    StopRule,
-    TargetReached,
-    WallClock,
-    first_reason,
-)
+from assay.loop.report import generation_line, plan_text, score
+from assay.loop.stops import RunState, first_reason, standard_rules
 from assay.model import Case, Split
 from assay.presets import resolve
 from assay.proposers.context import build_view
@@ -207,7 +194,15 @@ class Evolution:
             records = self.journal.candidates()
             if not records:
                 records = [await self._baseline()]
-                self._write_plan()
+                self.files.write_plan(
+                    plan_text(
+                        self.run,
+                        self.config,
+                        self.settings,
+                        {s.value: len(c) for s, c in self.cases.items()},
+                        self.max_generations,
+                    )
+                )
             state, tracker = await self._restore(records)
             reason = await self._loop(state, tracker)
             return await self._finish(state, reason, started)
@@ -237,7 +232,7 @@ class Evolution:
     async def _baseline(self) -> CandidateRecord:
         self.git.reset_worktree(self.worktree, self.run.base_commit)
         measurement = await self._measure(0, full=True)
-        record = self._record(
+        record = self._new_record(
             0, self.run.base_commit, None, 1, "baseline", "baseline", "baseline", measurement, 0.0
         )
         self._measured[self.run.base_commit] = measurement
@@ -249,8 +244,8 @@ class Evolution:
             holdout_score=record.holdout_score,
         )
         self.report(
-            f"baseline: dev pass rate {_fmt(record.dev_pass_rate)}, score {_fmt(record.dev_score)},"
-            f" holdout score {_fmt(record.holdout_score)}"
+            f"baseline: dev pass rate {score(record.dev_pass_rate)}, score {score(record.dev_score)},"
+            f" holdout score {score(record.holdout_score)}"
         )
         return record
 
@@ -304,46 +299,8 @@ class Evolution:
         self.failing_sets = state.failing_sets
         return state, tracker
 
-    def _stop_rules(self) -> list[StopRule]:
-        evolve = self.config.evolve
-        rules: list[StopRule] = [
-            Interrupted(),
-            StopFile(),
-            MaxGenerations(self.max_generations),
-            WallClock(self.settings.wall_clock_s),
-            Budget(
-                tokens=evolve.max_tokens, cost_usd=evolve.max_cost_usd, evaluations=evolve.max_evaluations
-            ),
-            Plateau(self.settings.plateau),
-            Oscillation(),
-            ScoreRegression(),
-            LayersExhausted(),
-        ]
-        if evolve.target_pass_rate is not None:
-            rules.insert(2, TargetReached(evolve.target_pass_rate))
-        return rules
-
-    def _install_interrupt(self, state: RunState) -> Callable[[], None]:
-        """First Ctrl-C: finish the current generation, log it and stop. Second: stop at once (the generation
-        is abandoned; a committed candidate waits in the log for `assay resume`)."""
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task()
-
-        def on_sigint() -> None:
-            if state.interrupted and task is not None:
-                task.cancel()
-                return
-            state.interrupted = True
-            self.report("interrupt: finishing this generation (Ctrl-C again to stop at once)")
-
-        try:
-            loop.add_signal_handler(signal.SIGINT, on_sigint)
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
-            return lambda: None
-        return lambda: loop.remove_signal_handler(signal.SIGINT)
-
     async def _loop(self, state: RunState, tracker: LayerTracker) -> str:
-        uninstall = self._install_interrupt(state)
+        uninstall = install_sigint(state, self.report)
         try:
             return await self._generations(state, tracker)
         except asyncio.CancelledError:
@@ -354,7 +311,7 @@ class Evolution:
             uninstall()
 
     async def _generations(self, state: RunState, tracker: LayerTracker) -> str:
-        rules = self._stop_rules()
+        rules = standard_rules(self.config.evolve, self.settings, self.max_generations)
         started = time.monotonic()
         state.started = started
         while True:
@@ -391,7 +348,7 @@ class Evolution:
                     "decision": record.decision,
                 }
             )
-            self.report(_line(record))
+            self.report(generation_line(record))
 
     def _content_hash(self) -> str:
         digest = hashlib.sha256()
@@ -520,7 +477,7 @@ class Evolution:
             if keep and self._l3_due(generation, measurement):
                 await self._measure_l3(measurement, generation)
                 keep = self._l3_holds(measurement, gate, flags)
-        record = self._record(
+        record = self._new_record(
             generation,
             commit,
             self.best.commit,
@@ -595,7 +552,7 @@ class Evolution:
     def suspects(self) -> list[str]:
         return sorted(cid for cid, streak in self.failing_streak.items() if streak >= SUSPECT_AFTER)
 
-    def _record(
+    def _new_record(
         self,
         generation: int,
         commit: str | None,
@@ -607,27 +564,18 @@ class Evolution:
         m: Measurement,
         seconds: float,
     ) -> CandidateRecord:
-        dev, holdout, regression = m.dev, m.holdout, m.regression
         best_dev = self.best.measurement.dev if generation else None
-        results = [r for r in (dev, holdout, regression) if r is not None]
-        return CandidateRecord(
+        return m.to_record(
             run_id=self.run.run_id,
             generation=generation,
-            candidate_id=candidate_id(generation),
             commit=commit,
             parent=parent,
             layer=layer,
             proposer=proposer,
             description=description,
-            decision=decision,  # type: ignore[arg-type]
-            dev_score=dev.mean_score if dev else None,
-            dev_pass_rate=dev.pass_rate if dev else None,
-            holdout_score=holdout.mean_score if holdout else None,
-            regression_pass_rate=regression.pass_rate if regression else None,
-            delta=(dev.mean_score - best_dev.mean_score) if dev and best_dev else None,
-            tokens=sum(r.tokens for r in results),
-            cost_usd=sum(r.cost_usd for r in results),
+            decision=decision,
             seconds=seconds,
+            parent_dev=best_dev,
         )
 
     async def _verify_best(self, generation: int) -> float | None:
@@ -667,38 +615,3 @@ class Evolution:
             seconds=time.monotonic() - started,
             suspects=self.suspects,
         )
-
-    def _write_plan(self) -> None:
-        config, settings = self.config, self.settings
-        counts = {s.value: len(c) for s, c in self.cases.items()}
-        lines = [
-            f"# assay run {self.run.run_id}",
-            "",
-            f"- artifact: {config.artifact.kind}, editable {config.artifact.paths}, read-only {config.artifact.forbid}",
-            f"- cases: dev {counts['dev']}, holdout {counts['holdout']}, regression {counts['regression']}",
-            f"- branch: {self.run.branch} from {self.run.base_commit[:12]} (your branch: {self.run.user_branch})",
-            f"- proposer: {config.evolve.proposer.type}; gate: {config.evolve.gate}; layers {config.evolve.layers},"
-            f" {config.evolve.discards_per_layer} discards in a row move to the next layer",
-            "- tiers: L1 static (structure, syntax, security) -> L2 dev cases -> L3 holdout + regression"
-            f" (every {settings.l3_every} generations, when dev pass rate > {config.tiers.l3_when_dev_above},"
-            " and at the end)",
-            "- gate: structure AND progress AND no PASS->FAIL regression (one regression with other gains is rerun"
-            " 3x; 2 of 3 passing = noise) AND cost <= 2x baseline per case AND no new security findings",
-            f"- budget: {self.max_generations} generations, {settings.wall_clock_s:g}s wall clock, plateau after"
-            f" {settings.plateau} generations without a keep, target dev pass rate {config.evolve.target_pass_rate}",
-            "- stops: also oscillation (same content or failing set 3x), two falling kept scores, layers exhausted,"
-            " a STOP file in this folder, Ctrl-C",
-        ]
-        self.files.write_plan("\n".join(lines) + "\n")
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
-def _line(record: CandidateRecord) -> str:
-    flags = f" [{', '.join(record.flags)}]" if record.flags else ""
-    return (
-        f"gen {record.generation:3d} L{record.layer} {record.decision:8s} dev score {_fmt(record.dev_score)}"
-        f" pass {_fmt(record.dev_pass_rate)} ({record.seconds:.1f}s) {record.description[:80]}{flags}"
-    )

@@ -10,6 +10,7 @@ from typing import Any
 from assay.config import AssayConfig
 from assay.evaluation.evaluator import EvalResult, Evaluator
 from assay.evaluation.session import script_limits
+from assay.history.records import CandidateRecord, candidate_id
 from assay.model import Case, Split
 from assay.runners import RUNNERS, RunContext
 from assay.static import scan_artifact
@@ -27,6 +28,43 @@ class Measurement:
     @property
     def blocked(self) -> bool:
         return not self.static.get("passed", True)
+
+    def to_record(
+        self,
+        *,
+        run_id: str,
+        generation: int,
+        commit: str | None,
+        parent: str | None,
+        layer: int,
+        proposer: str,
+        description: str,
+        decision: str,
+        seconds: float,
+        parent_dev: EvalResult | None,
+    ) -> CandidateRecord:
+        """The candidate record of this measurement (scores per split, delta against the parent's dev score)."""
+        dev, holdout, regression = self.dev, self.holdout, self.regression
+        results = [r for r in (dev, holdout, regression) if r is not None]
+        return CandidateRecord(
+            run_id=run_id,
+            generation=generation,
+            candidate_id=candidate_id(generation),
+            commit=commit,
+            parent=parent,
+            layer=layer,
+            proposer=proposer,
+            description=description,
+            decision=decision,  # type: ignore[arg-type]
+            dev_score=dev.mean_score if dev else None,
+            dev_pass_rate=dev.pass_rate if dev else None,
+            holdout_score=holdout.mean_score if holdout else None,
+            regression_pass_rate=regression.pass_rate if regression else None,
+            delta=(dev.mean_score - parent_dev.mean_score) if dev and parent_dev else None,
+            tokens=sum(r.tokens for r in results),
+            cost_usd=sum(r.cost_usd for r in results),
+            seconds=seconds,
+        )
 
 
 class Measurer:

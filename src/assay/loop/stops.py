@@ -6,6 +6,11 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.config import EvolveConfig
+    from assay.presets import EvolveSettings
 
 
 @dataclass
@@ -141,3 +146,21 @@ def first_reason(rules: list[StopRule], state: RunState) -> str | None:
         if reason:
             return reason
     return None
+
+
+def standard_rules(evolve: EvolveConfig, settings: EvolveSettings, max_generations: int) -> list[StopRule]:
+    """The rules every run checks after each generation, in the order their reasons are preferred."""
+    rules: list[StopRule] = [
+        Interrupted(),
+        StopFile(),
+        MaxGenerations(max_generations),
+        WallClock(settings.wall_clock_s),
+        Budget(tokens=evolve.max_tokens, cost_usd=evolve.max_cost_usd, evaluations=evolve.max_evaluations),
+        Plateau(settings.plateau),
+        Oscillation(),
+        ScoreRegression(),
+        LayersExhausted(),
+    ]
+    if evolve.target_pass_rate is not None:
+        rules.insert(2, TargetReached(evolve.target_pass_rate))
+    return rules

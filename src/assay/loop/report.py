@@ -1,0 +1,50 @@
+"""What a run tells people: plan.md (Phase 0) and one line per generation."""
+
+from __future__ import annotations
+
+from assay.config import AssayConfig
+from assay.history.records import CandidateRecord, RunRecord
+from assay.presets import EvolveSettings
+
+
+def plan_text(
+    run: RunRecord,
+    config: AssayConfig,
+    settings: EvolveSettings,
+    counts: dict[str, int],
+    max_generations: int,
+) -> str:
+    """plan.md: kind, editable scope, tiers and when L3 runs, gate, starting layer, budget and stop rules."""
+    evolve = config.evolve
+    lines = [
+        f"# assay run {run.run_id}",
+        "",
+        f"- artifact: {config.artifact.kind}, editable {config.artifact.paths}, read-only {config.artifact.forbid}",
+        f"- cases: dev {counts['dev']}, holdout {counts['holdout']}, regression {counts['regression']}",
+        f"- branch: {run.branch} from {run.base_commit[:12]} (your branch: {run.user_branch})",
+        f"- proposer: {evolve.proposer.type}; gate: {evolve.gate}; layers {evolve.layers} starting at"
+        f" L{evolve.layers[0]}, {evolve.discards_per_layer} discards in a row move to the next layer",
+        "- tiers: L1 static (structure, syntax, security) -> L2 dev cases -> L3 holdout + regression"
+        f" (every {settings.l3_every} generations, when dev pass rate > {config.tiers.l3_when_dev_above},"
+        " before a layer promotion, and at the end)",
+        "- gate: structure AND progress AND no PASS->FAIL regression (one regression with other gains is rerun"
+        " 3x; 2 of 3 passing = noise) AND cost <= 2x baseline per case AND no new security findings",
+        f"- budget: {max_generations} generations, {settings.wall_clock_s:g}s wall clock, plateau after"
+        f" {settings.plateau} generations without a keep, target dev pass rate {evolve.target_pass_rate}",
+        "- stops: also oscillation (same content or failing set 3x), two falling kept scores, layers exhausted,"
+        " a STOP file in this folder, Ctrl-C",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def generation_line(record: CandidateRecord) -> str:
+    """``gen  12 L1 keep     dev score 0.977 pass 0.714 (1.2s) python: changed ...``"""
+    flags = f" [{', '.join(record.flags)}]" if record.flags else ""
+    return (
+        f"gen {record.generation:3d} L{record.layer} {record.decision:8s} dev score {score(record.dev_score)}"
+        f" pass {score(record.dev_pass_rate)} ({record.seconds:.1f}s) {record.description[:80]}{flags}"
+    )
