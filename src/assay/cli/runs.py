@@ -50,6 +50,15 @@ def _pick(records: list[CandidateRecord], which: str) -> CandidateRecord:
     raise AssayError(f"no candidate {which!r}; use best, a generation number, cand-NNNN or a commit prefix")
 
 
+def _committed(config: AssayConfig, run_id: str | None, which: str) -> tuple[RunRecord, CandidateRecord, str]:
+    """The run, the chosen candidate and its commit (an error for candidates that made none)."""
+    run, records = _run(config, run_id)
+    record = _pick(records, which)
+    if not record.commit:
+        raise AssayError(f"{record.candidate_id} has no commit ({record.description})")
+    return run, record, record.commit
+
+
 def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
@@ -119,13 +128,9 @@ def diff_command(
 ) -> None:
     """The change a candidate made to its parent (for best: everything since the run's start)."""
     cfg = load_config(config)
-    run, records = _run(cfg, run_id)
-    record = _pick(records, candidate)
-    git = _git(cfg)
+    run, record, commit = _committed(cfg, run_id, candidate)
     parent = run.base_commit if candidate == "best" else (record.parent or run.base_commit)
-    if not record.commit:
-        raise AssayError(f"{record.candidate_id} has no commit ({record.description})")
-    print(git.diff(parent, record.commit), end="")
+    print(_git(cfg).diff(parent, commit), end="")
 
 
 def adopt_command(
@@ -135,19 +140,16 @@ def adopt_command(
 ) -> None:
     """Bring a candidate into your branch (fast-forward when possible, else a merge commit)."""
     cfg = load_config(config)
-    run, records = _run(cfg, run_id)
-    record = _pick(records, candidate)
-    if not record.commit:
-        raise AssayError(f"{record.candidate_id} has no commit ({record.description})")
+    run, record, commit = _committed(cfg, run_id, candidate)
     git = _git(cfg)
     branch = git.current_branch() or run.user_branch
     if branch is None:
         raise AssayError("HEAD is detached; check out the branch to adopt into first")
     kind = git.merge_into(
-        branch, record.commit, message=f"assay: adopt {record.candidate_id} of run {run.run_id}"
+        branch, commit, message=f"assay: adopt {record.candidate_id} of run {run.run_id}"
     )
     out.print(
-        f"{branch}: {kind} to {record.candidate_id} ({record.commit[:12]}): {record.description}",
+        f"{branch}: {kind} to {record.candidate_id} ({commit[:12]}): {record.description}",
         highlight=False,
     )
 
