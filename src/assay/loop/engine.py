@@ -530,7 +530,8 @@ class Evolution:
             lost = sorted(c.id for c in measurement.regression.cases if c.id in before and not c.passed)
             gate["l3_regression"] = {
                 "passed": not lost,
-                "detail": f"regression split lost {lost}" if lost else "regression split holds",
+                # Count only: the detail reaches the next proposal, and regression cases are hidden from it.
+                "detail": f"the regression split lost {len(lost)} cases" if lost else "regression split holds",
                 "numbers": {"lost": lost},
             }
             if lost:
