@@ -145,9 +145,7 @@ def adopt_command(
     branch = git.current_branch() or run.user_branch
     if branch is None:
         raise AssayError("HEAD is detached; check out the branch to adopt into first")
-    kind = git.merge_into(
-        branch, commit, message=f"assay: adopt {record.candidate_id} of run {run.run_id}"
-    )
+    kind = git.merge_into(branch, commit, message=f"assay: adopt {record.candidate_id} of run {run.run_id}")
     out.print(
         f"{branch}: {kind} to {record.candidate_id} ({commit[:12]}): {record.description}",
         highlight=False,

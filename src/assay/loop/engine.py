@@ -531,7 +531,9 @@ class Evolution:
             gate["l3_regression"] = {
                 "passed": not lost,
                 # Count only: the detail reaches the next proposal, and regression cases are hidden from it.
-                "detail": f"the regression split lost {len(lost)} cases" if lost else "regression split holds",
+                "detail": f"the regression split lost {len(lost)} cases"
+                if lost
+                else "regression split holds",
                 "numbers": {"lost": lost},
             }
             if lost:
