@@ -1,0 +1,24 @@
+"""Parent selection: which candidate of the archive to expand next. One registry (``STRATEGIES``) by name."""
+
+from assay.search import dgm, greedy, ranked
+from assay.search.archive import Archive, Node
+from assay.search.base import STRATEGIES, ParentSelector, SearchError, make_selector
+from assay.search.dgm import DGMSelector
+from assay.search.greedy import GreedySelector
+from assay.search.opponents import adaptive_next, top_k
+from assay.search.ranked import RankedSelector
+
+__all__ = [
+    "STRATEGIES",
+    "Archive",
+    "DGMSelector",
+    "GreedySelector",
+    "Node",
+    "ParentSelector",
+    "RankedSelector",
+    "SearchError",
+    "adaptive_next",
+    "make_selector",
+    "top_k",
+]
+del dgm, greedy, ranked
