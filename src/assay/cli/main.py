@@ -42,12 +42,14 @@ def _register() -> None:
     from assay.cli import eval as eval_command
     from assay.cli import evolve as evolve_command
     from assay.cli import init as init_command
+    from assay.cli import rate as rate_command
     from assay.cli import runs as runs_command
 
     init_command.register(app)
     eval_command.register(app)
     evolve_command.register(app)
     runs_command.register(app)
+    rate_command.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,39 @@
+"""Rating backends behind one interface: Elo, Glicko-2, Bradley-Terry (choix) and Weng-Lin (openskill).
+
+``RATINGS.get(name)`` returns the backend class; ``make_rating(name)`` builds one with its defaults.
+"""
+
+from __future__ import annotations
+
+from assay.ratings.base import MIN_COMPARISONS, Outcome, Rating, RatingBackend, confidence
+from assay.ratings.bradley_terry import BradleyTerryRating
+from assay.ratings.elo import EloRating
+from assay.ratings.glicko2 import Glicko2Rating, Glicko2State, glicko2_period
+from assay.ratings.weng_lin import WengLinRating
+from assay.registry import Registry
+
+RATINGS: Registry[type[RatingBackend]] = Registry("rating backend")
+for _backend in (EloRating, Glicko2Rating, BradleyTerryRating, WengLinRating):
+    RATINGS.register(_backend.name)(_backend)
+
+
+def make_rating(name: str) -> RatingBackend:
+    """A fresh backend by registry name, with default parameters (unknown names list the known ones)."""
+    return RATINGS.get(name)()
+
+
+__all__ = [
+    "MIN_COMPARISONS",
+    "RATINGS",
+    "BradleyTerryRating",
+    "EloRating",
+    "Glicko2Rating",
+    "Glicko2State",
+    "Outcome",
+    "Rating",
+    "RatingBackend",
+    "WengLinRating",
+    "confidence",
+    "glicko2_period",
+    "make_rating",
+]
