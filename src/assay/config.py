@@ -167,6 +167,7 @@ class EvolveConfig(Strict):
     preset: Literal["quick", "standard", "deep"] = "standard"
     proposer: ProposerConfig = Field(default_factory=ProposerConfig)
     gate: str = "ratchet"
+    gate_options: dict[str, float | int] = Field(default_factory=dict)
     max_generations: int | None = Field(default=None, ge=1)
     wall_clock_s: float | None = Field(default=None, gt=0)
     max_tokens: int | None = Field(default=None, ge=1)

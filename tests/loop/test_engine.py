@@ -167,3 +167,17 @@ def test_a_candidate_deleting_the_artifact_is_stopped_at_l1(tmp_path):
     assert record.dev_score is None  # never evaluated: the L1 static tier stopped it
     assert record.gate["structure"]["passed"] is False
     assert (root / "priority.py").exists()
+
+
+def test_backpressure_gate_by_name_and_bad_gate_names(tmp_path):
+    extra = "evolve:\n  gate: backpressure\n  gate_options: {min_delta: 0.001, max_retries: 1}\n"
+    root = make_project(tmp_path / "bp", cases=4, items=40, extra=extra)
+    outcome, _ = evolve(root, max_generations=4)
+    records = RunFiles(root / ".assay" / "runs" / outcome.run_id).read_candidates()
+    decided = [r for r in records[1:] if r.decision != "invalid"]
+    assert decided and all("progress" in r.gate for r in decided)
+    assert all(r.decision == "keep" or any(f.startswith("gate-") for f in r.flags) for r in decided)
+    config = root / "assay.yaml"
+    config.write_text(config.read_text().replace("gate: backpressure", "gate: backpresure"))
+    with pytest.raises(AssayError, match=r"evolve.gate.*backpressure"):
+        evolve(root, max_generations=1)

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from assay.config import AssayConfig
-from assay.errors import AssayError
+from assay.errors import AssayError, ConfigError
 from assay.evaluation.evaluator import EvalResult
+from assay.evaluation.session import in_config
 from assay.gates import GATES, GateInput
 from assay.history.git import Git
 from assay.history.records import CandidateRecord, RunRecord, candidate_id
@@ -37,6 +38,7 @@ from assay.model import Case, Split
 from assay.presets import resolve
 from assay.proposers.context import build_view
 from assay.proposers.redaction import Redactor, secrets_for
+from assay.registry import UnknownName
 
 OVERFIT_GAP = 0.15
 SUSPECT_AFTER = 5
@@ -94,7 +96,11 @@ class Evolution:
         )
         config.data_path.mkdir(parents=True, exist_ok=True)
         self.store = RunStore(f"sqlite:///{config.data_path / 'assay.db'}")
-        self.gate = GATES.get(config.evolve.gate)()
+        try:
+            with in_config(config):
+                self.gate = GATES.get(config.evolve.gate)(**config.evolve.gate_options)
+        except (UnknownName, TypeError) as exc:
+            raise ConfigError(str(exc), file=config.path, field="evolve.gate") from None
 
     # -- starting and resuming -------------------------------------------------------------------------
 
@@ -141,7 +147,7 @@ class Evolution:
 
     def _prepare(self) -> None:
         """Load and split the cases, build the runner, judge and proposer (errors name assay.yaml)."""
-        from assay.evaluation.session import in_config, select_cases
+        from assay.evaluation.session import select_cases
 
         config = self.config
         selection = select_cases(config, "all")
@@ -265,7 +271,8 @@ class Evolution:
         baseline = records[0]
         self.best_record = baseline
         for record in records[1:]:
-            tracker.record(record.decision == "keep")
+            if "gate-retry" not in record.flags:
+                tracker.record(record.decision == "keep")
             state.since_keep = 0 if record.decision == "keep" else state.since_keep + 1
             if record.decision == "keep":
                 self.best_record = record
@@ -320,7 +327,8 @@ class Evolution:
                 return reason
             record = await self._generation(state.generation + 1, tracker.current)
             kept = record.decision == "keep"
-            promoted = tracker.record(kept)
+            # A gate's "retry" asks for another try from the same parent: it does not count toward the layer.
+            promoted = False if "gate-retry" in record.flags else tracker.record(kept)
             if promoted:
                 holdout = await self._verify_best(record.generation)
                 self.journal.event(
@@ -469,11 +477,15 @@ class Evolution:
                     parent_size=self.best.size,
                     candidate_size=self._artifact_size(),
                     rerun=lambda case_id, times: self.measurer.rerun(case_id, times, self.workdir),
+                    extra={"parent": self.best.commit},
                 )
             )
             gate = {name: d.model_dump(mode="json") for name, d in decision.dimensions.items()}
             keep = decision.keep
-            regressions = list(decision.dimensions["regression"].numbers.get("regressed", []))
+            regression = decision.dimensions.get("regression")
+            regressions = list(regression.numbers.get("regressed", [])) if regression else []
+            if decision.action not in ("keep", "discard"):
+                flags.append(f"gate-{decision.action}")
             if keep and self._l3_due(generation, measurement):
                 await self._measure_l3(measurement, generation)
                 keep = self._l3_holds(measurement, gate, flags)

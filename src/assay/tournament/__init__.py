@@ -1,0 +1,38 @@
+"""Tournaments: pairwise judges (``JUDGES``: ``scores``, ``llm``) and a generation's matches against the
+baseline and the self-play pool, turned into rating outcomes."""
+
+from assay.tournament.judges import (
+    JUDGES,
+    Contestant,
+    LLMJudge,
+    PairwiseJudge,
+    ScoresJudge,
+    Verdict,
+    parse_answer,
+)
+from assay.tournament.matches import (
+    GenerationMatches,
+    Match,
+    clamp_score,
+    effective_score,
+    outcome_for,
+    play_generation,
+    update_pool,
+)
+
+__all__ = [
+    "JUDGES",
+    "Contestant",
+    "GenerationMatches",
+    "LLMJudge",
+    "Match",
+    "PairwiseJudge",
+    "ScoresJudge",
+    "Verdict",
+    "clamp_score",
+    "effective_score",
+    "outcome_for",
+    "parse_answer",
+    "play_generation",
+    "update_pool",
+]

@@ -1,0 +1,199 @@
+"""Pairwise judges: which of two candidates is better. ``scores`` compares per-case results; ``llm`` asks a
+model under blind labels, every text redacted first (a judge never sees the answer key either)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+from assay.evaluation.evaluator import EvalResult
+from assay.llm.base import LLM, Completion, LLMError
+from assay.proposers.redaction import Redactor
+from assay.registry import Registry
+
+TIE = "tie"
+
+
+@dataclass
+class Contestant:
+    """One side of a comparison: its id, its artifact files (path → text) and its results, if evaluated."""
+
+    id: str
+    files: dict[str, str]
+    results: EvalResult | None = None
+
+
+@dataclass
+class Verdict:
+    """A judge's decision: ``winner`` is a contestant id or None for a tie; ``votes`` are each vote's winner
+    id or ``"tie"``; ``means`` are (a, b) mean scores on shared cases when the judge compared scores."""
+
+    winner: str | None
+    reason: str
+    votes: list[str] = field(default_factory=list)
+    tokens: int = 0
+    cost_usd: float = 0.0
+    means: tuple[float, float] | None = None
+
+
+class PairwiseJudge(ABC):
+    """Compares two contestants. ``round`` distinguishes repeated matches of the same pair (a stochastic
+    judge draws fresh samples for each round; a deterministic one ignores it)."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> Verdict:
+        """Which of ``a`` and ``b`` is better, with the reason and the cost of deciding."""
+
+
+JUDGES: Registry[type[PairwiseJudge]] = Registry("pairwise judge")
+
+
+def shared_scores(a: EvalResult | None, b: EvalResult | None) -> list[tuple[str, float, float]]:
+    """(case id, a's score, b's score) for every case both results contain, in ``a``'s order."""
+    if a is None or b is None:
+        return []
+    theirs = {case.id: case.score for case in b.cases}
+    return [(case.id, case.score, theirs[case.id]) for case in a.cases if case.id in theirs]
+
+
+@JUDGES.register("scores")
+@dataclass
+class ScoresJudge(PairwiseJudge):
+    """The higher mean score on the cases both candidates ran wins; within ``tolerance`` it is a tie."""
+
+    name: ClassVar[str] = "scores"
+    tolerance: float = 1e-9
+
+    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> Verdict:
+        shared = shared_scores(a.results, b.results)
+        if not shared:
+            return Verdict(None, f"tie: {a.id} and {b.id} share no cases", [TIE])
+        mean_a = sum(s for _, s, _ in shared) / len(shared)
+        mean_b = sum(s for _, _, s in shared) / len(shared)
+        diff = mean_a - mean_b
+        winner = None if abs(diff) <= self.tolerance else a.id if diff > 0 else b.id
+        reason = (
+            f"{winner or TIE}: {a.id} mean {mean_a:.4f} vs {b.id} mean {mean_b:.4f} "
+            f"on {len(shared)} shared cases (difference {diff:+.4f})"
+        )
+        return Verdict(winner, reason, [winner or TIE], means=(mean_a, mean_b))
+
+
+SYSTEM = (
+    "You compare two candidate versions, labelled A and B, of an artifact written for a task, and decide "
+    "which is better for that task. Judge only quality for the task; ignore the order they are shown in.\n"
+    "Answer in exactly this format and nothing else:\nWINNER: A|B|TIE\nREASON: <one sentence>"
+)
+_WINNER = re.compile(r"^[ \t]*WINNER:[ \t]*(A|B|TIE)[ \t]*$", re.MULTILINE | re.IGNORECASE)
+_REASON = re.compile(r"^[ \t]*REASON:[ \t]*(\S.*)$", re.MULTILINE | re.IGNORECASE)
+
+
+def parse_answer(text: str) -> tuple[str, str] | None:
+    """(``"A"``, ``"B"`` or ``"TIE"``, reason) from a strict answer; None when it does not follow the format
+    (no or several WINNER lines, or no REASON)."""
+    winners = _WINNER.findall(text)
+    reason = _REASON.search(text)
+    if len(winners) != 1 or reason is None:
+        return None
+    return winners[0].upper(), reason.group(1).strip()
+
+
+@JUDGES.register("llm")
+class LLMJudge(PairwiseJudge):
+    """A model compares the two candidates' files (``show="files"``) or their outputs on up to ``cases``
+    sampled shared cases (``show="outputs"``), labelled only A and B.
+
+    Each of ``votes`` votes uses its own ``sample`` index at temperature 0. With ``both_orders`` a vote asks
+    in both orders and a side wins the vote only if it wins both; otherwise the vote is a tie. A side needs
+    a strict majority of the votes to win the match. An unparseable or failed answer is a tied vote.
+    """
+
+    name = "llm"
+
+    def __init__(
+        self,
+        llm: LLM,
+        task: str,
+        *,
+        redactor: Redactor,
+        votes: int = 3,
+        both_orders: bool = True,
+        show: Literal["files", "outputs"] = "files",
+        cases: int = 3,
+        max_chars: int = 20_000,
+        max_tokens: int = 400,
+        seed: int = 0,
+    ) -> None:
+        if votes < 1:
+            raise ValueError(f"votes must be at least 1, got {votes}")
+        self.llm, self.task, self.redactor = llm, task, redactor
+        self.votes, self.both_orders, self.show = votes, both_orders, show
+        self.cases, self.max_chars, self.max_tokens, self.seed = cases, max_chars, max_tokens, seed
+
+    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> Verdict:
+        texts = self._render(a, b)
+        orders = [(a, b), (b, a)] if self.both_orders else [(a, b)]
+        calls = [(x, y, round * self.votes + vote) for vote in range(self.votes) for x, y in orders]
+        answers = await asyncio.gather(*(self._ask(x, y, texts, sample) for x, y, sample in calls))
+        sides = [side for side, _, _ in answers]
+        chunks = [sides[v * len(orders) : (v + 1) * len(orders)] for v in range(self.votes)]
+        votes = [chunk[0] if len(set(chunk)) == 1 else TIE for chunk in chunks]
+        counts = {side: votes.count(side) for side in (a.id, b.id, TIE)}
+        winner = next((s for s in (a.id, b.id) if counts[s] * 2 > self.votes), None)
+        said = next((r for side, r, _ in answers if side == (winner or TIE)), answers[0][1])
+        reason = (
+            f"{winner or TIE}: votes {a.id}={counts[a.id]}, {b.id}={counts[b.id]}, tie={counts[TIE]} "
+            f"of {self.votes}; judge: {said}"
+        )
+        done = [c for _, _, c in answers if c is not None]
+        tokens, cost = sum(c.tokens_in + c.tokens_out for c in done), sum(c.cost_usd for c in done)
+        return Verdict(winner, reason, votes, tokens, cost)
+
+    async def _ask(
+        self, first: Contestant, second: Contestant, texts: dict[str, str], sample: int
+    ) -> tuple[str, str, Completion | None]:
+        """(winning id or "tie", reason, completion) of one call with ``first`` shown as A, ``second`` as B."""
+        user = (
+            f"Task: {self.task}\n\n=== Candidate A ===\n{texts[first.id]}\n\n"
+            f"=== Candidate B ===\n{texts[second.id]}\n\n"
+            "Which candidate is better for the task? Answer with WINNER and REASON lines."
+        )
+        redact = self.redactor.redact
+        try:
+            completion = await self.llm.complete(
+                [{"role": "user", "content": redact(user)}],
+                system=redact(SYSTEM),
+                temperature=0.0,
+                max_tokens=self.max_tokens,
+                sample=sample,
+            )
+        except LLMError as exc:
+            return TIE, f"judge call failed: {exc}", None
+        label, reason = parse_answer(completion.text) or (TIE, "unparseable answer, counted as a tie")
+        return {"A": first.id, "B": second.id}.get(label, TIE), reason, completion
+
+    def _render(self, a: Contestant, b: Contestant) -> dict[str, str]:
+        """Each side's redacted text, keyed by contestant id (the ids themselves are never shown)."""
+        shared = sorted(case_id for case_id, _, _ in shared_scores(a.results, b.results))
+        picked = sorted(random.Random(self.seed).sample(shared, min(self.cases, len(shared))))
+        show = _outputs if self.show == "outputs" and picked else _files
+        return {c.id: self._cut(show(c, picked)) for c in (a, b)}
+
+    def _cut(self, text: str) -> str:
+        text = self.redactor.redact(text)
+        return text if len(text) <= self.max_chars else text[: self.max_chars] + "\n[... cut]"
+
+
+def _files(contestant: Contestant, picked: list[str]) -> str:
+    return "\n\n".join(f"--- file: {path} ---\n{text}" for path, text in sorted(contestant.files.items()))
+
+
+def _outputs(contestant: Contestant, picked: list[str]) -> str:
+    texts = {r.id: r.output.text for r in contestant.results.cases} if contestant.results else {}
+    return "\n\n".join(f"--- case {n}: output ---\n{texts[k]}" for n, k in enumerate(picked, 1))
