@@ -1,0 +1,122 @@
+"""A generation's matches: effective scores, the 0.55 baseline win rule, the self-play pool, and the outcomes
+a rating backend learns from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.proposers.redaction import Redactor
+from assay.ratings import Outcome, make_rating
+from assay.tournament import (
+    Contestant,
+    LLMJudge,
+    ScoresJudge,
+    Verdict,
+    clamp_score,
+    effective_score,
+    outcome_for,
+    play_generation,
+    update_pool,
+)
+from tests.fakes.llm_server import ScriptedLLMServer
+from tests.tournament._helpers import chat_model, results
+
+
+def scored(name: str, mean: float) -> Contestant:
+    return Contestant(name, {"prompt.md": name}, results({"c1": mean, "c2": mean}))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [(1.0, 0.0, 1.0), (0.0, 1.0, 0.0), (0.5, 0.5, 0.5), (0.6, 0.5, 0.55), (3.0, 0.0, 1.0), (0.0, 3.0, 0.0)],
+)
+def test_clamp_score(a: float, b: float, expected: float) -> None:
+    assert clamp_score(a, b) == pytest.approx(expected)
+
+
+def test_effective_score_from_means_or_verdict() -> None:
+    assert effective_score(Verdict("x", "", means=(0.9, 0.3)), "x") == pytest.approx(0.8)
+    assert effective_score(Verdict("x", ""), "x") == 1.0
+    assert effective_score(Verdict("y", ""), "x") == 0.0
+    assert effective_score(Verdict(None, ""), "x") == 0.5
+
+
+@pytest.mark.parametrize(
+    ("score", "winner"), [(0.55, "c"), (0.5499, None), (0.5, None), (0.4501, None), (0.45, "o"), (0.0, "o")]
+)
+def test_outcome_threshold(score: float, winner: str | None) -> None:
+    assert outcome_for("c", "o", score, 0.55) == Outcome("c", "o", winner)
+
+
+@pytest.mark.parametrize(("mean", "rate"), [(0.6, 1.0), (0.59, 0.0), (0.5, 0.0), (0.95, 1.0)])
+async def test_baseline_win_needs_an_effective_score_of_055(mean: float, rate: float) -> None:
+    played = await play_generation(
+        scored("cand", mean), baseline=scored("base", 0.5), pool=[], judge=ScoresJudge()
+    )
+    assert len(played.matches) == 3 and played.baseline_win_rate == rate
+    assert all(m.kind == "baseline" and m.opponent == "base" for m in played.matches)
+    assert played.matches[0].score == pytest.approx(clamp_score(mean, 0.5))
+
+
+async def test_pool_matches_and_ratings_move_the_right_way() -> None:
+    baseline = scored("base", 0.5)
+    pool = [scored("p1", 0.9), scored("p2", 0.3), scored("cand", 0.7), scored("base", 0.5)]
+    played = await play_generation(
+        scored("cand", 0.7), baseline=baseline, pool=pool, judge=ScoresJudge(), matches_per_generation=2
+    )
+    # The candidate itself and the baseline are not pool opponents.
+    assert [(m.kind, m.opponent) for m in played.matches] == [
+        ("baseline", "base"),
+        ("baseline", "base"),
+        ("pool", "p1"),
+        ("pool", "p2"),
+    ]
+    assert [o.winner for o in played.outcomes] == ["cand", "cand", "p1", "cand"]
+    assert played.baseline_win_rate == 1.0 and len(played.verdicts) == 4
+
+    elo = make_rating("elo")
+    elo.update(played.outcomes)
+    ratings = {name: r.rating for name, r in elo.ratings().items()}
+    assert ratings["base"] < 1500 and ratings["p2"] < 1500 < ratings["p1"]
+    assert ratings["cand"] > 1500
+
+    worse = await play_generation(scored("weak", 0.1), baseline=baseline, pool=[], judge=ScoresJudge())
+    elo.update(worse.outcomes)
+    assert elo.rating("weak").rating < 1500 and elo.rating("weak").losses == 3
+    assert elo.rating("base").rating > ratings["base"]
+
+
+async def test_llm_judge_matches_draw_fresh_samples_per_round(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    llm_server.default = "WINNER: TIE\nREASON: equal"
+    llm_server.add_rule("WINNER: A\nREASON: candidate first", user=r"Candidate A ===[^=]*cand text")
+    llm_server.add_rule("WINNER: B\nREASON: candidate second", user=r"Candidate B ===[^=]*cand text")
+    judge = LLMJudge(chat_model(llm_server, tmp_path / "cache"), "task", redactor=Redactor([]), votes=1)
+    cand = Contestant("cand", {"f.md": "cand text"})
+    base = Contestant("base", {"f.md": "base text"})
+    played = await play_generation(cand, baseline=base, pool=[Contestant("p1", {"f.md": "p1"})], judge=judge)
+    # 3 baseline rounds + 1 pool match, 2 orders each; the cache would collapse repeated rounds otherwise.
+    assert len(llm_server.requests) == 8
+    assert played.baseline_win_rate == 1.0
+    assert [m.score for m in played.matches] == [1.0, 1.0, 1.0, 1.0]
+    assert played.tokens > 0 and played.cost_usd > 0
+
+
+async def test_bad_generation_arguments() -> None:
+    with pytest.raises(ValueError, match="same"):
+        await play_generation(scored("x", 1), baseline=scored("x", 0), pool=[], judge=ScoresJudge())
+
+
+def test_update_pool_keeps_the_top_k() -> None:
+    pool = {"a": 1600.0, "b": 1550.0, "c": 1500.0}
+    assert update_pool(pool, "d", 1575.0) == {"a": 1600.0, "d": 1575.0, "b": 1550.0}
+    assert list(update_pool(pool, "d", 1575.0)) == ["a", "d", "b"]
+    assert update_pool(pool, "d", 1400.0) == pool
+    assert update_pool(pool, "d", 1500.0) == pool  # on equal ratings the incumbent stays
+    assert update_pool(pool, "a", 1450.0) == {"b": 1550.0, "c": 1500.0, "a": 1450.0}
+    assert update_pool({}, "a", 1500.0, k=3) == {"a": 1500.0}
+    assert update_pool(pool, "d", 2000.0, k=1) == {"d": 2000.0}
+    assert pool == {"a": 1600.0, "b": 1550.0, "c": 1500.0}  # not mutated
