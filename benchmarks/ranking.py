@@ -260,8 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seeds = args.seeds or (3 if args.quick else 20)
     trials = args.trials or (300 if args.quick else 2000)
-    ps, ks = ((0.8, 0.9), (3, 10)) if args.quick else ((0.6, 0.7, 0.8, 0.9), (3, 5, 10))
-    noise, cap = ((0, 20), 150) if args.quick else ((0, 80, 20), 400)
+    ps, ks = ((0.9,), (3, 10)) if args.quick else ((0.6, 0.7, 0.8, 0.9), (3, 5, 10))
+    noise, cap = ((20,), 150) if args.quick else ((0, 80, 20), 400)
     start = time.perf_counter()
 
     with Pool(args.jobs) if args.jobs > 1 else _no_pool() as pool:

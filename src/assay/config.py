@@ -161,6 +161,17 @@ class ProposerConfig(Strict):
         return self
 
 
+class TournamentConfig(Strict):
+    """Matches each generation against the baseline and the top kept candidates (autocontext), rated by
+    ``rating`` (elo, glicko2, bradley_terry, weng_lin). Uses the per-case scores: no extra model calls."""
+
+    enabled: bool = True
+    rating: str = "elo"
+    matches_per_generation: int = Field(default=3, ge=0)
+    win_threshold: float = Field(default=0.55, ge=0, le=1)
+    pool_size: int = Field(default=3, ge=0)
+
+
 class EvolveConfig(Strict):
     """How ``assay evolve`` runs. Unset limits come from the preset (``quick``, ``standard``, ``deep``)."""
 
@@ -168,6 +179,7 @@ class EvolveConfig(Strict):
     proposer: ProposerConfig = Field(default_factory=ProposerConfig)
     gate: str = "ratchet"
     gate_options: dict[str, float | int] = Field(default_factory=dict)
+    tournament: TournamentConfig = Field(default_factory=TournamentConfig)
     max_generations: int | None = Field(default=None, ge=1)
     wall_clock_s: float | None = Field(default=None, gt=0)
     max_tokens: int | None = Field(default=None, ge=1)

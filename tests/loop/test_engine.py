@@ -45,6 +45,15 @@ def test_run_logs_every_candidate_and_leaves_the_user_branch(project):
         if record.decision != "invalid":
             assert set(record.gate) >= {"structure", "progress", "regression", "cost", "safety"}
     assert (files.run_dir / "plan.md").read_text().startswith("# assay run")
+    matches = [e for e in files.read_events() if e.kind == "matches"]
+    evaluated = [r for r in records[1:] if r.dev_score is not None]
+    assert [e.data["candidate"] for e in matches] == [r.candidate_id for r in evaluated]
+    for record, event in zip(evaluated, matches, strict=True):
+        assert record.gate["tournament"]["numbers"]["rating"] == event.data["rating"]
+        assert len(event.data["outcomes"]) >= 3  # three rounds against the baseline, plus the pool
+        # A win needs clamp(0.5 + (a - b) / 2) >= 0.55, i.e. a dev mean at least 0.1 above the baseline's.
+        wins = record.dev_score - outcome.baseline.dev_score >= 0.1 - 1e-9
+        assert event.data["baseline_win_rate"] == (1.0 if wins else 0.0)
     assert outcome.best.dev_score >= outcome.baseline.dev_score
 
 

@@ -32,6 +32,7 @@ from assay.loop.journal import Journal
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement, Measurer
 from assay.loop.proposing import MutateProposer, make_proposer
+from assay.loop.rating import Tournament
 from assay.loop.report import generation_line, plan_text, score
 from assay.loop.stops import RunState, first_reason, standard_rules
 from assay.model import Case, Split
@@ -300,6 +301,12 @@ class Evolution:
         self.git.reset_worktree(self.worktree, best_commit)
         self.best.size = self._artifact_size()
         self.git.set_branch(self.run.branch, best_commit)  # the records decide what the branch points at
+        self.tournament: Tournament | None = None
+        if self.config.evolve.tournament.enabled:
+            self.tournament = Tournament(
+                self.config.evolve.tournament, baseline.candidate_id, self.baseline.dev
+            )
+            self.tournament.replay(self.files.read_events(), {r.candidate_id for r in records})
         state.best_pass_rate = self.best.measurement.dev.pass_rate if self.best.measurement.dev else 0.0
         state.evaluations = self.measurer.case_runs
         self.failing_streak: dict[str, int] = {}
@@ -504,6 +511,14 @@ class Evolution:
         record.cost_usd += float(info.get("cost_usd", 0.0))
         record.gate, record.regressions, record.flags = gate, regressions, flags
         record.citations = list(info.get("citations", []))
+        if self.tournament is not None and measurement.dev is not None:
+            played = await self.tournament.play(record.candidate_id, measurement.dev, keep)
+            self.journal.event("matches", **played)
+            record.gate["tournament"] = {
+                "passed": True,
+                "detail": f"rating {played['rating']:.0f}, baseline win rate {played['baseline_win_rate']:.2f}",
+                "numbers": {k: played[k] for k in ("rating", "uncertainty", "baseline_win_rate")},
+            }
         record.evidence = [
             c.trace_path
             for c in (measurement.dev.cases if measurement.dev else [])
