@@ -60,7 +60,9 @@ def _estimates(kind: str, backend: RatingBackend, names: Sequence[str]) -> dict[
     return {n: r.wins / r.comparisons if r.comparisons else 0.5 for n, r in rated.items()}
 
 
-def _insert(new: str, incumbents: list[tuple[str, float]], k: int, judge: Callable[[str, str], str]):
+def _insert(
+    new: str, incumbents: list[tuple[str, float]], k: int, judge: Callable[[str, str], str]
+) -> list[Outcome]:
     """Noisy binary insertion: each answer moves one bound of the interval the newcomer can still be in."""
     values = sorted(v for _, v in incumbents)
     pad = (values[-1] - values[0] or 1.0) / len(values)
@@ -68,7 +70,7 @@ def _insert(new: str, incumbents: list[tuple[str, float]], k: int, judge: Callab
     lo, hi = -math.inf, math.inf
     estimate = values[len(values) // 2]
     asked: set[str] = set()
-    outcomes = []
+    outcomes: list[Outcome] = []
     for _ in range(min(k, len(incumbents))):
         opponent = adaptive_next(estimate, incumbents, asked)
         if opponent is None:
@@ -116,11 +118,13 @@ def rank_run(task: tuple[float, int, str, str, int]) -> tuple[float, float]:
     return rho, len(best_true & best_est) / TOP
 
 
-def rank_table(ps: Sequence[float], ks: Sequence[int], seeds: int, pool: PoolType | None):
+def rank_table(
+    ps: Sequence[float], ks: Sequence[int], seeds: int, pool: PoolType | None
+) -> dict[tuple[float, int, str, str], tuple[float, float, float]]:
     keys = [(p, k, o, e) for p in ps for k in ks for o in ("top_k", "adaptive") for e in ESTIMATORS]
     tasks = [(*key, s) for key in keys for s in range(seeds)]
     results = pool.map(rank_run, tasks, chunksize=4) if pool else list(map(rank_run, tasks))
-    out: dict[tuple, tuple[float, float, float]] = {}
+    out: dict[tuple[float, int, str, str], tuple[float, float, float]] = {}
     for n, key in enumerate(keys):
         chunk = results[n * seeds : (n + 1) * seeds]
         rhos = [r for r, _ in chunk]
@@ -158,11 +162,13 @@ def search_run(task: tuple[str, int, int, int]) -> tuple[int | None, float]:
     return None, max(truth.values())
 
 
-def search_table(noise: Sequence[int], seeds: int, cap: int, pool: PoolType | None):
+def search_table(
+    noise: Sequence[int], seeds: int, cap: int, pool: PoolType | None
+) -> dict[tuple[str, int], tuple[float, float, float]]:
     keys = [(s, n) for n in noise for s in STRATEGIES]
     tasks = [(s, n, cap, seed) for s, n in keys for seed in range(seeds)]
     results = pool.map(search_run, tasks, chunksize=2) if pool else list(map(search_run, tasks))
-    out = {}
+    out: dict[tuple[str, int], tuple[float, float, float]] = {}
     for i, key in enumerate(keys):
         chunk = results[i * seeds : (i + 1) * seeds]
         evals = sorted(e if e is not None else math.inf for e, _ in chunk)
@@ -203,14 +209,15 @@ def _probabilities(rng: np.random.Generator, trials: int, gain_cases: int) -> tu
     return base, cand
 
 
-async def _kept_share(name: str, base: np.ndarray, cand: np.ndarray, rng: np.random.Generator) -> float:
-    parent_runs = rng.random(base.shape) < base
-    cand_runs = rng.random(cand.shape) < cand
+async def _kept_share(
+    name: str, runs: tuple[np.ndarray, np.ndarray], cand: np.ndarray, rng: np.random.Generator
+) -> float:
+    parent_runs, cand_runs = runs
     if name == "keep-if-better":
         return float(np.mean(cand_runs.sum(axis=1) > parent_runs.sum(axis=1)))
     gate = GATES.get(name)()  # one gate per row: stateful gates see a stream of decisions
     kept = 0
-    for t in range(base.shape[0]):
+    for t in range(cand.shape[0]):
 
         async def rerun(case_id: str, n: int, t: int = t) -> int:
             return int(rng.binomial(n, cand[t, int(case_id.split("-")[1])]))
@@ -220,18 +227,22 @@ async def _kept_share(name: str, base: np.ndarray, cand: np.ndarray, rng: np.ran
             parent=parent, candidate=_result(cand_runs[t]), baseline=parent, rerun=rerun, extra={"parent": t}
         )
         kept += (await gate.decide(data)).keep
-    return kept / base.shape[0]
+    return kept / cand.shape[0]
 
 
 async def gate_table(trials: int, seed: int = 0) -> dict[str, list[float | None]]:
     rng = np.random.default_rng(seed)
-    scenarios = [_probabilities(rng, trials, g) for g in (0, 4, 8)]
+    scenarios = []
+    for gain in (0, 4, 8):
+        base, cand = _probabilities(rng, trials, gain)
+        # Every gate judges the same simulated runs, so the rows differ only by the rule.
+        scenarios.append(((rng.random(base.shape) < base, rng.random(cand.shape) < cand), cand))
     out: dict[str, list[float | None]] = {}
     for name in (*GATE_NAMES, "keep-if-better"):
         if name != "keep-if-better" and name not in GATES:
             out[name] = [None, None, None]
             continue
-        out[name] = [await _kept_share(name, base, cand, rng) for base, cand in scenarios]
+        out[name] = [await _kept_share(name, runs, cand, rng) for runs, cand in scenarios]
     return out
 
 
