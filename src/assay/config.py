@@ -187,6 +187,7 @@ class EvolveConfig(Strict):
     max_evaluations: int | None = Field(default=None, ge=1)
     target_pass_rate: float | None = Field(default=1.0, ge=0, le=1)
     plateau: int | None = Field(default=None, ge=1)
+    stop_on_oscillation: bool = True
     layers: list[int] = Field(default_factory=lambda: [1, 2, 3])
     discards_per_layer: int = Field(default=3, ge=1)
     l3_every: int | None = Field(default=None, ge=1)

@@ -71,3 +71,14 @@ def test_stop_file_layers_and_interrupt(tmp_path):
     assert first_reason(rules, s) == "all layers exhausted"
     s.layers_exhausted, s.interrupted = False, True
     assert "interrupted" in first_reason(rules, s)
+
+
+def test_standard_rules_follow_the_config():
+    from assay.config import EvolveConfig
+    from assay.loop.stops import standard_rules
+    from assay.presets import resolve
+
+    names = lambda evolve: [type(rule).__name__ for rule in standard_rules(evolve, resolve(evolve), 10)]  # noqa: E731
+    assert "Oscillation" in names(EvolveConfig())
+    assert "Oscillation" not in names(EvolveConfig(stop_on_oscillation=False))
+    assert "TargetReached" not in names(EvolveConfig(target_pass_rate=None))

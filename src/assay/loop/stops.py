@@ -157,10 +157,11 @@ def standard_rules(evolve: EvolveConfig, settings: EvolveSettings, max_generatio
         WallClock(settings.wall_clock_s),
         Budget(tokens=evolve.max_tokens, cost_usd=evolve.max_cost_usd, evaluations=evolve.max_evaluations),
         Plateau(settings.plateau),
-        Oscillation(),
         ScoreRegression(),
         LayersExhausted(),
     ]
+    if evolve.stop_on_oscillation:
+        rules.insert(-2, Oscillation())
     if evolve.target_pass_rate is not None:
         rules.insert(2, TargetReached(evolve.target_pass_rate))
     return rules
