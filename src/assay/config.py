@@ -180,6 +180,8 @@ class EvolveConfig(Strict):
     gate: str = "ratchet"
     gate_options: dict[str, float | int] = Field(default_factory=dict)
     tournament: TournamentConfig = Field(default_factory=TournamentConfig)
+    search: str = "greedy"
+    search_options: dict[str, float] = Field(default_factory=dict)
     max_generations: int | None = Field(default=None, ge=1)
     wall_clock_s: float | None = Field(default=None, gt=0)
     max_tokens: int | None = Field(default=None, ge=1)

@@ -190,3 +190,30 @@ def test_backpressure_gate_by_name_and_bad_gate_names(tmp_path):
     config.write_text(config.read_text().replace("gate: backpressure", "gate: backpresure"))
     with pytest.raises(AssayError, match=r"evolve.gate.*backpressure"):
         evolve(root, max_generations=1)
+
+
+def test_ranked_search_builds_on_other_candidates_than_the_best(tmp_path):
+    extra = (
+        "evolve:\n  search: ranked\n  layers: [1]\n  discards_per_layer: 50\n  stop_on_oscillation: false\n"
+    )
+    root = make_project(tmp_path / "ranked", cases=4, items=40, extra=extra)
+    outcome, _ = evolve(root, max_generations=8)
+    records = RunFiles(root / ".assay" / "runs" / outcome.run_id).read_candidates()
+    evaluated = {records[0].commit} | {r.commit for r in records[1:] if r.dev_score is not None}
+    best_so_far = records[0].commit
+    off_best = 0
+    for record in records[1:]:
+        assert record.parent in evaluated  # every parent is a candidate the run evaluated
+        off_best += record.parent != best_so_far
+        if record.decision == "keep":
+            best_so_far = record.commit
+    assert off_best >= 1
+    assert git(root, "rev-parse", f"assay/{outcome.run_id}") == best_so_far
+
+
+def test_unknown_search_strategy_is_a_config_error(project):
+    config = project / "assay.yaml"
+    config.write_text(config.read_text() + "evolve:\n  search: beam\n")
+    git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "beam")
+    with pytest.raises(AssayError, match=r"evolve.search.*greedy"):
+        evolve(project, max_generations=1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import random
 import secrets
 import time
 from collections.abc import Callable
@@ -40,6 +41,7 @@ from assay.presets import resolve
 from assay.proposers.context import build_view
 from assay.proposers.redaction import Redactor, secrets_for
 from assay.registry import UnknownName
+from assay.search import Archive, Node, SearchError, make_selector
 
 OVERFIT_GAP = 0.15
 SUSPECT_AFTER = 5
@@ -160,6 +162,10 @@ class Evolution:
                 config, self.cases, use_cache=self.use_cache, judge_votes=self.settings.judge_votes
             )
             self.proposer = make_proposer(config, use_cache=self.use_cache)
+            try:
+                self.selector = make_selector(config.evolve.search, **config.evolve.search_options)
+            except (SearchError, TypeError) as exc:
+                raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
 
     def _clear_stale_locks(self) -> None:
         """A run killed inside a git command leaves its lock files behind; only this run's refs are ours."""
@@ -301,6 +307,13 @@ class Evolution:
         self.git.reset_worktree(self.worktree, best_commit)
         self.best.size = self._artifact_size()
         self.git.set_branch(self.run.branch, best_commit)  # the records decide what the branch points at
+        root = baseline.commit or self.run.base_commit
+        self.archive = Archive([Node(root, None, min(1.0, max(0.0, baseline.dev_score or 0.0)))])
+        for record in records[1:]:
+            if record.commit and record.dev_score is not None:
+                parent = record.parent if record.parent in self.archive else self.archive.nodes()[0].id
+                self.archive.add(Node(record.commit, parent, min(1.0, max(0.0, record.dev_score))))
+                self.archive.record_child(parent)
         self.tournament: Tournament | None = None
         if self.config.evolve.tournament.enabled:
             self.tournament = Tournament(
@@ -386,11 +399,14 @@ class Evolution:
         Returns the commit (None when the proposal failed or changed nothing) and what to log about it."""
         pending = self._pending_commit(generation)
         if pending is not None:
+            if pending.get("parent") and pending["parent"] != self.parent:
+                self.parent = pending["parent"]
+                self.parent_measurement = await self._measured_at(self.parent, generation)
             self.git.reset_worktree(self.worktree, pending["commit"])
             return pending["commit"], pending
-        self.git.reset_worktree(self.worktree, self.best.commit)
+        self.git.reset_worktree(self.worktree, self.parent)
         paths = artifact_files(self.workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
-        dev = self.best.measurement.dev
+        dev = self.parent_measurement.dev
         view = build_view(
             artifact={p: (self.workdir / p).read_text(encoding="utf-8", errors="replace") for p in paths},
             layer=layer,
@@ -412,6 +428,7 @@ class Evolution:
             "citations": proposal.citations,
             "tokens": proposal.tokens_in + proposal.tokens_out,
             "cost_usd": proposal.cost_usd,
+            "parent": self.parent,
             "flags": [],
         }
         if not proposal.ok:
@@ -422,7 +439,7 @@ class Evolution:
             changed, self.config.artifact.paths, self.config.artifact.forbid, artifact_prefix=self.prefix
         )
         if outside:
-            self.git.restore_paths(self.worktree, self.best.commit, outside)
+            self.git.restore_paths(self.worktree, self.parent, outside)
             info["flags"].append("scope-violation")
             info["violations"] = outside
         if len(set(changed) - set(outside)) > self.config.evolve.max_files_changed:
@@ -443,8 +460,20 @@ class Evolution:
             dev and dev.pass_rate > self.config.tiers.l3_when_dev_above
         )
 
+    async def _choose_parent(self, generation: int) -> None:
+        """The commit to build on: the best candidate (greedy), or one the search strategy samples from the
+        archive of every evaluated candidate (ranked, dgm)."""
+        if self.config.evolve.search == "greedy":
+            self.parent, self.parent_measurement = self.best.commit, self.best.measurement
+            return
+        rng = random.Random(f"{self.config.evolve.seed}:parent:{generation}")
+        self.parent = self.selector.choose(self.archive, rng)
+        self.archive.record_choice(self.parent)
+        self.parent_measurement = await self._measured_at(self.parent, generation)
+
     async def _generation(self, generation: int, layer: int) -> CandidateRecord:
         start = time.monotonic()
+        await self._choose_parent(generation)
         commit, info = await self._propose(generation, layer)
         proposer_name = self.proposer.name
         if commit is None:
@@ -452,7 +481,7 @@ class Evolution:
                 run_id=self.run.run_id,
                 generation=generation,
                 candidate_id=candidate_id(generation),
-                parent=self.best.commit,
+                parent=self.parent,
                 layer=layer,
                 proposer=proposer_name,
                 description=info["description"],
@@ -496,10 +525,14 @@ class Evolution:
             if keep and self._l3_due(generation, measurement):
                 await self._measure_l3(measurement, generation)
                 keep = self._l3_holds(measurement, gate, flags)
+        if measurement.dev is not None:
+            self._measured[commit] = measurement
+            self.archive.add(Node(commit, self.parent, min(1.0, max(0.0, measurement.dev.mean_score))))
+            self.archive.record_child(self.parent)
         record = self._new_record(
             generation,
             commit,
-            self.best.commit,
+            self.parent,
             layer,
             proposer_name,
             info["description"],
