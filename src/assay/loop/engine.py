@@ -526,7 +526,8 @@ class Evolution:
                 await self._measure_l3(measurement, generation)
                 keep = self._l3_holds(measurement, gate, flags)
         if measurement.dev is not None:
-            self._measured[commit] = measurement
+            if self.config.evolve.search != "greedy":  # any evaluated candidate may become a parent
+                self._measured[commit] = measurement
             self.archive.add(Node(commit, self.parent, min(1.0, max(0.0, measurement.dev.mean_score))))
             self.archive.record_child(self.parent)
         record = self._new_record(
