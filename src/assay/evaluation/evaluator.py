@@ -87,6 +87,12 @@ class Evaluator:
         self.project_dir = project_dir
         self._bound: dict[int, tuple[Case, list[Check]]] = {}
 
+    async def aclose(self) -> None:
+        """Release the runner's and the judge's clients."""
+        await self.runner.aclose()
+        if self.judge is not None:
+            await self.judge.aclose()
+
     def checks_for(self, case: Case) -> list[Check]:
         """The case's checks, bound once per case object (regexes compiled, schemas read, modules imported).
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from assay.cases import assign_splits, load_cases, select
 from assay.checks import CHECKS
@@ -60,6 +61,69 @@ def script_limits(config: AssayConfig) -> SandboxLimits:
     return SandboxLimits()
 
 
+def static_report(config: AssayConfig, workdir: Path) -> dict[str, Any]:
+    """The L1 static tier on ``workdir`` as a JSON-ready report (``passed`` and ``findings``)."""
+    if not config.tiers.static:
+        return {"passed": True, "findings": []}
+    from assay.static import scan_artifact
+
+    report = scan_artifact(
+        workdir, config.artifact.paths, config.artifact.kind, security=config.tiers.security
+    )
+    return report.model_dump(mode="json")
+
+
+def build_evaluator(
+    config: AssayConfig,
+    cases: list[tuple[Case, Split]],
+    *,
+    use_cache: bool = True,
+    concurrency: int | None = None,
+    judge_votes: int | None = None,
+) -> Evaluator:
+    """The runner, the judge (when the cases need one) and the evaluator, with every check bound.
+
+    Raises ConfigError (naming assay.yaml) for a missing judge, a bad runner or a check that cannot be prepared.
+    ``judge_votes`` (a preset's) applies unless ``judge.votes`` is set explicitly. Close with ``aclose``."""
+    cache_dir = config.data_path / "cache" / "llm"
+    cache = use_cache and config.cache
+    judge = None
+    if uses_judge(cases):
+        if config.judge is None:
+            raise ConfigError(
+                "cases use judged checks (llm_judge, fact_coverage) but no judge model is configured; "
+                "add `judge: {model: provider:model}`",
+                file=config.path,
+                field="judge",
+            )
+        from assay.llm import make_llm
+
+        with in_config(config):
+            judge = make_llm(config.judge, cache_dir=cache_dir, use_cache=cache, section="judge")
+    votes = 3 if judge_votes is None else judge_votes
+    if config.judge is not None and (judge_votes is None or "votes" in config.judge.model_fields_set):
+        votes = config.judge.votes
+    context = RunContext(
+        artifact_dir=config.artifact_dir,
+        project_dir=config.base_dir,
+        cache_dir=cache_dir,
+        use_cache=cache,
+        artifact_paths=list(config.artifact.paths),
+    )
+    with in_config(config):
+        runner = RUNNERS.get(config.runner.type)(config.runner, context)
+    evaluator = Evaluator(
+        runner,
+        judge=judge,
+        judge_votes=votes,
+        concurrency=concurrency or config.concurrency,
+        limits=script_limits(config),
+        project_dir=config.base_dir,
+    )
+    evaluator.bind(cases)
+    return evaluator
+
+
 async def evaluate_project(
     config: AssayConfig,
     selection: Selection,
@@ -73,60 +137,18 @@ async def evaluate_project(
     """Run L1 (static) and then every selected case. Writes traces and ``summary.json`` under ``eval_dir``."""
     workdir = (workdir or config.artifact_dir).resolve()
     eval_dir = eval_dir or new_eval_dir(config)
-    static = None
-    if config.tiers.static:
-        from assay.static import scan_artifact
-
-        report = scan_artifact(
-            workdir, config.artifact.paths, config.artifact.kind, security=config.tiers.security
-        )
-        static = report.model_dump(mode="json")
-        if not report.passed:
-            result = EvalResult(static=static, trace_dir=None)
-            write_summary(eval_dir, result)
-            return result
-
-    judge = None
-    if uses_judge(selection.cases):
-        if config.judge is None:
-            raise ConfigError(
-                "cases use judged checks (llm_judge, fact_coverage) but no judge model is configured; "
-                "add `judge: {model: provider:model}`",
-                file=config.path,
-                field="judge",
-            )
-        from assay.llm import make_llm
-
-        judge = make_llm(
-            config.judge, cache_dir=config.data_path / "cache" / "llm", use_cache=use_cache and config.cache
-        )
-
-    context = RunContext(
-        artifact_dir=config.artifact_dir,
-        project_dir=config.base_dir,
-        cache_dir=config.data_path / "cache" / "llm",
-        use_cache=use_cache and config.cache,
-        artifact_paths=list(config.artifact.paths),
-    )
-    with in_config(config):
-        runner = RUNNERS.get(config.runner.type)(config.runner, context)
-    evaluator = Evaluator(
-        runner,
-        judge=judge,
-        judge_votes=config.judge.votes if config.judge else 3,
-        concurrency=concurrency or config.concurrency,
-        limits=script_limits(config),
-        project_dir=config.base_dir,
-    )
+    static = static_report(config, workdir)
+    if not static["passed"]:
+        result = EvalResult(static=static, trace_dir=None)
+        write_summary(eval_dir, result)
+        return result
+    evaluator = build_evaluator(config, selection.cases, use_cache=use_cache, concurrency=concurrency)
     try:
-        evaluator.bind(selection.cases)
         result = await evaluator.run(
             selection.cases, workdir, trace_dir=eval_dir / "traces", on_result=on_result
         )
     finally:
-        await runner.aclose()
-        if judge is not None:
-            await judge.aclose()
+        await evaluator.aclose()
     result.static = static
     write_summary(eval_dir, result)
     return result

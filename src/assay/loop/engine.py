@@ -314,12 +314,22 @@ class Evolution:
                 parent = record.parent if record.parent in self.archive else self.archive.nodes()[0].id
                 self.archive.add(Node(record.commit, parent, min(1.0, max(0.0, record.dev_score))))
                 self.archive.record_child(parent)
+        events = self.files.read_events()
+        # A candidate committed (and logged) before the run was killed, still waiting for its decision.
+        self.pending = next(
+            (
+                e.data
+                for e in reversed(events)
+                if e.kind == "committed" and e.data.get("generation") == state.generation + 1
+            ),
+            None,
+        )
         self.tournament: Tournament | None = None
         if self.config.evolve.tournament.enabled:
             self.tournament = Tournament(
                 self.config.evolve.tournament, baseline.candidate_id, self.baseline.dev
             )
-            self.tournament.replay(self.files.read_events(), {r.candidate_id for r in records})
+            self.tournament.replay(events, {r.candidate_id for r in records})
         state.best_pass_rate = self.best.measurement.dev.pass_rate if self.best.measurement.dev else 0.0
         state.evaluations = self.measurer.case_runs
         self.failing_streak: dict[str, int] = {}
@@ -386,19 +396,12 @@ class Evolution:
             digest.update(path.encode() + b"\0" + (self.workdir / path).read_bytes())
         return digest.hexdigest()
 
-    def _pending_commit(self, generation: int) -> dict[str, Any] | None:
-        """A candidate committed (and logged) before the run was killed, still waiting for its decision."""
-        for event in reversed(self.files.read_events()):
-            if event.kind == "committed" and event.data.get("generation") == generation:
-                return event.data
-        return None
-
     async def _propose(self, generation: int, layer: int) -> tuple[str | None, dict[str, Any]]:
         """Ask the proposer for one change on top of the best candidate and commit it.
 
         Returns the commit (None when the proposal failed or changed nothing) and what to log about it."""
-        pending = self._pending_commit(generation)
-        if pending is not None:
+        pending, self.pending = self.pending, None
+        if pending is not None and pending.get("generation") == generation:
             if pending.get("parent") and pending["parent"] != self.parent:
                 self.parent = pending["parent"]
                 self.parent_measurement = await self._measured_at(self.parent, generation)

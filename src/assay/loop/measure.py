@@ -8,12 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from assay.config import AssayConfig
-from assay.evaluation.evaluator import EvalResult, Evaluator
-from assay.evaluation.session import script_limits
+from assay.evaluation.evaluator import EvalResult
+from assay.evaluation.session import build_evaluator, static_report
 from assay.history.records import CandidateRecord, candidate_id
 from assay.model import Case, Split
-from assay.runners import RUNNERS, RunContext
-from assay.static import scan_artifact
 
 
 @dataclass
@@ -78,54 +76,14 @@ class Measurer:
         use_cache: bool = True,
         judge_votes: int = 3,
     ) -> None:
-        from assay.evaluation.session import uses_judge
-
         self.config = config
         self.cases = cases
-        judge = None
         everything = [(c, s) for s, group in cases.items() for c in group]
-        if uses_judge(everything) and config.judge is not None:
-            from assay.llm import make_llm
-
-            judge = make_llm(
-                config.judge,
-                cache_dir=config.data_path / "cache" / "llm",
-                use_cache=use_cache,
-                section="judge",
-            )
-        self.judge = judge
-        context = RunContext(
-            artifact_dir=config.artifact_dir,
-            project_dir=config.base_dir,
-            cache_dir=config.data_path / "cache" / "llm",
-            use_cache=use_cache and config.cache,
-            artifact_paths=list(config.artifact.paths),
-        )
-        self.runner = RUNNERS.get(config.runner.type)(config.runner, context)
-        self.evaluator = Evaluator(
-            self.runner,
-            judge=judge,
-            # An explicit `judge.votes` wins over the preset's.
-            judge_votes=config.judge.votes
-            if config.judge and "votes" in config.judge.model_fields_set
-            else judge_votes,
-            concurrency=config.concurrency,
-            limits=script_limits(config),
-            project_dir=config.base_dir,
-        )
-        self.evaluator.bind(everything)
+        self.evaluator = build_evaluator(config, everything, use_cache=use_cache, judge_votes=judge_votes)
         self.case_runs = 0
 
     def static(self, workdir: Path) -> dict[str, Any]:
-        if not self.config.tiers.static:
-            return {"passed": True, "findings": []}
-        report = scan_artifact(
-            workdir,
-            self.config.artifact.paths,
-            self.config.artifact.kind,
-            security=self.config.tiers.security,
-        )
-        return report.model_dump(mode="json")
+        return static_report(self.config, workdir)
 
     async def split(self, split: Split, workdir: Path, trace_dir: Path | None) -> EvalResult | None:
         cases = self.cases.get(split) or []
@@ -145,6 +103,4 @@ class Measurer:
         return passes
 
     async def aclose(self) -> None:
-        await self.runner.aclose()
-        if self.judge is not None:
-            await self.judge.aclose()
+        await self.evaluator.aclose()
