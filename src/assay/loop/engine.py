@@ -32,12 +32,13 @@ from assay.loop.interrupt import install_sigint
 from assay.loop.journal import Journal
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement, Measurer
-from assay.loop.proposing import MutateProposer, make_proposer
+from assay.loop.proposing import make_proposer
 from assay.loop.rating import Tournament
 from assay.loop.report import generation_line, plan_text, score
 from assay.loop.stops import RunState, first_reason, standard_rules
 from assay.model import Case, Split
 from assay.presets import resolve
+from assay.proposers import MutateProposer
 from assay.proposers.context import build_view
 from assay.proposers.redaction import Redactor, secrets_for
 from assay.registry import UnknownName

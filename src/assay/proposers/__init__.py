@@ -10,6 +10,7 @@ from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
 from assay.proposers.context import build_view, describe_failure
 from assay.proposers.edits import Answer, Edit, EditError, apply_edits, parse_answer
 from assay.proposers.llm import LLMProposer
+from assay.proposers.offline import MutateProposer
 from assay.proposers.prompt import render_prompt
 from assay.proposers.redaction import REDACTED, Redactor, secrets_for
 
@@ -21,6 +22,7 @@ __all__ = [
     "Edit",
     "EditError",
     "LLMProposer",
+    "MutateProposer",
     "Proposal",
     "Proposer",
     "ProposerView",
