@@ -162,14 +162,28 @@ class ProposerConfig(Strict):
 
 
 class TournamentConfig(Strict):
-    """Matches each generation against the baseline and the top kept candidates (autocontext), rated by
-    ``rating`` (elo, glicko2, bradley_terry, weng_lin). Uses the per-case scores: no extra model calls."""
+    """Matches each generation, rated by ``rating`` (elo, glicko2, bradley_terry, weng_lin).
+
+    The candidate plays the baseline ``matches_per_generation`` times, then opponents chosen by ``opponents``:
+    ``pool`` (autocontext: the top ``pool_size`` kept candidates), ``top_k`` (SIFT: the ``k`` best-rated
+    candidates so far) or ``adaptive`` (binary insertion: each next opponent is the rated candidate whose
+    rating is closest to the newcomer's current one; up to ``k``). The ``scores`` judge compares per-case
+    scores (no model calls); the ``llm`` judge asks ``judge_llm`` (default: the project's ``judge`` model)
+    under blind labels, showing the artifact files or the outputs on sampled cases, never the checks.
+    """
 
     enabled: bool = True
     rating: str = "elo"
     matches_per_generation: int = Field(default=3, ge=0)
     win_threshold: float = Field(default=0.55, ge=0, le=1)
     pool_size: int = Field(default=3, ge=0)
+    opponents: Literal["pool", "top_k", "adaptive"] = "pool"
+    k: int = Field(default=10, ge=0)
+    judge: Literal["scores", "llm"] = "scores"
+    judge_llm: LLMSettings | None = None
+    judge_show: Literal["files", "outputs"] = "files"
+    judge_votes: int = Field(default=3, ge=1)
+    judge_both_orders: bool = True
 
 
 class EvolveConfig(Strict):
@@ -187,6 +201,7 @@ class EvolveConfig(Strict):
     max_tokens: int | None = Field(default=None, ge=1)
     max_cost_usd: float | None = Field(default=None, gt=0)
     max_evaluations: int | None = Field(default=None, ge=1)
+    max_judge_calls: int | None = Field(default=None, ge=1)
     target_pass_rate: float | None = Field(default=1.0, ge=0, le=1)
     plateau: int | None = Field(default=None, ge=1)
     stop_on_oscillation: bool = True

@@ -30,6 +30,7 @@ from assay.history.scope import artifact_files, out_of_scope
 from assay.history.store import RunStore
 from assay.loop.interrupt import install_sigint
 from assay.loop.journal import Journal
+from assay.loop.judging import judge_calls, make_match_judge
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement, Measurer
 from assay.loop.proposing import make_proposer
@@ -167,6 +168,7 @@ class Evolution:
                 self.selector = make_selector(config.evolve.search, **config.evolve.search_options)
             except (SearchError, TypeError) as exc:
                 raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
+            self.match_judge = make_match_judge(config, self.redactor, use_cache=self.use_cache)
 
     def _clear_stale_locks(self) -> None:
         """A run killed inside a git command leaves its lock files behind; only this run's refs are ours."""
@@ -239,6 +241,20 @@ class Evolution:
         measurement.holdout = await self.measurer.split(Split.HOLDOUT, self.workdir, traces)
         measurement.regression = await self.measurer.split(Split.REGRESSION, self.workdir, traces)
 
+    def _files_at(self, commit: str) -> dict[str, str]:
+        """The artifact files of a commit (path relative to the artifact root -> text), for a judge."""
+        listed = self.git.run("ls-tree", "-r", "--name-only", commit, "--", self.prefix or ".").stdout
+        files: dict[str, str] = {}
+        for path in listed.splitlines():
+            if out_of_scope(
+                [path], self.config.artifact.paths, self.config.artifact.forbid, artifact_prefix=self.prefix
+            ):
+                continue
+            text = self.git.show_file(commit, path)
+            if text is not None:
+                files[path[len(self.prefix) + 1 :] if self.prefix else path] = text
+        return files
+
     def _artifact_size(self) -> int:
         paths = artifact_files(self.workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
         return sum((self.workdir / p).stat().st_size for p in paths)
@@ -288,6 +304,7 @@ class Evolution:
         state.generation = records[-1].generation
         state.tokens = sum(r.tokens for r in records)
         state.cost_usd = sum(r.cost_usd for r in records)
+        state.judge_calls = sum(judge_calls(r) for r in records)
         state.layers_exhausted = tracker.exhausted
         self.history = [
             {"generation": r.generation, "description": r.description, "decision": r.decision}
@@ -328,9 +345,15 @@ class Evolution:
         self.tournament: Tournament | None = None
         if self.config.evolve.tournament.enabled:
             self.tournament = Tournament(
-                self.config.evolve.tournament, baseline.candidate_id, self.baseline.dev
+                self.config.evolve.tournament,
+                baseline.candidate_id,
+                self.baseline.dev,
+                baseline_commit=root,
+                judge=self.match_judge,
+                read_files=self._files_at,
             )
             self.tournament.replay(events, {r.candidate_id for r in records})
+            self.tournament.rank_archive(self.archive)
         state.best_pass_rate = self.best.measurement.dev.pass_rate if self.best.measurement.dev else 0.0
         state.evaluations = self.measurer.case_runs
         self.failing_streak: dict[str, int] = {}
@@ -372,6 +395,7 @@ class Evolution:
             state.generation = record.generation
             state.tokens += record.tokens
             state.cost_usd += record.cost_usd
+            state.judge_calls += judge_calls(record)
             state.evaluations = self.measurer.case_runs
             state.since_keep = 0 if kept else state.since_keep + 1
             state.layers_exhausted = tracker.exhausted
@@ -550,13 +574,18 @@ class Evolution:
         record.gate, record.regressions, record.flags = gate, regressions, flags
         record.citations = list(info.get("citations", []))
         if self.tournament is not None and measurement.dev is not None:
-            played = await self.tournament.play(record.candidate_id, measurement.dev, keep)
+            played = await self.tournament.play(record.candidate_id, measurement.dev, keep, commit=commit)
             self.journal.event("matches", **played)
+            record.tokens += played["tokens"]
+            record.cost_usd += played["cost_usd"]
             record.gate["tournament"] = {
                 "passed": True,
                 "detail": f"rating {played['rating']:.0f}, baseline win rate {played['baseline_win_rate']:.2f}",
-                "numbers": {k: played[k] for k in ("rating", "uncertainty", "baseline_win_rate")},
+                "numbers": {
+                    k: played[k] for k in ("rating", "uncertainty", "baseline_win_rate", "judge_calls")
+                },
             }
+            self.tournament.rank_archive(self.archive)
         record.evidence = [
             c.trace_path
             for c in (measurement.dev.cases if measurement.dev else [])

@@ -23,6 +23,7 @@ class RunState:
     tokens: int = 0
     cost_usd: float = 0.0
     evaluations: int = 0
+    judge_calls: int = 0
     best_pass_rate: float = 0.0
     since_keep: int = 0
     kept_scores: list[float] = field(default_factory=list)
@@ -64,6 +65,7 @@ class Budget(StopRule):
     tokens: int | None = None
     cost_usd: float | None = None
     evaluations: int | None = None
+    judge_calls: int | None = None
 
     def check(self, state: RunState) -> str | None:
         if self.tokens is not None and state.tokens >= self.tokens:
@@ -72,6 +74,8 @@ class Budget(StopRule):
             return f"cost budget of ${self.cost_usd:g} used"
         if self.evaluations is not None and state.evaluations >= self.evaluations:
             return f"evaluation budget of {self.evaluations} case runs used"
+        if self.judge_calls is not None and state.judge_calls >= self.judge_calls:
+            return f"judge budget of {self.judge_calls} model calls used"
         return None
 
 
@@ -155,7 +159,12 @@ def standard_rules(evolve: EvolveConfig, settings: EvolveSettings, max_generatio
         StopFile(),
         MaxGenerations(max_generations),
         WallClock(settings.wall_clock_s),
-        Budget(tokens=evolve.max_tokens, cost_usd=evolve.max_cost_usd, evaluations=evolve.max_evaluations),
+        Budget(
+            tokens=evolve.max_tokens,
+            cost_usd=evolve.max_cost_usd,
+            evaluations=evolve.max_evaluations,
+            judge_calls=evolve.max_judge_calls,
+        ),
         Plateau(settings.plateau),
         ScoreRegression(),
         LayersExhausted(),

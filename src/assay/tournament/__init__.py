@@ -17,6 +17,7 @@ from assay.tournament.matches import (
     effective_score,
     outcome_for,
     play_generation,
+    play_match,
     update_pool,
 )
 
@@ -34,5 +35,6 @@ __all__ = [
     "outcome_for",
     "parse_answer",
     "play_generation",
+    "play_match",
     "update_pool",
 ]

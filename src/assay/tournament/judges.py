@@ -30,7 +30,8 @@ class Contestant:
 @dataclass
 class Verdict:
     """A judge's decision: ``winner`` is a contestant id or None for a tie; ``votes`` are each vote's winner
-    id or ``"tie"``; ``means`` are (a, b) mean scores on shared cases when the judge compared scores."""
+    id or ``"tie"``; ``means`` are (a, b) mean scores on shared cases when the judge compared scores;
+    ``calls`` the model calls it took (0 for a judge that asks no model)."""
 
     winner: str | None
     reason: str
@@ -38,6 +39,7 @@ class Verdict:
     tokens: int = 0
     cost_usd: float = 0.0
     means: tuple[float, float] | None = None
+    calls: int = 0
 
 
 class PairwiseJudge(ABC):
@@ -153,7 +155,7 @@ class LLMJudge(PairwiseJudge):
         )
         done = [c for _, _, c in answers if c is not None]
         tokens, cost = sum(c.tokens_in + c.tokens_out for c in done), sum(c.cost_usd for c in done)
-        return Verdict(winner, reason, votes, tokens, cost)
+        return Verdict(winner, reason, votes, tokens, cost, calls=len(calls))
 
     async def _ask(
         self, first: Contestant, second: Contestant, texts: dict[str, str], sample: int

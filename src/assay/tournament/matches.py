@@ -88,6 +88,27 @@ class GenerationMatches:
     def cost_usd(self) -> float:
         return sum(m.verdict.cost_usd for m in self.matches)
 
+    @property
+    def calls(self) -> int:
+        """Model calls the judge made for these matches."""
+        return sum(m.verdict.calls for m in self.matches)
+
+
+async def play_match(
+    candidate: Contestant,
+    opponent: Contestant,
+    *,
+    kind: Literal["baseline", "pool"],
+    judge: PairwiseJudge,
+    round: int = 0,
+    win_threshold: float = WIN_THRESHOLD,
+) -> Match:
+    """One match of ``candidate`` against ``opponent``, judged and scored for the candidate."""
+    verdict = await judge.compare(candidate, opponent, round=round)
+    score = effective_score(verdict, candidate.id)
+    outcome = outcome_for(candidate.id, opponent.id, score, win_threshold)
+    return Match(opponent.id, kind, verdict, score, outcome.winner == candidate.id, outcome)
+
 
 async def play_generation(
     candidate: Contestant,
@@ -115,16 +136,13 @@ async def play_generation(
         if member.id not in seen:
             seen.add(member.id)
             opponents.append((member, "pool", 0))
-    verdicts = await asyncio.gather(
-        *(judge.compare(candidate, opponent, round=n) for opponent, _, n in opponents)
+    matches = await asyncio.gather(
+        *(
+            play_match(candidate, opponent, kind=kind, judge=judge, round=n, win_threshold=win_threshold)
+            for opponent, kind, n in opponents
+        )
     )
-    played = GenerationMatches(candidate.id)
-    for (opponent, kind, _), verdict in zip(opponents, verdicts, strict=True):
-        score = effective_score(verdict, candidate.id)
-        outcome = outcome_for(candidate.id, opponent.id, score, win_threshold)
-        won = outcome.winner == candidate.id
-        played.matches.append(Match(opponent.id, kind, verdict, score, won, outcome))
-    return played
+    return GenerationMatches(candidate.id, list(matches))
 
 
 def update_pool(

@@ -1,0 +1,131 @@
+"""The tournament inside the loop: opponents chosen by top K or adaptive insertion, ratings ranking the archive
+for ranked search, and the llm judge on the scripted server with its calls counted against a budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.aio import run_sync
+from assay.config import TournamentConfig, load_config
+from assay.evaluation.evaluator import EvalResult
+from assay.history.runfiles import RunFiles
+from assay.loop.engine import Evolution
+from assay.loop.rating import Tournament
+from assay.model import CaseResult, Output, Split
+from assay.search import Archive, Node
+from tests.fakes.llm_server import ScriptedLLMServer
+
+from .conftest import make_project
+
+
+def result(scores: list[float]) -> EvalResult:
+    cases = [
+        CaseResult(id=f"c{i}", split=Split.DEV, output=Output(text=""), checks=[], passed=s >= 1.0, score=s)
+        for i, s in enumerate(scores)
+    ]
+    return EvalResult(cases=cases)
+
+
+def scores_of(mean: float) -> list[float]:
+    return [mean] * 4
+
+
+async def seeded(settings: TournamentConfig, means: dict[str, float]) -> Tournament:
+    """A tournament whose baseline scores 0.1 and where each of ``means`` has already played."""
+    tournament = Tournament(settings, "base", result(scores_of(0.1)), baseline_commit="c-base")
+    for name, mean in means.items():
+        await tournament.play(name, result(scores_of(mean)), kept=True, commit=f"c-{name}")
+    return tournament
+
+
+async def test_top_k_plays_the_best_rated_candidates() -> None:
+    settings = TournamentConfig(opponents="top_k", k=2, matches_per_generation=1)
+    tournament = await seeded(settings, {"low": 0.2, "mid": 0.5, "high": 0.9})
+    played = await tournament.play("new", result(scores_of(0.55)), kept=False, commit="c-new")
+    opponents = [o["b"] for o in played["outcomes"]]
+    assert opponents[0] == "base"
+    assert sorted(opponents[1:]) == ["high", "mid"]  # the two best rated, not "low"
+    winners = {o["b"]: o["winner"] for o in played["outcomes"]}
+    assert winners["high"] == "high" and winners["mid"] is None  # 0.55 vs 0.5 scores 0.525: a tie
+
+
+async def test_adaptive_insertion_asks_near_its_own_rating_and_stops_at_k() -> None:
+    means = {f"m{i}": 0.1 + 0.08 * i for i in range(10)}
+    settings = TournamentConfig(opponents="adaptive", k=3, matches_per_generation=1, rating="bradley_terry")
+    tournament = await seeded(settings, means)
+    played = await tournament.play("new", result(scores_of(0.5)), kept=False)
+    opponents = [o["b"] for o in played["outcomes"]][1:]
+    assert len(opponents) == 3 and len(set(opponents)) == 3
+    # Every opponent after the first is the incumbent closest to the newcomer's rating at the time: with
+    # means 0.1..0.82, no far-away extreme is asked.
+    assert not {"m0", "m9"} & set(opponents[1:])
+
+
+async def test_rank_archive_orders_nodes_by_rating() -> None:
+    tournament = await seeded(TournamentConfig(matches_per_generation=2), {"a": 0.9, "b": 0.5})
+    archive = Archive([Node("c-base", None, 0.1), Node("c-a", "c-base", 0.9), Node("c-b", "c-base", 0.5)])
+    archive.add(Node("c-unrated", "c-base", 0.3))
+    tournament.rank_archive(archive)
+    ranks = {n.id: n.bt_rank for n in archive.nodes()}
+    assert ranks == {"c-a": 0, "c-b": 1, "c-base": 2, "c-unrated": None}
+
+
+def test_ranked_search_with_adaptive_bradley_terry_ranks_every_candidate(tmp_path: Path) -> None:
+    extra = (
+        "evolve:\n  search: ranked\n  tournament: {opponents: adaptive, k: 3, rating: bradley_terry}\n"
+        "  target_pass_rate: null\n"
+    )
+    project = make_project(tmp_path / "proj", cases=6, items=40, extra=extra)
+    evolution = Evolution(load_config(project / "assay.yaml"), max_generations=5)
+    outcome = run_sync(evolution.start())
+    files = RunFiles(project / ".assay" / "runs" / outcome.run_id)
+    evaluated = [r for r in files.read_candidates()[1:] if r.dev_score is not None]
+    assert len(evaluated) >= 3
+    matches = [e.data for e in files.read_events() if e.kind == "matches"]
+    assert [m["commit"] for m in matches] == [r.commit for r in evaluated]
+    # The later candidates met earlier ones, not only the baseline.
+    assert any(o["b"] != evaluated[0].parent for m in matches[1:] for o in m["outcomes"])
+    ranks = {n.id: n.bt_rank for n in evolution.archive.nodes()}
+    assert all(ranks[r.commit] is not None for r in evaluated)
+    assert sorted(r for r in ranks.values() if r is not None) == list(range(len(evaluated) + 1))
+
+
+JUDGE_SYSTEM = "You compare two candidate versions"
+
+
+def test_llm_judge_sees_artifact_files_only_and_its_calls_hit_the_budget(
+    tmp_path: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_rule("WINNER: A\nREASON: clearer packing rule.", system=JUDGE_SYSTEM)
+    judge = f"{{model: 'openai:judge', base_url: '{llm_server.openai_url}', max_retries: 0, timeout: 20}}"
+    extra = (
+        "evolve:\n  target_pass_rate: null\n  max_judge_calls: 7\n"
+        f"  tournament: {{judge: llm, judge_llm: {judge}, judge_votes: 1, judge_both_orders: false}}\n"
+    )
+    project = make_project(tmp_path / "proj", cases=6, items=40, extra=extra)
+    outcome = run_sync(Evolution(load_config(project / "assay.yaml"), max_generations=10).start())
+    assert "judge budget of 7 model calls used" in outcome.stop_reason
+    files = RunFiles(project / ".assay" / "runs" / outcome.run_id)
+    calls = [
+        r.gate["tournament"]["numbers"]["judge_calls"]
+        for r in files.read_candidates()[1:]
+        if "tournament" in r.gate
+    ]
+    asked = [r for r in llm_server.requests if r.system.startswith(JUDGE_SYSTEM)]
+    assert sum(calls) == len(asked) >= 7
+    assert all(c >= 3 for c in calls)  # three baseline rounds at least, one call each
+    harness = (project / "harness.py").read_text()
+    for request in asked:
+        assert "--- file: priority.py ---" in request.user
+        assert harness.splitlines()[0] not in request.user  # forbidden files are never shown
+        assert "cand-" not in request.user and "base" not in request.user.split("===")[0]
+
+
+def test_llm_judge_without_a_model_is_a_config_error(tmp_path: Path) -> None:
+    from assay.errors import ConfigError
+
+    project = make_project(tmp_path / "proj", extra="evolve:\n  tournament: {judge: llm}\n")
+    with pytest.raises(ConfigError, match=r"evolve\.tournament\.judge_llm.*needs a model"):
+        run_sync(Evolution(load_config(project / "assay.yaml"), max_generations=1).start())
