@@ -186,6 +186,17 @@ class TournamentConfig(Strict):
     judge_both_orders: bool = True
 
 
+class NoiseConfig(Strict):
+    """Noise handling (docs/noise.md): the baseline's dev cases run ``baseline_runs`` times (default: 3 for llm
+    or agent runners and judged checks, else 1); when their verdicts disagree, the ``ratchet`` gate judges
+    progress and regression with a paired sequential test at level ``alpha``, adding runs only while
+    undecided, up to ``max_runs_per_case`` candidate runs per case."""
+
+    baseline_runs: int | None = Field(default=None, ge=1, le=20)
+    alpha: float = Field(default=0.05, gt=0, lt=0.5)
+    max_runs_per_case: int = Field(default=7, ge=1, le=50)
+
+
 class EvolveConfig(Strict):
     """How ``assay evolve`` runs. Unset limits come from the preset (``quick``, ``standard``, ``deep``)."""
 
@@ -193,9 +204,11 @@ class EvolveConfig(Strict):
     proposer: ProposerConfig = Field(default_factory=ProposerConfig)
     gate: str = "ratchet"
     gate_options: dict[str, float | int] = Field(default_factory=dict)
+    noise: NoiseConfig = Field(default_factory=NoiseConfig)
     tournament: TournamentConfig = Field(default_factory=TournamentConfig)
     search: str = "greedy"
     search_options: dict[str, float] = Field(default_factory=dict)
+    pipeline: int = Field(default=1, ge=1)
     max_generations: int | None = Field(default=None, ge=1)
     wall_clock_s: float | None = Field(default=None, gt=0)
     max_tokens: int | None = Field(default=None, ge=1)

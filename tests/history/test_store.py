@@ -3,17 +3,9 @@ binary and psycopg are present), then SQLite's own failure modes (corrupt file, 
 
 from __future__ import annotations
 
-import glob
-import os
-import pwd
-import shutil
-import socket
 import sqlite3
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from itertools import count
 from pathlib import Path
 
 import pytest
@@ -21,54 +13,14 @@ import pytest
 from assay.errors import AssayError
 from assay.history.records import CandidateRecord, EvaluationRow, EventRecord, RunRecord, candidate_id
 from assay.history.store import RunStore, StoreError
-
-_databases = count(1)
-
-
-def _pg_bin() -> Path | None:
-    found = shutil.which("initdb") or next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))), None)
-    return Path(os.path.realpath(found)).parent if found else None
+from tests.pg import create_database, running_postgres
 
 
 @pytest.fixture(scope="module")
 def pg_server() -> Iterator[str]:
     """A throwaway PostgreSQL server on 127.0.0.1 and a random port; yields its base URL (no database)."""
-    pytest.importorskip("psycopg", reason="psycopg is not installed")
-    bindir = _pg_bin()
-    if bindir is None or not (bindir / "pg_ctl").exists():
-        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl)")
-    prefix: list[str] = []
-    datadir = Path(tempfile.mkdtemp(prefix="assay-pg-"))
-    if os.geteuid() == 0:  # the server refuses to run as root
-        try:
-            user = pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("running as root and there is no postgres user to run the server as")
-        if shutil.which("runuser") is None:
-            pytest.skip("running as root and runuser is missing")
-        os.chown(datadir, user.pw_uid, user.pw_gid)
-        prefix = ["runuser", "-u", "postgres", "--"]
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    pgdata = datadir / "data"
-    pg_ctl = [*prefix, str(bindir / "pg_ctl"), "-D", str(pgdata)]
-    try:
-        _run_or_fail(
-            [*prefix, str(bindir / "initdb"), "-D", str(pgdata), "-U", "assay", "-A", "trust", "--no-sync"]
-        )
-        options = f"-h 127.0.0.1 -p {port} -k {datadir} -F"
-        _run_or_fail([*pg_ctl, "-o", options, "-l", str(datadir / "log"), "-w", "-t", "60", "start"])
-        yield f"postgresql+psycopg://assay@127.0.0.1:{port}"
-    finally:
-        subprocess.run([*pg_ctl, "-m", "immediate", "stop"], capture_output=True, timeout=60)
-        shutil.rmtree(datadir, ignore_errors=True)
-
-
-def _run_or_fail(command: list[str]) -> None:
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        pytest.fail(f"{' '.join(command)} failed: {(done.stderr or done.stdout).strip()[-500:]}")
+    with running_postgres() as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -76,12 +28,7 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A URL of an empty database on each backend."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'store' / 'run.db'}"
-    base = request.getfixturevalue("pg_server")
-    psycopg = pytest.importorskip("psycopg")
-    name = f"t{next(_databases)}_{os.getpid()}"
-    with psycopg.connect(base.replace("+psycopg", "") + "/postgres", autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return f"{base}/{name}"
+    return create_database(request.getfixturevalue("pg_server"))
 
 
 @pytest.fixture

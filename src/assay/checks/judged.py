@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
-from assay.llm.base import LLM, Completion, LLMError
+from assay.llm.base import LLM, RUN_INDEX, VOTES_PER_RUN, Completion, LLMError
 from assay.model import CheckResult, CheckSpec, Output
 
 NO_JUDGE = "no judge model configured (set judge.model in assay.yaml)"
@@ -92,6 +92,7 @@ class _Tally:
 
 async def _ask(judge: LLM, system: str, user: str, sample: int, tally: _Tally) -> Verdict:
     """One judge call; raises LLMError for a failed call and UnparseableVerdict for a bad answer."""
+    sample += RUN_INDEX.get() * VOTES_PER_RUN
     completion = await judge.complete([{"role": "user", "content": user}], system=system, sample=sample)
     tally.add(completion)
     verdict = parse_verdict(completion.text)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from assay.aio import run_sync
 from assay.cli.console import make_console
 from assay.config import load_config
-from assay.loop.engine import Evolution, Outcome
+
+if TYPE_CHECKING:
+    from assay.loop.engine import Outcome
 
 out = make_console()
 err = make_console(stderr=True)
@@ -60,6 +63,8 @@ def evolve_command(
     if preset is not None and preset not in ("quick", "standard", "deep"):
         raise typer.BadParameter("expected quick, standard or deep", param_hint="--preset")
     cfg = load_config(config)
+    from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
+
     evolution = Evolution(
         cfg,
         preset=preset,
@@ -77,6 +82,8 @@ def resume_command(
 ) -> None:
     """Continue a stopped or killed run where its logs end."""
     cfg = load_config(config)
+    from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
+
     evolution = Evolution(
         cfg, max_generations=max_generations, report=lambda line: out.print(line, highlight=False)
     )

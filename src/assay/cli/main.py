@@ -44,12 +44,14 @@ def _register() -> None:
     from assay.cli import init as init_command
     from assay.cli import rate as rate_command
     from assay.cli import runs as runs_command
+    from assay.cli import serve as serve_command
 
     init_command.register(app)
     eval_command.register(app)
     evolve_command.register(app)
     runs_command.register(app)
     rate_command.register(app)
+    serve_command.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

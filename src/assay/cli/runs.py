@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -14,6 +15,7 @@ from assay.history.git import Git
 from assay.history.records import CandidateRecord, RunRecord
 from assay.history.runfiles import RunFiles
 from assay.history.store import RunStore
+from assay.stats.noise import NoiseEstimate, estimate_noise
 
 out = make_console()
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
@@ -86,6 +88,33 @@ def status_command(config: Path = CONFIG) -> None:
             run.stop_reason or "",
         )
     out.print(table)
+    for run in store.list_runs()[-5:]:
+        noise = _noise(cfg, run.run_id)
+        if noise is not None:
+            out.print(f"{run.run_id} noise at the baseline: {noise.summary()}", highlight=False)
+
+
+def _noise(config: AssayConfig, run_id: str) -> NoiseEstimate | None:
+    """The baseline noise estimate a run saved (None for runs without one)."""
+    path = config.data_path / "runs" / run_id / "noise.json"
+    try:
+        data = json.loads(path.read_text())
+        return estimate_noise({k: [float(v) for v in vs] for k, vs in data["runs"].items()})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _test(record: CandidateRecord) -> str:
+    """The paired test's verdict in a few words, when the noise-aware gate judged the candidate."""
+    numbers = record.gate.get("progress", {}).get("numbers", {})
+    if "p_better" not in numbers:
+        return ""
+    extra = numbers.get("extra_parent_runs", 0) + numbers.get("extra_candidate_runs", 0)
+    low, high = numbers.get("ci", [0.0, 0.0])
+    return (
+        f"{numbers['decision']} {numbers['effect']:+.3f} [{low:+.3f},{high:+.3f}]"
+        f" p={numbers['p_better']:.3g} +{extra} runs"
+    )
 
 
 def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
@@ -105,9 +134,12 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
         "change",
     ):
         table.add_column(column, overflow="fold")
+    tested = any(_test(r) for r in records)
+    if tested:
+        table.add_column("paired test", overflow="fold")
     for r in records:
         delta = "-" if r.delta is None else f"{r.delta:+.4f}"
-        table.add_row(
+        row = [
             str(r.generation),
             r.candidate_id,
             f"L{r.layer}",
@@ -117,8 +149,12 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
             _score(r.holdout_score),
             delta,
             r.description[:70],
-        )
+        ]
+        table.add_row(*row, *([_test(r)] if tested else []))
     out.print(table)
+    noise = _noise(cfg, run.run_id)
+    if noise is not None:
+        out.print(f"noise at the baseline: {noise.summary()}", highlight=False)
 
 
 def diff_command(

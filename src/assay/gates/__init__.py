@@ -1,7 +1,7 @@
 """Gates decide whether a candidate is kept. One registry (``GATES``) by name."""
 
-from assay.gates import backpressure, ratchet, trend
+from assay.gates import backpressure, paired, ratchet, trend
 from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
 
 __all__ = ["GATES", "Dimension", "Gate", "GateDecision", "GateInput"]
-del backpressure, ratchet, trend
+del backpressure, paired, ratchet, trend

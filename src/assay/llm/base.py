@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
+
+RUN_INDEX: ContextVar[int] = ContextVar("assay_run_index", default=0)
+"""Which repeated run of a case is being made (0: the first). The llm runner and judged checks draw a
+distinct ``sample`` per run, so repeated runs are fresh draws even with the response cache on (and run k is
+still cached as run k)."""
+
+VOTES_PER_RUN = 1000  # judged checks use samples run * VOTES_PER_RUN + vote, so runs never share a vote
 
 
 @dataclass

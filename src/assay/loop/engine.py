@@ -33,6 +33,8 @@ from assay.loop.journal import Journal
 from assay.loop.judging import judge_calls, make_match_judge
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement, Measurer
+from assay.loop.noise import Noise, baseline_runs, make_gate
+from assay.loop.pipeline import ProposalPipeline
 from assay.loop.proposing import make_proposer
 from assay.loop.rating import Tournament
 from assay.loop.report import generation_line, plan_text, score
@@ -44,6 +46,7 @@ from assay.proposers.context import build_view
 from assay.proposers.redaction import Redactor, secrets_for
 from assay.registry import UnknownName
 from assay.search import Archive, Node, SearchError, make_selector
+from assay.search.archive import accuracy_ranks
 
 OVERFIT_GAP = 0.15
 SUSPECT_AFTER = 5
@@ -169,6 +172,15 @@ class Evolution:
             except (SearchError, TypeError) as exc:
                 raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
             self.match_judge = make_match_judge(config, self.redactor, use_cache=self.use_cache)
+        if config.evolve.pipeline > 1 and config.evolve.search == "greedy":
+            raise ConfigError(
+                "a pipeline of proposals needs a search that samples parents from the archive; "
+                "set `evolve.search: ranked` (or dgm), or `evolve.pipeline: 1`",
+                file=config.path,
+                field="evolve.pipeline",
+            )
+        self.pipeline: ProposalPipeline | None = None
+        self.proposals_tree: Path | None = None
 
     def _clear_stale_locks(self) -> None:
         """A run killed inside a git command leaves its lock files behind; only this run's refs are ours."""
@@ -206,6 +218,9 @@ class Evolution:
         self.workdir = self.worktree / self.prefix if self.prefix else self.worktree
         self.store.update_run(run.run_id, status="running")
         self._measured: dict[str, Measurement] = {}
+        self.noise = Noise(
+            self.measurer, self.git, config.data_path / "worktrees" / f"{run.run_id}-parent", self.prefix
+        )
         try:
             records = self.journal.candidates()
             if not records:
@@ -217,12 +232,14 @@ class Evolution:
                         self.settings,
                         {s.value: len(c) for s, c in self.cases.items()},
                         self.max_generations,
+                        noise=self.noise.estimate,
                     )
                 )
             state, tracker = await self._restore(records)
             reason = await self._loop(state, tracker)
             return await self._finish(state, reason, started)
         finally:
+            self.noise.close()
             await self.measurer.aclose()
             self.git.remove_worktree(self.worktree)
 
@@ -262,9 +279,20 @@ class Evolution:
     async def _baseline(self) -> CandidateRecord:
         self.git.reset_worktree(self.worktree, self.run.base_commit)
         measurement = await self._measure(0, full=True)
+        times = baseline_runs(self.config, self.cases)
+        if measurement.dev is not None:
+            estimate = await self.noise.measure_baseline(
+                self.run.base_commit, measurement.dev, self.workdir, times
+            )
+            self.noise.save(self.run_dir, self.run.base_commit)
+            self.journal.event("noise", runs_per_case=times, **estimate.to_dict())
+            self.report(f"noise at the baseline ({times} runs per dev case): {estimate.summary()}")
         record = self._new_record(
             0, self.run.base_commit, None, 1, "baseline", "baseline", "baseline", measurement, 0.0
         )
+        tokens, cost = self.noise.take_cost()
+        record.tokens += tokens
+        record.cost_usd += cost
         self._measured[self.run.base_commit] = measurement
         self.journal.candidate(record)
         self.journal.event(
@@ -354,6 +382,11 @@ class Evolution:
             )
             self.tournament.replay(events, {r.candidate_id for r in records})
             self.tournament.rank_archive(self.archive)
+        self.noise.load(self.run_dir)
+        for event in events:
+            if event.kind == "runs":
+                self.noise.runs[event.data["commit"]] = event.data["runs"]
+        self.gate, self.paired = make_gate(self.config, self.noise.estimate)
         state.best_pass_rate = self.best.measurement.dev.pass_rate if self.best.measurement.dev else 0.0
         state.evaluations = self.measurer.case_runs
         self.failing_streak: dict[str, int] = {}
@@ -362,7 +395,9 @@ class Evolution:
 
     async def _loop(self, state: RunState, tracker: LayerTracker) -> str:
         uninstall = install_sigint(state, self.report)
+        self.tracker = tracker
         try:
+            self._start_pipeline(state.generation + 1)
             return await self._generations(state, tracker)
         except asyncio.CancelledError:
             self.journal.event("interrupted", generation=state.generation + 1)
@@ -370,6 +405,31 @@ class Evolution:
             raise KeyboardInterrupt from None
         finally:
             uninstall()
+            await self._stop_pipeline()
+
+    def _start_pipeline(self, first: int) -> None:
+        """With ``evolve.pipeline`` > 1, proposals are made ahead in their own worktree."""
+        depth = self.config.evolve.pipeline
+        if depth <= 1:
+            return
+        self.proposals_tree = self.config.data_path / "worktrees" / f"{self.run.run_id}-proposals"
+        self.git.remove_worktree(self.proposals_tree)
+        self.git.add_worktree(self.proposals_tree, self.best.commit)
+        self.pipeline = ProposalPipeline(self._produce, depth=depth, first=first)
+        self.pipeline.start()
+
+    async def _stop_pipeline(self) -> None:
+        """Proposals made but never evaluated stay reachable under their refs and are logged as dropped."""
+        if self.pipeline is None:
+            return
+        dropped = await self.pipeline.close()
+        if dropped:
+            self.journal.event(
+                "dropped", proposals=[q.number for q in dropped], commits=[q.commit for q in dropped]
+            )
+        self.pipeline = None
+        if self.proposals_tree is not None:
+            self.git.remove_worktree(self.proposals_tree)
 
     async def _generations(self, state: RunState, tracker: LayerTracker) -> str:
         rules = standard_rules(self.config.evolve, self.settings, self.max_generations)
@@ -422,21 +482,54 @@ class Evolution:
         return digest.hexdigest()
 
     async def _propose(self, generation: int, layer: int) -> tuple[str | None, dict[str, Any]]:
-        """Ask the proposer for one change on top of the best candidate and commit it.
+        """Ask the proposer for one change on top of the parent and commit it (or take the pending commit of a
+        killed run, or the next proposal of the pipeline).
 
         Returns the commit (None when the proposal failed or changed nothing) and what to log about it."""
         pending, self.pending = self.pending, None
         if pending is not None and pending.get("generation") == generation:
-            if pending.get("parent") and pending["parent"] != self.parent:
+            if pending.get("parent") and pending["parent"] != getattr(self, "parent", None):
                 self.parent = pending["parent"]
                 self.parent_measurement = await self._measured_at(self.parent, generation)
             self.git.reset_worktree(self.worktree, pending["commit"])
             return pending["commit"], pending
-        self.git.reset_worktree(self.worktree, self.parent)
-        paths = artifact_files(self.workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
-        dev = self.parent_measurement.dev
+        if self.pipeline is not None:
+            queued = await self.pipeline.take()
+            commit, info = queued.commit, queued.info
+            self.parent = info["parent"]
+            self.parent_measurement = await self._measured_at(self.parent, generation)
+            info.update(generation=generation, proposal=queued.number)
+            if commit is not None:
+                self.git.reset_worktree(self.worktree, commit)
+        else:
+            commit, info = await self._make_proposal(
+                self.worktree, self.parent, self.parent_measurement, generation, layer
+            )
+        if commit is None:
+            return None, info
+        self.git.set_ref(f"refs/assay/{self.run.run_id}/{candidate_id(generation)}", commit)
+        info["commit"] = commit
+        self.journal.event("committed", **info)
+        return commit, info
+
+    async def _make_proposal(
+        self,
+        worktree: Path,
+        parent: str,
+        parent_measurement: Measurement,
+        number: int,
+        layer: int,
+        *,
+        label: str = "gen",
+    ) -> tuple[str | None, dict[str, Any]]:
+        """One proposal on top of ``parent`` in ``worktree``, committed there; ``number`` seeds the mutate
+        proposer and names the commit (``assay gen 12`` or ``assay proposal 12``)."""
+        workdir = worktree / self.prefix if self.prefix else worktree
+        self.git.reset_worktree(worktree, parent)
+        paths = artifact_files(workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
+        dev = parent_measurement.dev
         view = build_view(
-            artifact={p: (self.workdir / p).read_text(encoding="utf-8", errors="replace") for p in paths},
+            artifact={p: (workdir / p).read_text(encoding="utf-8", errors="replace") for p in paths},
             layer=layer,
             dev_results=[(c, r) for c, r in zip(self.cases[Split.DEV], dev.cases, strict=True)]
             if dev
@@ -444,43 +537,61 @@ class Evolution:
             history=self.history[-20:],
             last_gate=[self.redactor.redact(r) for r in self.last_gate],
             redactor=self.redactor,
-            trace_dir=self.run_dir / "proposer" / f"gen-{generation:03d}",
+            trace_dir=self.run_dir / "proposer" / f"{label}-{number:03d}",
         )
         if isinstance(self.proposer, MutateProposer):
-            self.proposer.generation = generation
-        proposal = await self.proposer.propose(view, self.workdir, editable=list(self.config.artifact.paths))
+            self.proposer.generation = number
+        proposal = await self.proposer.propose(view, workdir, editable=list(self.config.artifact.paths))
         info: dict[str, Any] = {
-            "generation": generation,
+            "generation": number,
             "layer": layer,
             "description": proposal.description or proposal.error or "",
             "citations": proposal.citations,
             "tokens": proposal.tokens_in + proposal.tokens_out,
             "cost_usd": proposal.cost_usd,
-            "parent": self.parent,
+            "parent": parent,
             "flags": [],
         }
         if not proposal.ok:
             info["description"] = f"proposal failed: {proposal.error}"
             return None, info
-        changed = Git(self.worktree).dirty_paths(ignore=())
+        changed = Git(worktree).dirty_paths(ignore=())
         outside = out_of_scope(
             changed, self.config.artifact.paths, self.config.artifact.forbid, artifact_prefix=self.prefix
         )
         if outside:
-            self.git.restore_paths(self.worktree, self.parent, outside)
+            self.git.restore_paths(worktree, parent, outside)
             info["flags"].append("scope-violation")
             info["violations"] = outside
         if len(set(changed) - set(outside)) > self.config.evolve.max_files_changed:
             info["flags"].append("many-files")
-        message = f"assay gen {generation} L{layer} ({self.proposer.name}): {info['description']}"[:200]
-        commit = self.git.commit_all(self.worktree, message)
+        message = f"assay {label} {number} L{layer} ({self.proposer.name}): {info['description']}"[:200]
+        commit = self.git.commit_all(worktree, message)
         if commit is None:
             info["description"] = f"no change: {info['description']}"
             return None, info
-        self.git.set_ref(f"refs/assay/{self.run.run_id}/{candidate_id(generation)}", commit)
-        info["commit"] = commit
-        self.journal.event("committed", **info)
         return commit, info
+
+    async def _produce(self, number: int) -> tuple[float, str | None, dict[str, Any]]:
+        """The pipeline's proposal ``number``: a parent sampled from the archive as it is now (the candidates
+        still being evaluated are not in it yet), a proposal in the proposals worktree, and its priority in
+        the evaluation queue: the parent's rating rank plus accuracy rank (SIFT's r_bt + r_acc)."""
+        rng = random.Random(f"{self.config.evolve.seed}:proposal:{number}")
+        parent = self.selector.choose(self.archive, rng)
+        self.archive.record_choice(parent)
+        measurement = self._measured.get(parent)
+        if measurement is None:  # only after a resume; build on the best instead of re-measuring here
+            parent, measurement = self.best.commit, self.best.measurement
+        assert self.proposals_tree is not None
+        commit, info = await self._make_proposal(
+            self.proposals_tree, parent, measurement, number, self.tracker.current, label="proposal"
+        )
+        if commit is not None:
+            self.git.set_ref(f"refs/assay/{self.run.run_id}/proposal-{number:04d}", commit)
+            self.journal.event("proposed", proposal=number, commit=commit, parent=parent)
+        acc = accuracy_ranks(self.archive)[parent]
+        rank = self.archive.get(parent).bt_rank
+        return float(acc + (acc if rank is None else rank)), commit, info
 
     def _l3_due(self, generation: int, measurement: Measurement) -> bool:
         dev = measurement.dev
@@ -491,6 +602,8 @@ class Evolution:
     async def _choose_parent(self, generation: int) -> None:
         """The commit to build on: the best candidate (greedy), or one the search strategy samples from the
         archive of every evaluated candidate (ranked, dgm)."""
+        if self.pipeline is not None:
+            return  # the pipeline chose the parent when it made the proposal
         if self.config.evolve.search == "greedy":
             self.parent, self.parent_measurement = self.best.commit, self.best.measurement
             return
@@ -531,6 +644,13 @@ class Evolution:
         if measurement.blocked or measurement.dev is None:
             gate = {"structure": {"passed": False, "detail": "critical L1 findings: not evaluated"}}
         else:
+            noise_extra = (
+                self.noise.gate_extra(
+                    self.best.commit, self.best.measurement.dev or EvalResult(), self.workdir
+                )
+                if self.paired
+                else {}
+            )
             decision = await self.gate.decide(
                 GateInput(
                     parent=self.best.measurement.dev or EvalResult(),
@@ -541,7 +661,7 @@ class Evolution:
                     parent_size=self.best.size,
                     candidate_size=self._artifact_size(),
                     rerun=lambda case_id, times: self.measurer.rerun(case_id, times, self.workdir),
-                    extra={"parent": self.best.commit},
+                    extra={"parent": self.best.commit, **noise_extra},
                 )
             )
             gate = {name: d.model_dump(mode="json") for name, d in decision.dimensions.items()}
@@ -553,6 +673,15 @@ class Evolution:
             if keep and self._l3_due(generation, measurement):
                 await self._measure_l3(measurement, generation)
                 keep = self._l3_holds(measurement, gate, flags)
+            if self.paired:
+                self.noise.settle(
+                    self.best.commit,
+                    self.best.measurement.dev or EvalResult(),
+                    commit if keep else None,
+                    measurement.dev,
+                )
+                if keep:
+                    self.journal.event("runs", commit=commit, runs=self.noise.runs[commit])
         if measurement.dev is not None:
             if self.config.evolve.search != "greedy":  # any evaluated candidate may become a parent
                 self._measured[commit] = measurement
@@ -571,6 +700,9 @@ class Evolution:
         )
         record.tokens += int(info.get("tokens", 0))
         record.cost_usd += float(info.get("cost_usd", 0.0))
+        tokens, cost = self.noise.take_cost()  # the extra runs the paired gate asked for
+        record.tokens += tokens
+        record.cost_usd += cost
         record.gate, record.regressions, record.flags = gate, regressions, flags
         record.citations = list(info.get("citations", []))
         if self.tournament is not None and measurement.dev is not None:

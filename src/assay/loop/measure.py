@@ -11,7 +11,8 @@ from assay.config import AssayConfig
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import build_evaluator, static_report
 from assay.history.records import CandidateRecord, candidate_id
-from assay.model import Case, Split
+from assay.llm.base import RUN_INDEX
+from assay.model import Case, CaseResult, Split
 
 
 @dataclass
@@ -85,12 +86,29 @@ class Measurer:
     def static(self, workdir: Path) -> dict[str, Any]:
         return static_report(self.config, workdir)
 
-    async def split(self, split: Split, workdir: Path, trace_dir: Path | None) -> EvalResult | None:
+    async def split(
+        self, split: Split, workdir: Path, trace_dir: Path | None, *, run_index: int = 0
+    ) -> EvalResult | None:
+        """Every case of ``split``, once; ``run_index`` numbers repeated runs (models draw a fresh sample)."""
         cases = self.cases.get(split) or []
         if not cases:
             return None
         self.case_runs += len(cases)
-        return await self.evaluator.run([(c, split) for c in cases], workdir, trace_dir=trace_dir)
+        token = RUN_INDEX.set(run_index)
+        try:
+            return await self.evaluator.run([(c, split) for c in cases], workdir, trace_dir=trace_dir)
+        finally:
+            RUN_INDEX.reset(token)
+
+    async def run_case(self, case_id: str, workdir: Path, *, run_index: int) -> CaseResult:
+        """Run ``run_index`` of one dev case (no trace file): the paired gate's fresh runs."""
+        case = next(c for c in self.cases[Split.DEV] if c.id == case_id)
+        self.case_runs += 1
+        token = RUN_INDEX.set(run_index)
+        try:
+            return await self.evaluator.run_case(case, Split.DEV, workdir)
+        finally:
+            RUN_INDEX.reset(token)
 
     async def rerun(self, case_id: str, times: int, workdir: Path) -> int:
         """Run one dev case ``times`` more times; return how many runs passed (the gate's noise rule)."""

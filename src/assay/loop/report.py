@@ -5,6 +5,7 @@ from __future__ import annotations
 from assay.config import AssayConfig
 from assay.history.records import CandidateRecord, RunRecord
 from assay.presets import EvolveSettings
+from assay.stats import NoiseEstimate
 
 
 def plan_text(
@@ -13,6 +14,8 @@ def plan_text(
     settings: EvolveSettings,
     counts: dict[str, int],
     max_generations: int,
+    *,
+    noise: NoiseEstimate | None = None,
 ) -> str:
     """plan.md: kind, editable scope, tiers and when L3 runs, gate, starting layer, budget and stop rules."""
     evolve = config.evolve
@@ -27,14 +30,40 @@ def plan_text(
         "- tiers: L1 static (structure, syntax, security) -> L2 dev cases -> L3 holdout + regression"
         f" (every {settings.l3_every} generations, when dev pass rate > {config.tiers.l3_when_dev_above},"
         " before a layer promotion, and at the end)",
-        "- gate: structure AND progress AND no PASS->FAIL regression (one regression with other gains is rerun"
-        " 3x; 2 of 3 passing = noise) AND cost <= 2x baseline per case AND no new security findings",
+        _gate_line(config, noise),
         f"- budget: {max_generations} generations, {settings.wall_clock_s:g}s wall clock, plateau after"
         f" {settings.plateau} generations without a keep, target dev pass rate {evolve.target_pass_rate}",
         "- stops: also oscillation (same content or failing set 3x), two falling kept scores, layers exhausted,"
         " a STOP file in this folder, Ctrl-C",
     ]
+    if noise is not None:
+        lines.insert(3, f"- noise at the baseline: {noise.summary()}")
+        flaky = noise.flaky
+        if flaky:
+            lines.insert(
+                4,
+                "- flaky dev cases (pass probability over the baseline runs): "
+                + ", ".join(f"{cid} {noise.cases[cid].pass_probability:.2f}" for cid in flaky),
+            )
     return "\n".join(lines) + "\n"
+
+
+def _gate_line(config: AssayConfig, noise: NoiseEstimate | None) -> str:
+    gate = config.evolve.gate
+    noisy = noise is not None and not noise.deterministic
+    if gate in ("noisy", "paired") or (gate == "ratchet" and noisy):
+        n = config.evolve.noise
+        return (
+            "- gate: structure AND progress AND regression judged by a paired sequential test over repeated"
+            f" runs (alpha {n.alpha}, up to {n.max_runs_per_case} candidate runs per case; docs/noise.md)"
+            " AND cost <= 2x baseline per case AND no new security findings"
+        )
+    if gate in ("ratchet", "ratchet_strict"):
+        return (
+            "- gate: structure AND progress AND no PASS->FAIL regression (one regression with other gains is"
+            " rerun 3x; 2 of 3 passing = noise) AND cost <= 2x baseline per case AND no new security findings"
+        )
+    return f"- gate: {gate} {dict(config.evolve.gate_options) or ''}".rstrip()
 
 
 def score(value: float | None) -> str:

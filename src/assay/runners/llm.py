@@ -10,7 +10,7 @@ from typing import Any
 
 from assay.config import LLMRunnerConfig
 from assay.errors import ConfigError
-from assay.llm.base import LLMError
+from assay.llm.base import RUN_INDEX, LLMError
 from assay.llm.factory import make_llm
 from assay.model import Case, Output
 from assay.runners.base import RUNNERS, RunContext, Runner
@@ -107,7 +107,9 @@ class LLMRunner(Runner):
                 system, user = None, render_template(prompt, case)
             else:
                 system, user = prompt, case.prompt_text()
-            completion = await self.llm.complete([{"role": "user", "content": user}], system=system)
+            completion = await self.llm.complete(
+                [{"role": "user", "content": user}], system=system, sample=RUN_INDEX.get()
+            )
         except (LLMError, TemplateError) as exc:
             return Output(error=str(exc), duration_s=time.perf_counter() - started, workdir=str(workdir))
         except Exception as exc:  # a runner never raises for a case

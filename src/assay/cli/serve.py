@@ -1,0 +1,78 @@
+"""``assay serve``: the online variant-selection HTTP service (needs the ``serve`` extra)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+
+from assay.errors import AssayError
+
+
+def serve_command(
+    db: str = typer.Option(
+        "sqlite:///.assay/serve.db",
+        "--db",
+        help="SQLAlchemy URL: a SQLite file, or PostgreSQL for replicas.",
+        envvar="ASSAY_SERVE_DB",
+    ),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on.", envvar="ASSAY_SERVE_HOST"),
+    port: int = typer.Option(8000, "--port", help="Port (0: any free port).", envvar="ASSAY_SERVE_PORT"),
+    from_run: str | None = typer.Option(
+        None, "--from-run", help="Register a run's kept candidates as variants (run id or run folder)."
+    ),
+    data_dir: Path = typer.Option(
+        Path(".assay"), "--data-dir", help="Where --from-run looks for runs/<id>/."
+    ),
+    require_token_for_reads: bool = typer.Option(
+        False, "--require-token-for-reads", help="Reads need the bearer token too (writes always do)."
+    ),
+    unknown_variants: str = typer.Option(
+        "reject", "--unknown-variants", help="Feedback naming an unregistered variant: reject or register."
+    ),
+    k: float = typer.Option(32.0, "--k", help="Elo K factor."),
+    start: float = typer.Option(1500.0, "--start", help="Start rating."),
+    min_comparisons: int = typer.Option(5, "--min-comparisons", help="Comparisons for confidence 0.5."),
+    decay_half_life_days: float | None = typer.Option(
+        None,
+        "--decay-half-life-days",
+        help="Ratings drift back to their prior with this half-life (off by default).",
+    ),
+    cost_scaling: float = typer.Option(1.0, "--cost-scaling", help="Scaling of the cost-aware adjustment."),
+    busy_timeout: float = typer.Option(
+        10.0, "--busy-timeout", help="Seconds a SQLite write waits for a lock."
+    ),
+    log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
+) -> None:
+    """Serve online variant selection over HTTP: feedback in, ratings and a chosen variant out.
+
+    Writes need `Authorization: Bearer $ASSAY_SERVE_TOKEN` when that variable is set.
+    """
+    try:
+        from assay.serve.fromrun import find_run, kept_variants
+        from assay.serve.server import serve
+        from assay.serve.settings import ServeSettings
+    except ImportError as exc:
+        raise AssayError(f"assay serve needs the serve extra: pip install 'assay[serve]' ({exc})") from None
+    if unknown_variants not in ("reject", "register"):
+        raise AssayError(f"--unknown-variants must be reject or register, got {unknown_variants!r}")
+    settings = ServeSettings(
+        db_url=db,
+        k=k,
+        start=start,
+        min_comparisons=min_comparisons,
+        token=os.environ.get("ASSAY_SERVE_TOKEN") or None,
+        require_token_for_reads=require_token_for_reads,
+        unknown_variants=unknown_variants,  # type: ignore[arg-type]
+        decay_half_life=None if decay_half_life_days is None else decay_half_life_days * 86_400.0,
+        cost_scaling=cost_scaling,
+        busy_timeout=busy_timeout,
+    )
+    variants = kept_variants(find_run(from_run, data_dir)) if from_run else []
+    serve(settings, host, port, variants, log_level)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``serve`` command to ``app``."""
+    app.command("serve")(serve_command)

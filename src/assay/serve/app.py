@@ -1,0 +1,74 @@
+"""The FastAPI application of ``assay serve``: routes, error bodies, ``/healthz`` and ``/metrics``."""
+
+from __future__ import annotations
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from assay import __version__
+from assay.errors import field_path
+from assay.serve.auth import require_read
+from assay.serve.database import ServeStorageError
+from assay.serve.errors import ApiError
+from assay.serve.metrics import Metrics
+from assay.serve.routes import router
+from assay.serve.settings import ServeSettings
+from assay.serve.state import ServeState
+
+
+def create_app(settings: ServeSettings, state: ServeState | None = None) -> FastAPI:
+    """The service on ``settings`` (opening its database unless ``state`` is given); OpenAPI docs at ``/docs``."""
+    state = state if state is not None else ServeState(settings)
+    app = FastAPI(
+        title="assay serve",
+        version=__version__,
+        description="Online variant selection from pairwise feedback (Elo), with ratings in shared SQL state.",
+    )
+    app.state.settings = settings
+    app.state.serve = state
+    metrics = Metrics(state)
+    app.add_middleware(_Timed, metrics=metrics)
+    app.include_router(router)
+
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        where = field_path([p for p in first.get("loc", ()) if p != "body"]) or "body"
+        error = ApiError("invalid_request", f"{where}: {first.get('msg', 'invalid')}", field=where)
+        return JSONResponse(error.body(), status_code=error.status)
+
+    @app.exception_handler(ServeStorageError)
+    async def storage(_request: Request, exc: ServeStorageError) -> JSONResponse:
+        error = ApiError("storage_error", str(exc))
+        return JSONResponse(error.body(), status_code=error.status)
+
+    @app.get("/healthz")
+    def healthz() -> JSONResponse:
+        """200 with the database reachable, 503 (storage_error) otherwise."""
+        state.db.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar())
+        return JSONResponse({"status": "ok", "database": state.db.location.split("@")[-1]})
+
+    @app.get("/metrics", dependencies=[Depends(require_read)])
+    def prometheus() -> Response:
+        """Prometheus text format."""
+        return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    return app
+
+
+class _Timed:
+    """Adapter so the latency middleware can be added with ``app.add_middleware``."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self._call = metrics.middleware(app)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._call(scope, receive, send)

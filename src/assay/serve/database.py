@@ -1,0 +1,133 @@
+"""The SQL connection of the service: SQLite (one file, several processes) or PostgreSQL (several replicas).
+
+Writes are serialised per row: on PostgreSQL with ``SELECT ... FOR UPDATE`` inside the transaction, on SQLite
+by opening every write transaction with ``BEGIN IMMEDIATE`` (the database's single writer lock, taken before
+the first read, so a read-modify-write cannot interleave with another process's). Deadlocks, serialisation
+failures and a concurrent insert of the same key are retried.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+
+from assay.errors import AssayError
+from assay.serve.tables import METADATA
+
+T = TypeVar("T")
+RETRIES = 8
+_SCHEMA_LOCK = 0x61737361  # 'assa'
+
+
+class ServeStorageError(AssayError):
+    """The service's database is unusable (bad URL, corrupt or locked file, server unreachable); one line."""
+
+
+class Database:
+    """An engine on ``url`` with the service's tables created; ``write`` runs one atomic, retried transaction."""
+
+    def __init__(self, url: str, *, busy_timeout: float = 10.0) -> None:
+        try:
+            self.url = sa.make_url(url)
+        except sa.exc.ArgumentError:
+            raise ServeStorageError(f"serve database: not a database URL: {url!r}") from None
+        self.sqlite = self.url.get_backend_name() == "sqlite"
+        database = self.url.database or ""
+        on_disk = self.sqlite and database not in ("", ":memory:") and not database.startswith("file:")
+        self.location = database if on_disk else self.url.render_as_string(hide_password=True)
+        self._dbapi_error: type[Exception] = sa.exc.SQLAlchemyError
+        self._engine: sa.Engine | None = None
+        with self.guard():
+            if on_disk:
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            if self.sqlite:
+                engine = sa.create_engine(self.url, connect_args={"timeout": busy_timeout})
+                sa.event.listen(engine, "connect", _sqlite_connect)
+                sa.event.listen(engine, "begin", _sqlite_begin)
+            else:
+                engine = sa.create_engine(self.url, pool_size=8, max_overflow=24, pool_pre_ping=True)
+            self._engine = engine
+            self._dbapi_error = engine.dialect.loaded_dbapi.Error
+            with engine.begin() as conn:
+                if engine.dialect.name == "postgresql":
+                    # Replicas starting together would race on CREATE TABLE; DDL waits for this lock instead.
+                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK})")
+                METADATA.create_all(conn)
+
+    @property
+    def engine(self) -> sa.Engine:
+        """The SQLAlchemy engine (open)."""
+        if self._engine is None:
+            raise ServeStorageError(f"serve database {self.location}: closed")
+        return self._engine
+
+    @contextmanager
+    def guard(self) -> Iterator[None]:
+        """Turn driver and SQLAlchemy errors into a one-line :class:`ServeStorageError`."""
+        try:
+            yield
+        except ServeStorageError:
+            raise
+        except (sa.exc.SQLAlchemyError, self._dbapi_error, ImportError, OSError) as exc:
+            raise ServeStorageError(f"serve database {self.location}: {describe(exc)}") from exc
+
+    def write(self, work: Callable[[sa.Connection], T]) -> T:
+        """Run ``work`` in one write transaction; retry it when it lost a race (duplicate key, deadlock)."""
+        for attempt in range(RETRIES):
+            try:
+                with self.guard():
+                    writer = self.engine.execution_options(assay_immediate=True)
+                    with writer.begin() as conn:
+                        return work(conn)
+            except ServeStorageError as exc:
+                if attempt == RETRIES - 1 or not _retryable(exc.__cause__):
+                    raise
+                time.sleep(0.005 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def read(self, work: Callable[[sa.Connection], T]) -> T:
+        """Run ``work`` on a read connection (a consistent snapshot on PostgreSQL and in SQLite's WAL)."""
+        with self.guard(), self.engine.begin() as conn:
+            return work(conn)
+
+    def close(self) -> None:
+        """Release the connections."""
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+
+def _retryable(exc: BaseException | None) -> bool:
+    if isinstance(exc, sa.exc.IntegrityError):
+        return True
+    code = getattr(getattr(exc, "orig", None), "sqlstate", None)
+    return code in ("40001", "40P01")  # serialization failure, deadlock detected
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # Transactions are begun by _sqlite_begin, not by the driver, so BEGIN IMMEDIATE can be chosen.
+    dbapi_connection.isolation_level = None
+    dbapi_connection.execute("PRAGMA journal_mode = WAL")
+    dbapi_connection.execute("PRAGMA synchronous = NORMAL")
+
+
+def _sqlite_begin(conn: sa.Connection) -> None:
+    immediate = conn.get_execution_options().get("assay_immediate", False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def describe(exc: BaseException) -> str:
+    """The first line of the driver's message, with a hint for corrupt and locked SQLite files."""
+    inner = getattr(exc, "orig", None) or exc
+    lines = str(inner).strip().splitlines()
+    message = lines[0] if lines else type(inner).__name__
+    if "not a database" in message or "malformed" in message:
+        message += " (the file is corrupt; move it away to start a new database)"
+    elif "locked" in message:
+        message += " (another process holds a lock on it)"
+    return message

@@ -1,0 +1,68 @@
+"""Running the service under uvicorn: open the database, bind the port, say where it listens, serve."""
+
+from __future__ import annotations
+
+import errno
+import socket
+from collections.abc import Sequence
+
+from assay.errors import AssayError
+from assay.serve.fromrun import RunVariant
+from assay.serve.schemas import VariantIn
+from assay.serve.settings import ServeSettings, is_loopback
+from assay.serve.state import ServeState
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: a free one); a busy port is a one-line error."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        reason = "the port is in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+        raise AssayError(f"serve: cannot listen on {host}:{port}: {reason}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(
+    settings: ServeSettings,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    variants: Sequence[RunVariant] = (),
+    log_level: str = "warning",
+) -> None:
+    """Serve until interrupted; errors before listening (database, port, token) are one-line AssayErrors."""
+    if not settings.token and not is_loopback(host):
+        raise AssayError(f"serve: refusing to listen on {host} without a token; set ASSAY_SERVE_TOKEN")
+    state = ServeState(settings)
+    try:
+        import uvicorn
+
+        from assay.serve.app import create_app
+
+        for variant in variants:
+            body = VariantIn(cost_per_1m_tokens=variant.cost_per_1m, description=variant.description)
+            state.register_variant(variant.name, body)
+        sock = bind(host, port)
+        bound_port = sock.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        app = create_app(settings, state)
+        writes = "token required" if settings.token else "open (no ASSAY_SERVE_TOKEN)"
+        reads = "token required" if settings.require_token_for_reads else "open"
+        print(
+            f"assay serve listening on http://{shown}:{bound_port} (docs /docs; database {state.db.location}; "
+            f"{len(variants)} variant(s) from the run; writes {writes}, reads {reads})",
+            flush=True,
+        )
+        # Keep-alive longer than a load balancer's usual idle timeout, so the server is not the side closing.
+        config = uvicorn.Config(
+            app, log_level=log_level, access_log=False, lifespan="off", timeout_keep_alive=75
+        )
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        state.close()

@@ -1,0 +1,174 @@
+"""The service's state in SQL: variants, ratings and the feedback log, read and changed atomically.
+
+A rating in a category falls back to the variant's global rating, then to the start rating. Reads apply the
+time decay (when on) from the row's last update; writes store the decayed value before applying feedback.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from assay.ratings.base import confidence
+from assay.serve import feedback as feedback_ops
+from assay.serve.database import Database
+from assay.serve.errors import ApiError
+from assay.serve.schemas import FeedbackOut, RatingOut, VariantIn, VariantOut
+from assay.serve.scoring import decayed
+from assay.serve.settings import ServeSettings
+from assay.serve.tables import EVENTS, GLOBAL, RATINGS, VARIANTS, insert_ignore
+from assay.serve.validation import Feedback, category_name, finite_in, variant_name
+
+SEED_BASE = 1000.0
+SEED_SPAN = 1000.0
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A variant's effective rating in one category and the counts of the row it came from."""
+
+    name: str
+    category: str | None
+    rating: float
+    source: str
+    wins: int
+    losses: int
+    ties: int
+    comparisons: int
+    cost_per_1m: float
+
+    def out(self, min_comparisons: int, rank: int | None = None) -> RatingOut:
+        """The API shape, with win rate (ties count half) and confidence."""
+        decided = self.wins + self.losses + self.ties
+        win_rate = (self.wins + 0.5 * self.ties) / decided if decided else None
+        return RatingOut(
+            rank=rank,
+            name=self.name,
+            category=self.category,
+            rating=self.rating,
+            source=self.source,
+            wins=self.wins,
+            losses=self.losses,
+            ties=self.ties,
+            comparisons=self.comparisons,
+            win_rate=win_rate,
+            confidence=confidence(self.comparisons, min_comparisons),
+            cost_per_1m_tokens=self.cost_per_1m,
+        )
+
+
+class ServeState:
+    """Variants, ratings and feedback of one service, in the database at ``settings.db_url``."""
+
+    def __init__(self, settings: ServeSettings) -> None:
+        self.settings = settings
+        self.db = Database(settings.db_url, busy_timeout=settings.busy_timeout)
+
+    def close(self) -> None:
+        """Release the database."""
+        self.db.close()
+
+    def record_feedback(self, fb: Feedback) -> FeedbackOut:
+        """Apply one feedback atomically and append it to the event log (once per idempotency key)."""
+        return self.db.write(lambda conn: feedback_ops.apply(conn, self.settings, fb, time.time()))
+
+    def register_variant(self, name: str, body: VariantIn) -> VariantOut:
+        """Create or update a variant; seed category ratings at ``1000 + 1000·score`` unless already learned."""
+        name = variant_name(name)
+        cost = finite_in(body.cost_per_1m_tokens, 0.0, 1e12, "invalid_cost", "cost_per_1m_tokens")
+        categories = None
+        if body.categories is not None:
+            categories = sorted({c for c in (category_name(x, "categories") for x in body.categories) if c})
+        seeds: dict[str, float] = {}
+        for raw, value in body.category_scores.items():
+            category = category_name(raw, "category_scores")
+            if category is None:
+                raise ApiError("invalid_name", "category_scores: a category must not be empty")
+            score = finite_in(value, 0.0, 1.0, "invalid_score", f"category_scores.{category}")
+            if categories is not None and category not in categories:
+                raise ApiError(
+                    "category_conflict",
+                    f"category_scores names {category!r}, which is not among categories {categories}",
+                )
+            seeds[category] = SEED_BASE + SEED_SPAN * score
+
+        def work(conn: sa.Connection) -> VariantOut:
+            now = time.time()
+            values = {"cost_per_1m": cost, "description": body.description, "categories": categories}
+            created = insert_ignore(conn, VARIANTS, {"name": name, "created": now, **values})
+            if not created:
+                conn.execute(VARIANTS.update().where(VARIANTS.c.name == name).values(**values))
+            feedback_ops.ensure_row(conn, name, GLOBAL, self.settings.start, now)
+            seeded, kept = {}, []
+            for category, value in sorted(seeds.items()):
+                if feedback_ops.seed_row(conn, name, category, value, now):
+                    seeded[category] = value
+                else:
+                    kept.append(category)
+            return VariantOut(
+                name=name,
+                cost_per_1m_tokens=cost,
+                description=body.description,
+                categories=categories,
+                created=created,
+                seeded=seeded,
+                kept=kept,
+            )
+
+        return self.db.write(work)
+
+    def variants(self) -> dict[str, dict[str, Any]]:
+        """Registered variants by name: cost_per_1m, description, categories."""
+        rows = self.db.read(lambda conn: conn.execute(sa.select(VARIANTS)).mappings().all())
+        return {row["name"]: dict(row) for row in rows}
+
+    def standings(self, category: str | None = None, names: list[str] | None = None) -> list[Standing]:
+        """Effective ratings in ``category`` (None: global) of ``names`` (default: every registered variant)."""
+
+        def work(conn: sa.Connection) -> tuple[list[Any], list[Any]]:
+            wanted = [GLOBAL] if category is None else [GLOBAL, category]
+            rows = conn.execute(sa.select(RATINGS).where(RATINGS.c.category.in_(wanted))).mappings().all()
+            return list(conn.execute(sa.select(VARIANTS)).mappings().all()), list(rows)
+
+        variant_rows, rating_rows = self.db.read(work)
+        costs = {v["name"]: float(v["cost_per_1m"]) for v in variant_rows}
+        by_key = {(r["variant"], r["category"]): r for r in rating_rows}
+        chosen = names if names is not None else sorted(costs)
+        now = time.time()
+        out = []
+        for name in chosen:
+            row, source = by_key.get((name, category)) if category else None, "category"
+            if row is not None and row["feedback"] == 0:
+                source = "seed"
+            if row is None:
+                row, source = by_key.get((name, GLOBAL)), "global"
+            if row is None:
+                out.append(
+                    Standing(name, category, self.settings.start, "start", 0, 0, 0, 0, costs.get(name, 0.0))
+                )
+                continue
+            value = decayed(row["rating"], row["prior"], now - row["updated"], self.settings.decay_half_life)
+            counts = {c: int(row[c]) for c in ("wins", "losses", "ties", "comparisons")}
+            cost = costs.get(name, 0.0)
+            out.append(Standing(name, category, value, source, cost_per_1m=cost, **counts))
+        return out
+
+    def events(self, category: str | None = None) -> list[dict[str, Any]]:
+        """The feedback log in order (only one category's events when given)."""
+        query = sa.select(EVENTS).order_by(EVENTS.c.id)
+        if category is not None:
+            query = query.where(EVENTS.c.category == category)
+        return [dict(row) for row in self.db.read(lambda conn: conn.execute(query).mappings().all())]
+
+    def counts(self) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        """Feedback events per kind, and every rating row (for the metrics)."""
+
+        def work(conn: sa.Connection) -> tuple[dict[str, int], list[dict[str, Any]]]:
+            kinds = conn.execute(sa.select(EVENTS.c.kind, sa.func.count()).group_by(EVENTS.c.kind)).all()
+            rows = conn.execute(sa.select(RATINGS)).mappings().all()
+            return {kind: int(n) for kind, n in kinds}, [dict(r) for r in rows]
+
+        return self.db.read(work)

@@ -1,0 +1,170 @@
+"""The loop on noise: an llm runner whose scripted server answers at random with fixed per-case pass
+probabilities. The baseline is run three times per dev case, flaky cases are listed in plan.md, the gate becomes
+the paired sequential test, its extra runs are logged and counted, and a change that does nothing is not kept
+while a real gain is."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.aio import run_sync
+from assay.config import load_config
+from assay.history.runfiles import RunFiles
+from assay.loop.engine import Evolution
+from tests.fakes.llm_server import ScriptedLLMServer
+
+from .conftest import git
+
+CASES = 14
+HARMFUL = "Answer at random when unsure."
+
+
+def pass_probability(case: int, system: str) -> float:
+    """Half the cases are near-deterministic, half flaky; without the harmful line every flaky case gains."""
+    base = (0.97, 0.03)[case % 2] if case < CASES // 2 else 0.2 + 0.05 * (case % 7)
+    gain = 0.4 if case >= CASES // 2 and HARMFUL not in system else 0.0
+    return min(1.0, base + gain)
+
+
+def noisy_reply(seed: int) -> Any:
+    """Answers YES with the case's pass probability. The k-th request with the same prompt gets the k-th draw
+    of a hash-seeded stream, so the runs of a prompt are the same whatever order concurrent requests come in."""
+    seen: dict[tuple[str, str], int] = {}
+    lock = threading.Lock()
+
+    def reply(body: dict[str, Any]) -> str:
+        system = next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
+        user = body["messages"][-1]["content"]
+        with lock:
+            k = seen[(system, user)] = seen.get((system, user), -1) + 1
+        digest = hashlib.sha256(f"{seed}|{system}|{user}|{k}".encode()).hexdigest()
+        draw = int(digest[:8], 16) / 2**32
+        case = int(re.search(r"question (\d+)", user).group(1))
+        return "YES indeed" if draw < pass_probability(case, system) else "no idea"
+
+    return reply
+
+
+def write_project(root: Path, url: str, prompt: str) -> Path:
+    root.mkdir(parents=True)
+    (root / "prompt.md").write_text(prompt)
+    (root / "cases.yaml").write_text(
+        "cases:\n" + "".join(f"  - {{id: q{i:02d}, input: 'question {i}'}}\n" for i in range(CASES))
+    )
+    (root / "assay.yaml").write_text(
+        "artifact: {kind: prompt, paths: [prompt.md], forbid: [cases.yaml, assay.yaml]}\n"
+        "cases: {files: [cases.yaml]}\n"
+        f"runner: {{type: llm, model: 'openai:noisy', base_url: '{url}', max_retries: 0, timeout: 20}}\n"
+        "checks:\n  - {type: contains, value: 'YES'}\n"
+        "evolve: {target_pass_rate: null, plateau: null, stop_on_oscillation: false, tournament: {enabled: false}}\n"
+    )
+    (root / ".gitignore").write_text(".assay/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    return root
+
+
+@pytest.fixture(autouse=True)
+def _no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def run(root: Path, generations: int):
+    outcome = run_sync(Evolution(load_config(root / "assay.yaml"), max_generations=generations).start())
+    files = RunFiles(root / ".assay" / "runs" / outcome.run_id)
+    return outcome, files
+
+
+def test_noise_is_measured_and_the_paired_gate_keeps_only_real_gains(
+    tmp_path: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.default = noisy_reply(seed=7)
+    root = write_project(tmp_path / "p", llm_server.openai_url, f"{HARMFUL} Be brief.\n")
+    outcome, files = run(root, generations=6)
+
+    events = files.read_events()
+    noise = next(e.data for e in events if e.kind == "noise")
+    assert noise["runs_per_case"] == 3 and not noise["deterministic"]
+    saved = json.loads((files.run_dir / "noise.json").read_text())
+    dev_ids = set(saved["runs"])
+    assert all(len(runs) == 3 for runs in saved["runs"].values())
+    assert set(noise["flaky"]) <= dev_ids and noise["flaky"]
+    plan = (files.run_dir / "plan.md").read_text()
+    assert "noise at the baseline: noisy:" in plan and "paired sequential test" in plan
+    assert all(cid in plan for cid in noise["flaky"])
+
+    records = files.read_candidates()
+    baseline_runs = 3 * len(dev_ids)
+    assert records[0].tokens > 0
+    evaluated = [r for r in records[1:] if r.dev_score is not None]
+    assert evaluated
+    for record in evaluated:
+        progress = record.gate["progress"]["numbers"]
+        assert progress["decision"] in ("better", "worse", "undecided")
+        assert 0.0 <= progress["p_better"] <= 1.0 and len(progress["ci"]) == 2
+        assert set(progress["runs"]) == dev_ids
+        assert all(r["parent"] >= 1 and r["candidate"] >= 1 for r in progress["runs"].values())
+        assert record.gate["progress"]["passed"] == (progress["decision"] == "better")
+        kept_harmful = record.decision == "keep" and HARMFUL in git(
+            root, "show", f"{record.commit}:prompt.md"
+        )
+        assert not kept_harmful, "a change that keeps the harmful line does nothing and must not be kept"
+    extra = sum(
+        r.gate["progress"]["numbers"]["extra_parent_runs"]
+        + r.gate["progress"]["numbers"]["extra_candidate_runs"]
+        for r in evaluated
+    )
+    # Every run is counted: the baseline's three, one per evaluated candidate, the gate's extra runs, and L3
+    # (holdout + regression) runs at the baseline, when due and at the end.
+    l3 = outcome.case_runs - baseline_runs - len(evaluated) * len(dev_ids) - extra
+    assert l3 > 0 and l3 % (CASES - len(dev_ids)) == 0
+    assert l3 // (CASES - len(dev_ids)) <= len(evaluated) + 2
+    # Removing the harmful line is a +0.4 gain on the seven flaky cases: the first candidate that did it must be
+    # found better and kept. Every later change only rewords (no effect) or brings the line back (worse): none
+    # may be kept.
+    texts = [git(root, "show", f"{r.commit}:prompt.md") for r in evaluated]
+    first = next(i for i, text in enumerate(texts) if HARMFUL not in text)
+    gain = evaluated[first]
+    assert gain.gate["progress"]["numbers"]["decision"] == "better", gain.gate["progress"]["detail"]
+    assert gain.decision == "keep"
+    assert all(r.decision != "keep" for r in evaluated[first + 1 :])
+    assert records[0].dev_pass_rate < gain.dev_pass_rate or gain.gate["progress"]["numbers"]["effect"] > 0
+
+    env = {**os.environ, "COLUMNS": "250"}
+    status = subprocess.run(
+        [sys.executable, "-m", "assay", "status"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert status.returncode == 0 and "noise at the baseline: noisy:" in status.stdout
+    log = subprocess.run(
+        [sys.executable, "-m", "assay", "log"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert log.returncode == 0 and "paired test" in log.stdout
+    assert re.search(r"better \+0\.\d+ \[", log.stdout) and "undecided" in log.stdout
+
+
+def test_a_deterministic_llm_keeps_one_run_and_the_strict_rule(
+    tmp_path: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.default = lambda body: "YES" if "question 1" in body["messages"][-1]["content"] else "no"
+    root = write_project(tmp_path / "p", llm_server.openai_url, "You answer questions.\n\nBe brief.\n")
+    _, files = run(root, generations=2)
+    noise = next(e.data for e in files.read_events() if e.kind == "noise")
+    assert noise["runs_per_case"] == 3 and noise["deterministic"] and noise["flaky"] == []
+    plan = (files.run_dir / "plan.md").read_text()
+    assert "deterministic: all" in plan and "no PASS->FAIL regression" in plan
+    evaluated = [r for r in files.read_candidates()[1:] if r.dev_score is not None]
+    assert evaluated
+    for record in evaluated:
+        assert "p_better" not in record.gate["progress"].get("numbers", {})
