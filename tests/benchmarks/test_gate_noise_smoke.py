@@ -22,10 +22,10 @@ def test_gate_noise_benchmark_prints_the_expected_shape() -> None:
     kept: dict[tuple[str, str], float] = {}
     for line in done.stdout.splitlines():
         for gate in ("keep-if-better", "ratchet_strict", "noisy"):
-            if line.startswith(gate):
+            if line.startswith(gate + " ") and "%" in line and "target" not in line:
                 rest = line[len(gate) :].split()
-                scenario = " ".join(rest[:-5])
-                kept[(gate, scenario)] = float(rest[-5].rstrip("%"))
+                scenario = " ".join(rest[:-4])
+                kept[(gate, scenario)] = float(rest[-4].rstrip("%"))
     assert len(kept) == 9
     assert kept[("keep-if-better", "null")] > 25  # ~44%: noise passes for progress
     assert kept[("ratchet_strict", "medium gain")] < 25  # ~9%: real gains are lost
