@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 
 from assay.ratings import BradleyTerryRating, Outcome
-from assay.ratings.bradley_terry import win_matrix
+from assay.ratings.bradley_terry import ConstantAccuracyRanking, win_matrix
 
 SCALE = 400 / math.log(10)
 
@@ -79,3 +80,78 @@ def test_pseudo_count_gives_an_unbeaten_name_a_finite_rating():
 def test_ties_and_weights_enter_the_win_matrix():
     wins = win_matrix(["p", "q"], [Outcome("p", "q", None), Outcome("q", "p", "q", weight=2.0)], 0.25)
     assert wins.tolist() == [[0.0, 0.75], [2.75, 0.0]]
+
+
+def test_log_strength_error_is_the_uncertainty_in_nats():
+    bt = BradleyTerryRating()
+    bt.update(outcomes())
+    for name in "abcd":
+        assert bt.log_strength_error(name) == pytest.approx(bt.rating(name).uncertainty / SCALE)
+    assert bt.log_strength_error("unknown") == pytest.approx(350 / SCALE)
+
+
+def exact_mean_positions(names, wins, p):
+    """Posterior mean positions (0 = best) by enumerating every ordering under a p-correct judge."""
+    total, sums = 0.0, np.zeros(len(names))
+    for order in itertools.permutations(range(len(names))):
+        place = np.argsort(order)
+        agree = sum(wins[i, j] for i in range(len(names)) for j in range(len(names)) if place[i] < place[j])
+        weight = p**agree * (1 - p) ** (wins.sum() - agree)
+        total += weight
+        sums += weight * place
+    return sums / total
+
+
+def test_constant_accuracy_posterior_matches_exact_enumeration():
+    data = [("a", "b", 3, 1), ("b", "c", 1, 1), ("c", "d", 2, 0), ("a", "d", 0, 1), ("b", "e", 1, 0)]
+    results = []
+    for x, y, wins_x, wins_y in data:
+        results += [Outcome(x, y, x)] * wins_x + [Outcome(x, y, y)] * wins_y
+    ranking = ConstantAccuracyRanking(chains=4000, sweeps=30, accuracy=0.75, seed=1)
+    ranking.update(results)
+    names = ["a", "b", "c", "d", "e"]
+    wins = np.zeros((5, 5))
+    for o in results:
+        wins[names.index(o.winner), names.index(o.b if o.winner == o.a else o.a)] += 1
+    exact = exact_mean_positions(names, wins, 0.75)
+    scores = ranking.scores()
+    assert [-scores[n] for n in names] == pytest.approx(exact.tolist(), abs=0.06)
+    assert ranking.accuracy() == 0.75
+
+
+def test_constant_accuracy_ranking_recovers_order_and_learns_the_accuracy():
+    rng = np.random.default_rng(3)
+    names = [f"n{i}" for i in range(12)]  # n0 strongest
+    ranking = ConstantAccuracyRanking(seed=2)
+    for _ in range(40):
+        batch = []
+        for _ in range(10):
+            i, j = rng.choice(12, size=2, replace=False)
+            stronger, weaker = names[min(i, j)], names[max(i, j)]
+            batch.append(Outcome(stronger, weaker, stronger if rng.random() < 0.8 else weaker))
+        ranking.update(batch)
+    scores = ranking.scores()
+    assert set(scores) == set(names)
+    ordered = sorted(names, key=lambda n: -scores[n])
+    rho = np.corrcoef([names.index(n) for n in ordered], range(12))[0, 1]
+    assert rho > 0.9
+    assert 0.7 < ranking.accuracy() < 0.9
+    positions = ranking.positions()
+    assert all(len(p) == 32 for p in positions.values())  # one position per chain (default 32 chains)
+    assert sorted(int(positions[n][0]) for n in names) == list(range(12))  # each chain is an ordering
+
+
+def test_constant_accuracy_ranking_counts_ties_half_and_weights():
+    ranking = ConstantAccuracyRanking(chains=400, accuracy=0.9, seed=0)
+    ranking.update([Outcome("p", "q", None)] * 3)
+    assert abs(ranking.scores()["p"] - ranking.scores()["q"]) < 0.15  # ties: no side favoured
+    ranking.update([Outcome("p", "q", "q", weight=3.0)])
+    assert ranking.scores()["q"] > -0.05  # q on top in nearly every chain
+
+
+def test_constant_accuracy_ranking_rejects_bad_parameters():
+    with pytest.raises(ValueError, match="accuracy"):
+        ConstantAccuracyRanking(accuracy=0.4)
+    with pytest.raises(ValueError, match="chains"):
+        ConstantAccuracyRanking(chains=0)
+    assert ConstantAccuracyRanking().scores() == {}

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from assay.ratings.base import MIN_COMPARISONS, Outcome, Rating, RatingBackend, confidence
-from assay.ratings.bradley_terry import BradleyTerryRating
+from assay.ratings.bradley_terry import BradleyTerryRating, ConstantAccuracyRanking
 from assay.ratings.elo import EloRating
 from assay.ratings.glicko2 import Glicko2Rating, Glicko2State, glicko2_period
 from assay.ratings.weng_lin import WengLinRating
@@ -26,6 +26,7 @@ __all__ = [
     "MIN_COMPARISONS",
     "RATINGS",
     "BradleyTerryRating",
+    "ConstantAccuracyRanking",
     "EloRating",
     "Glicko2Rating",
     "Glicko2State",

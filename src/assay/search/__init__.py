@@ -5,7 +5,7 @@ from assay.search.archive import Archive, Node
 from assay.search.base import STRATEGIES, ParentSelector, SearchError, make_selector
 from assay.search.dgm import DGMSelector
 from assay.search.greedy import GreedySelector
-from assay.search.opponents import adaptive_next, top_k
+from assay.search.opponents import NoisyBisection, adaptive_next, boundary_pairs, top_k
 from assay.search.ranked import RankedSelector
 
 __all__ = [
@@ -14,10 +14,12 @@ __all__ = [
     "DGMSelector",
     "GreedySelector",
     "Node",
+    "NoisyBisection",
     "ParentSelector",
     "RankedSelector",
     "SearchError",
     "adaptive_next",
+    "boundary_pairs",
     "make_selector",
     "top_k",
 ]
