@@ -119,7 +119,7 @@ class RunStore:
         try:
             yield
         except (sa.exc.SQLAlchemyError, self._dbapi_error, ImportError, OSError) as exc:
-            raise StoreError(f"run store {self.location}: {_describe(exc)}") from exc
+            raise StoreError(f"run store {self.location}: {describe_db_error(exc)}") from exc
 
     def _write(self, work: Callable[[sa.Connection], T]) -> T:
         with self._guard():
@@ -275,13 +275,14 @@ def _sqlite_wal(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.execute("PRAGMA journal_mode = WAL")
 
 
-def _describe(exc: BaseException) -> str:
-    """The first line of the driver's own message, without SQLAlchemy's statement dump and links."""
+def describe_db_error(exc: BaseException) -> str:
+    """The first line of the driver's own message, without SQLAlchemy's statement dump and links, with a hint
+    for corrupt and locked SQLite files (shared by the run store and ``assay serve``)."""
     inner = getattr(exc, "orig", None) or exc
     text = str(inner).strip().splitlines()
     message = text[0] if text else type(inner).__name__
     if "not a database" in message or "malformed" in message:
-        message += " (the file is corrupt; move it away to start a new store)"
+        message += " (the file is corrupt; move it away to start afresh)"
     elif "locked" in message:
         message += " (another process holds a lock on it)"
     return message

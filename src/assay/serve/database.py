@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 
 from assay.errors import AssayError
+from assay.history.store import describe_db_error
 from assay.serve.tables import METADATA
 
 T = TypeVar("T")
@@ -74,7 +75,7 @@ class Database:
         except ServeStorageError:
             raise
         except (sa.exc.SQLAlchemyError, self._dbapi_error, ImportError, OSError) as exc:
-            raise ServeStorageError(f"serve database {self.location}: {describe(exc)}") from exc
+            raise ServeStorageError(f"serve database {self.location}: {describe_db_error(exc)}") from exc
 
     def write(self, work: Callable[[sa.Connection], T]) -> T:
         """Run ``work`` in one write transaction; retry it when it lost a race (duplicate key, deadlock)."""
@@ -119,15 +120,3 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
 def _sqlite_begin(conn: sa.Connection) -> None:
     immediate = conn.get_execution_options().get("assay_immediate", False)
     conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-
-def describe(exc: BaseException) -> str:
-    """The first line of the driver's message, with a hint for corrupt and locked SQLite files."""
-    inner = getattr(exc, "orig", None) or exc
-    lines = str(inner).strip().splitlines()
-    message = lines[0] if lines else type(inner).__name__
-    if "not a database" in message or "malformed" in message:
-        message += " (the file is corrupt; move it away to start a new database)"
-    elif "locked" in message:
-        message += " (another process holds a lock on it)"
-    return message
