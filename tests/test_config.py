@@ -69,3 +69,14 @@ def test_missing_file(tmp_path):
 def test_top_level_must_be_mapping(tmp_path):
     with pytest.raises(ConfigError, match="mapping"):
         load_config(write(tmp_path, "- a\n- b\n"))
+
+
+def test_pipeline_depth_defaults_to_two_only_for_ranked_search_with_a_slow_proposer() -> None:
+    from assay.config import EvolveConfig
+
+    llm = {"type": "llm", "llm": {"model": "openai:x"}}
+    assert EvolveConfig().pipeline_depth == 1
+    assert EvolveConfig(search="ranked").pipeline_depth == 1  # mutate: instant, keep runs reproducible
+    assert EvolveConfig(search="ranked", proposer=llm).pipeline_depth == 2
+    assert EvolveConfig(search="dgm", proposer=llm).pipeline_depth == 1
+    assert EvolveConfig(search="greedy", pipeline=3).pipeline_depth == 3

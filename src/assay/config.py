@@ -208,7 +208,7 @@ class EvolveConfig(Strict):
     tournament: TournamentConfig = Field(default_factory=TournamentConfig)
     search: str = "greedy"
     search_options: dict[str, float] = Field(default_factory=dict)
-    pipeline: int = Field(default=1, ge=1)
+    pipeline: int | None = Field(default=None, ge=1)
     max_generations: int | None = Field(default=None, ge=1)
     wall_clock_s: float | None = Field(default=None, gt=0)
     max_tokens: int | None = Field(default=None, ge=1)
@@ -223,6 +223,14 @@ class EvolveConfig(Strict):
     l3_every: int | None = Field(default=None, ge=1)
     max_files_changed: int = Field(default=5, ge=1)
     seed: int = 0
+
+    @property
+    def pipeline_depth(self) -> int:
+        """Proposals made ahead of evaluations: ``pipeline``, or by default 2 for ranked search with a proposer
+        that takes time (llm, agent) and 1 (none ahead) otherwise, so offline runs stay reproducible."""
+        if self.pipeline is not None:
+            return self.pipeline
+        return 2 if self.search == "ranked" and self.proposer.type != "mutate" else 1
 
 
 class AssayConfig(Strict):

@@ -172,7 +172,7 @@ class Evolution:
             except (SearchError, TypeError) as exc:
                 raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
             self.match_judge = make_match_judge(config, self.redactor, use_cache=self.use_cache)
-        if config.evolve.pipeline > 1 and config.evolve.search == "greedy":
+        if config.evolve.pipeline_depth > 1 and config.evolve.search == "greedy":
             raise ConfigError(
                 "a pipeline of proposals needs a search that samples parents from the archive; "
                 "set `evolve.search: ranked` (or dgm), or `evolve.pipeline: 1`",
@@ -409,7 +409,7 @@ class Evolution:
 
     def _start_pipeline(self, first: int) -> None:
         """With ``evolve.pipeline`` > 1, proposals are made ahead in their own worktree."""
-        depth = self.config.evolve.pipeline
+        depth = self.config.evolve.pipeline_depth
         if depth <= 1:
             return
         self.proposals_tree = self.config.data_path / "worktrees" / f"{self.run.run_id}-proposals"
