@@ -55,3 +55,13 @@ def test_missing_and_damaged_runs_are_one_line_errors(tmp_path: Path) -> None:
     (bad / "experiments.jsonl").write_text(json.dumps({"run_id": "x"}) + "\n", encoding="utf-8")
     with pytest.raises(AssayError, match=r"experiments.jsonl:1: not a valid candidate record"):
         kept_variants(find_run(str(bad)))
+
+
+def test_latest_is_the_newest_run(tmp_path: Path) -> None:
+    data = tmp_path / ".assay"
+    for run_id in ("20261130-010000-aaaa", "20261130-020000-bbbb"):
+        RunFiles(data / "runs" / run_id).append_candidate(_candidate(1, "keep", "c" * 40))
+    (data / "runs" / "20261130-030000-empty").mkdir()  # a run that never logged a candidate
+    assert find_run("latest", data).name == "20261130-020000-bbbb"
+    with pytest.raises(AssayError, match="no run folder"):
+        find_run("latest", tmp_path / "elsewhere")

@@ -18,13 +18,19 @@ def make_llm(
     use_cache: bool,
     section: str | None = None,
 ) -> ChatModel:
-    """Build the model ``settings.model`` (``provider:name``) names.
+    """Build the model ``settings.model`` (``provider:name``) names; ``local:...`` is an in-process model
+    (:mod:`assay.llm.local`).
 
     Raises ConfigError — never a bare exception — for an unknown provider, a missing API key or a missing
     SDK; ``section`` (``runner``, ``judge``) prefixes the error's field so it reads ``judge.model``.
     Answers are cached under ``cache_dir`` when ``use_cache`` is true and a directory is given.
     """
     endpoint = resolve(settings, section=section)
+    cache = ResponseCache(cache_dir) if use_cache and cache_dir is not None else None
+    if endpoint.api == "local":
+        from assay.llm.local import make_local_llm  # torch and transformers only when asked for
+
+        return make_local_llm(settings, cache=cache, section=section)
     import_sdk(endpoint.api)
     prices = prices_for(
         endpoint.name,
@@ -32,6 +38,5 @@ def make_llm(
         price_in=settings.price_in_per_mtok,
         price_out=settings.price_out_per_mtok,
     )
-    cache = ResponseCache(cache_dir) if use_cache and cache_dir is not None else None
     cls = AnthropicChatModel if endpoint.api == "anthropic" else OpenAIChatModel
     return cls(settings, endpoint, prices, cache)

@@ -9,7 +9,7 @@ from typing import Literal
 from assay.config import LLMSettings
 from assay.errors import ConfigError
 
-Api = Literal["openai", "anthropic"]
+Api = Literal["openai", "anthropic", "local"]
 
 # Local servers ignore the key, but the SDK refuses an empty one.
 PLACEHOLDER_KEY = "not-needed"
@@ -63,6 +63,8 @@ PROVIDERS: dict[str, Provider] = {
         Provider("vllm", "openai", "http://localhost:8000/v1", "VLLM_API_KEY"),
         Provider("llamacpp", "openai", "http://localhost:8080/v1"),
         Provider("lmstudio", "openai", "http://localhost:1234/v1"),
+        # In-process model (assay.llm.local); the URL only keys the response cache.
+        Provider("local", "local", "local://"),
     )
 }
 

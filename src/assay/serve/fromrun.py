@@ -23,7 +23,12 @@ class RunVariant:
 
 
 def find_run(run: str, data_path: Path = Path(".assay")) -> Path:
-    """The folder of ``run``: a path to a run folder, or a run id under ``<data_path>/runs/``."""
+    """The folder of ``run``: a path to a run folder, a run id under ``<data_path>/runs/``, or ``latest``
+    (run ids start with their start time, so the last in name order is the newest)."""
+    if run == "latest":
+        runs = sorted(p.name for p in (data_path / "runs").glob("*") if (p / "experiments.jsonl").is_file())
+        if runs:
+            run = runs[-1]
     given = Path(run)
     for folder in (given, data_path / "runs" / run):
         if (folder / "experiments.jsonl").is_file() or (folder / "results.tsv").is_file():

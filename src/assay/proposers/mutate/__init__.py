@@ -17,6 +17,10 @@ a ``Mutation`` (path, whole new text, one-line description, operator name), or N
 - Text (anything else, GrIPS-style). L1: delete, swap or duplicate a phrase. L2: move a sentence or list
   item within its paragraph, repeat an instruction as a reminder at the end. L3: swap neighbouring
   paragraphs or sections. Frontmatter, headings, code fences and tables are kept intact.
+- Few-shot examples (text files with paragraphs made only of ``Label: value`` lines; the pool is an artifact
+  text file named ``pool.txt``, ``*-pool.md``, ...). L1: ``fewshot.swap`` (replace an example with one from
+  the pool), ``fewshot.reorder``. L2: ``fewshot.add`` (from the pool), ``fewshot.drop`` (never the last).
+  Pool files themselves are never mutated.
 """
 
 from assay.proposers.mutate.base import Mutation, Operator

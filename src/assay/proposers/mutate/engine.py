@@ -6,7 +6,7 @@ import random
 from functools import partial
 from pathlib import PurePosixPath
 
-from assay.proposers.mutate import config_ops, python_arch_ops, python_ops, python_stmt_ops, text_ops
+from assay.proposers.mutate import config_ops, fewshot, python_arch_ops, python_ops, python_stmt_ops, text_ops
 from assay.proposers.mutate.base import FileKind, Mutation, Operator
 from assay.proposers.mutate.config_ops import apply_config
 from assay.proposers.mutate.pysource import apply_python
@@ -66,6 +66,8 @@ for _name, (_layer, _cfg) in _CONFIG.items():
     OPERATORS.register(_name)(Operator(_name, "config", _layer, partial(_apply_config, _name, _cfg)))
 for _name, (_layer, _text) in _TEXT.items():
     OPERATORS.register(_name)(Operator(_name, "text", _layer, partial(apply_text, _name, _text)))
+for _name in fewshot.LAYERS:
+    OPERATORS.register(_name)(fewshot.operator(_name))
 
 
 def looks_binary(text: str) -> bool:
@@ -89,7 +91,7 @@ def operators_for(kind: FileKind, layer: int) -> list[Operator]:
     """The operators of one file kind at one layer, in registration order."""
     return [
         op
-        for op in (OPERATORS.get(n) for n in (*_PYTHON, *_CONFIG, *_TEXT))
+        for op in (OPERATORS.get(n) for n in (*_PYTHON, *_CONFIG, *_TEXT, *fewshot.LAYERS))
         if (op.kind, op.layer) == (kind, layer)
     ]
 
@@ -101,14 +103,17 @@ def mutate(files: dict[str, str], *, layer: int, rng: random.Random, attempts: i
     2 core (statements, enum values and list order, sentences), 3 architecture (definitions, arguments,
     returns, list membership, paragraphs and sections). The result changes the text and, for Python and
     configs, still parses. Deterministic for a given ``rng`` state; None when no operator applies.
+    Few-shot operators (:mod:`~assay.proposers.mutate.fewshot`) also get ``files``, to read pool files, and
+    are tried only on files with examples; pool files themselves are not mutated.
     """
     if layer not in LAYERS:
         raise ValueError(f"layer must be 1, 2 or 3, not {layer!r}")
     pairs = [
         (path, op)
         for path in sorted(files)
-        if (kind := file_kind(path, files[path])) is not None
+        if not fewshot.is_pool(path) and (kind := file_kind(path, files[path])) is not None
         for op in operators_for(kind, layer)
+        if not isinstance(op, fewshot.PoolOperator) or fewshot.has_examples(files, path)
     ]
     failures = dict.fromkeys(range(len(pairs)), 0)
     for _ in range(attempts):
@@ -117,7 +122,10 @@ def mutate(files: dict[str, str], *, layer: int, rng: random.Random, attempts: i
             return None
         choice = rng.choice(live)
         path, op = pairs[choice]
-        mutation = op.apply(path, files[path], rng)
+        if isinstance(op, fewshot.PoolOperator):
+            mutation = op.apply_files(files, path, files[path], rng)
+        else:
+            mutation = op.apply(path, files[path], rng)
         if mutation is not None and mutation.new_text != files[path]:
             return mutation
         failures[choice] += 1
