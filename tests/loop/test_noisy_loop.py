@@ -121,6 +121,12 @@ def test_noise_is_measured_and_the_paired_gate_keeps_only_real_gains(
             root, "show", f"{record.commit}:prompt.md"
         )
         assert not kept_harmful, "a change that keeps the harmful line does nothing and must not be kept"
+    tests = {e.data["commit"]: e.data for e in events if e.kind == "paired_test"}
+    assert set(tests) == {r.commit for r in evaluated}
+    for record in evaluated:
+        logged = tests[record.commit]
+        assert logged["kept"] == (record.decision == "keep")
+        assert logged["p_better"] == record.gate["progress"]["numbers"]["p_better"]
     extra = sum(
         r.gate["progress"]["numbers"]["extra_parent_runs"]
         + r.gate["progress"]["numbers"]["extra_candidate_runs"]

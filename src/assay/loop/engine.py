@@ -674,6 +674,14 @@ class Evolution:
                 await self._measure_l3(measurement, generation)
                 keep = self._l3_holds(measurement, gate, flags)
             if self.paired:
+                progress = decision.dimensions.get("progress")
+                self.journal.event(
+                    "paired_test",
+                    generation=generation,
+                    commit=commit,
+                    kept=keep,
+                    **(progress.numbers if progress else {}),
+                )
                 self.noise.settle(
                     self.best.commit,
                     self.best.measurement.dev or EvalResult(),
