@@ -93,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
         holdout = [r["best_holdout"] for r in rows if r["best_holdout"] is not None]
         print(
             f"{strategy:8s} {statistics.mean(to_target):21.1f} {reached:8.0%} {dev:9.4f}"
-            f" {statistics.mean(holdout) if holdout else float('nan'):8.4f} {time.perf_counter() - start:6.0f}s",
+            f" {statistics.mean(holdout) if holdout else float('nan'):8.4f} {time.perf_counter() - start:6.0f}s"
+            f"   per seed: {[r['to_target'] for r in rows]}, best dev {[round(r['best_dev'] or 0, 4) for r in rows]}",
             flush=True,
         )
     return 0

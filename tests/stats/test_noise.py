@@ -26,3 +26,9 @@ def test_default_repeats():
     assert default_repeats(llm_runner=True, judged_checks=False) == 3
     assert default_repeats(llm_runner=False, judged_checks=True, repeats=5) == 5
     assert default_repeats(llm_runner=False, judged_checks=False) == 1
+
+
+def test_a_single_run_per_case_is_not_called_measured() -> None:
+    noise = estimate_noise({"a": [1.0], "b": [0.0]})
+    assert noise.deterministic
+    assert noise.summary() == "one run per case (2 cases): taken as deterministic, not measured"

@@ -286,7 +286,7 @@ class Evolution:
             )
             self.noise.save(self.run_dir, self.run.base_commit)
             self.journal.event("noise", runs_per_case=times, **estimate.to_dict())
-            self.report(f"noise at the baseline ({times} runs per dev case): {estimate.summary()}")
+            self.report(f"noise at the baseline: {estimate.summary()}")
         record = self._new_record(
             0, self.run.base_commit, None, 1, "baseline", "baseline", "baseline", measurement, 0.0
         )

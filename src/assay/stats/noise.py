@@ -39,6 +39,8 @@ class NoiseEstimate:
     def summary(self) -> str:
         """One line for plan.md and the status output."""
         runs = max((c.runs for c in self.cases.values()), default=0)
+        if runs <= 1:
+            return f"one run per case ({len(self.cases)} cases): taken as deterministic, not measured"
         if self.deterministic:
             return f"deterministic: all {len(self.cases)} cases agreed over {runs} runs each"
         shown = ", ".join(self.flaky[:10]) + (" ..." if len(self.flaky) > 10 else "")
