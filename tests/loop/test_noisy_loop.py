@@ -174,3 +174,36 @@ def test_a_deterministic_llm_keeps_one_run_and_the_strict_rule(
     assert evaluated
     for record in evaluated:
         assert "p_better" not in record.gate["progress"].get("numbers", {})
+
+
+def test_a_resumed_noisy_run_keeps_its_baseline_runs_and_its_gate(
+    tmp_path: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.default = noisy_reply(seed=3)
+    root = write_project(tmp_path / "p", llm_server.openai_url, f"{HARMFUL} Be brief.\n")
+    evolution = Evolution(load_config(root / "assay.yaml"), max_generations=4)
+    gens: list[str] = []
+
+    def report(line: str) -> None:
+        gens.append(line)
+        if sum(g.startswith("gen") for g in gens) == 2:
+            next((root / ".assay" / "runs").iterdir()).joinpath("STOP").write_text("")
+
+    evolution.report = report
+    first = run_sync(evolution.start())
+    assert first.stop_reason == "STOP file found" and first.generations == 2
+    files = RunFiles(root / ".assay" / "runs" / first.run_id)
+    saved = (files.run_dir / "noise.json").read_text()
+    (files.run_dir / "STOP").unlink()
+    requests_before = len(llm_server.requests)
+
+    second = run_sync(Evolution(load_config(root / "assay.yaml"), max_generations=4).resume(first.run_id))
+    assert second.run_id == first.run_id and second.generations == 4
+    assert (files.run_dir / "noise.json").read_text() == saved  # the baseline was not measured again
+    assert [e.kind for e in files.read_events()].count("noise") == 1
+    records = files.read_candidates()
+    assert [r.generation for r in records] == [0, 1, 2, 3, 4]
+    for record in records[3:]:
+        if record.dev_score is not None:
+            assert "p_better" in record.gate["progress"]["numbers"]  # still the paired gate
+    assert len(llm_server.requests) > requests_before
