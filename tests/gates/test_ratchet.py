@@ -98,3 +98,26 @@ async def test_safety_and_structure_from_static_reports():
 
 def test_registry():
     assert GATES.get("ratchet") is RatchetGate
+
+
+def scored(scores: dict[str, float]) -> EvalResult:
+    """Cases pass at a score of 0.9 or more (a quality score with a pass bar, as in the binpack example)."""
+    cases = [
+        CaseResult(id=cid, split=Split.DEV, passed=s >= 0.9, score=s, output=Output(text="x"))
+        for cid, s in scores.items()
+    ]
+    return EvalResult(cases=cases)
+
+
+async def test_a_higher_pass_rate_does_not_buy_a_lower_mean_score():
+    parent = scored({"a": 0.85, "b": 0.86, "c": 0.87, "d": 0.88})  # none passes, mean 0.865
+    wrecked = scored({"a": 0.95, "b": 0.0, "c": 0.1, "d": 0.2})  # one passes, mean 0.31
+    decision = await decide(parent, wrecked)
+    assert not decision.keep
+    assert "trade-off" in decision.dimensions["progress"].detail
+    slight = scored({"a": 0.95, "b": 0.84, "c": 0.85, "d": 0.80})  # one passes, mean 0.86: within 0.01
+    assert (await decide(parent, slight)).keep
+    strict = await RatchetGate(score_tolerance=0.0).decide(
+        GateInput(parent=parent, candidate=slight, baseline=parent)
+    )
+    assert not strict.keep

@@ -1,8 +1,10 @@
 """The default gate: an AND of structure, progress, regression, cost and safety (the self-evolution gate).
 
 - structure: the candidate has no critical L1 finding.
-- progress: the dev pass rate (then the mean score) is better than the parent's; an exact tie is kept only
-  with a recorded benefit (fewer tokens per case, or a smaller artifact: the simplicity criterion).
+- progress: the dev pass rate (then the mean score) is better than the parent's, and a higher pass rate does
+  not buy a lower mean score (more than ``score_tolerance`` below the parent's: a trade-off, not a gain); an
+  exact tie is kept only with a recorded benefit (fewer tokens per case, or a smaller artifact: the
+  simplicity criterion).
 - regression: no dev case went PASS→FAIL. If exactly one regressed while others improved, it is re-run
   3 times and counted as noise when 2 of 3 runs pass.
 - cost: tokens and time per case at most ``cost_factor`` × the baseline's.
@@ -15,6 +17,7 @@ from assay.evaluation.evaluator import EvalResult
 from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
 
 TIE_BENEFIT = 0.05  # a tie is kept only when cost, time or size drop by at least this fraction
+SCORE_TOLERANCE = 0.01  # how far the mean score may fall while the pass rate rises
 
 
 def _per_case(result: EvalResult) -> tuple[float, float]:
@@ -34,8 +37,16 @@ class RatchetGate(Gate):
 
     name = "ratchet"
 
-    def __init__(self, *, cost_factor: float = 2.0, noise_reruns: int = 3, noise_passes: int = 2) -> None:
+    def __init__(
+        self,
+        *,
+        cost_factor: float = 2.0,
+        noise_reruns: int = 3,
+        noise_passes: int = 2,
+        score_tolerance: float = SCORE_TOLERANCE,
+    ) -> None:
         self.cost_factor = cost_factor
+        self.score_tolerance = score_tolerance
         self.noise_reruns = noise_reruns
         self.noise_passes = noise_passes
 
@@ -64,6 +75,13 @@ class RatchetGate(Gate):
             "parent_score": old.mean_score,
             "score": new.mean_score,
         }
+        if new.pass_rate > old.pass_rate and new.mean_score < old.mean_score - self.score_tolerance:
+            return Dimension(
+                passed=False,
+                detail=f"a trade-off, not a gain: pass rate {old.pass_rate:.3f} -> {new.pass_rate:.3f} but "
+                f"score {old.mean_score:.3f} -> {new.mean_score:.3f}",
+                numbers=numbers,
+            )
         if (new.pass_rate, new.mean_score) > (old.pass_rate, old.mean_score):
             return Dimension(
                 passed=True,
