@@ -116,6 +116,9 @@ def test_llm_judge_sees_artifact_files_only_and_its_calls_hit_the_budget(
     asked = [r for r in llm_server.requests if r.system.startswith(JUDGE_SYSTEM)]
     assert sum(calls) == len(asked) >= 7
     assert all(c >= 3 for c in calls)  # three baseline rounds at least, one call each
+    matches = [e.data for e in files.read_events() if e.kind == "matches"]
+    assert sum(len(m["matches"]) for m in matches) == len(asked)  # every comparison is recorded
+    assert all(x["votes"] and "clearer packing rule" in x["reason"] for m in matches for x in m["matches"])
     harness = (project / "harness.py").read_text()
     for request in asked:
         assert "--- file: priority.py ---" in request.user

@@ -127,6 +127,16 @@ class Tournament:
             "outcomes": [
                 {"a": o.a, "b": o.b, "winner": o.winner, "weight": o.weight} for o in played.outcomes
             ],
+            "matches": [
+                {
+                    "opponent": m.opponent,
+                    "kind": m.kind,
+                    "score": m.score,
+                    "votes": m.verdict.votes,
+                    "reason": m.verdict.reason[:500],
+                }
+                for m in played.matches
+            ],
         }
 
     async def _insert(self, me: Contestant, played: GenerationMatches) -> None:
