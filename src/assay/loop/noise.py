@@ -8,6 +8,7 @@ regression with the paired sequential test (`assay.gates.paired`); when all agre
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 from typing import Any, Literal
@@ -54,7 +55,11 @@ def make_gate(config: AssayConfig, estimate: NoiseEstimate | None) -> tuple[Gate
     options = dict(config.evolve.gate_options)
     noisy = estimate is not None and not estimate.deterministic
     if name in PAIRED or (name == "ratchet" and noisy):
-        return GATES.get("noisy")(options=sequential_options(config), **options), True
+        cls = GATES.get("noisy")
+        # The strict rule's own options (noise_reruns, score_tolerance) mean nothing to the paired test.
+        accepted = inspect.signature(cls).parameters
+        kept = {k: v for k, v in options.items() if k in accepted}
+        return cls(options=sequential_options(config), **kept), True
     return GATES.get(name)(**options), False
 
 
