@@ -132,3 +132,12 @@ def test_llm_judge_without_a_model_is_a_config_error(tmp_path: Path) -> None:
     project = make_project(tmp_path / "proj", extra="evolve:\n  tournament: {judge: llm}\n")
     with pytest.raises(ConfigError, match=r"evolve\.tournament\.judge_llm.*needs a model"):
         run_sync(Evolution(load_config(project / "assay.yaml"), max_generations=1).start())
+
+
+def test_an_unknown_rating_backend_is_a_config_error_before_the_run_starts(tmp_path: Path) -> None:
+    from assay.errors import ConfigError
+
+    project = make_project(tmp_path / "proj", extra="evolve:\n  tournament: {rating: nosuch}\n")
+    with pytest.raises(ConfigError, match=r"evolve\.tournament\.rating.*unknown rating backend 'nosuch'"):
+        run_sync(Evolution(load_config(project / "assay.yaml"), max_generations=1).start())
+    assert not (project / ".assay" / "runs").exists() or not any((project / ".assay" / "runs").iterdir())

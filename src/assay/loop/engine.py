@@ -44,6 +44,7 @@ from assay.presets import resolve
 from assay.proposers import MutateProposer
 from assay.proposers.context import build_view
 from assay.proposers.redaction import Redactor, secrets_for
+from assay.ratings import make_rating
 from assay.registry import UnknownName
 from assay.search import Archive, Node, SearchError, make_selector
 from assay.search.archive import accuracy_ranks
@@ -172,6 +173,10 @@ class Evolution:
             except (SearchError, TypeError) as exc:
                 raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
             self.match_judge = make_match_judge(config, self.redactor, use_cache=self.use_cache)
+            try:
+                make_rating(config.evolve.tournament.rating)
+            except UnknownName as exc:
+                raise ConfigError(str(exc), file=config.path, field="evolve.tournament.rating") from None
         if config.evolve.pipeline_depth > 1 and config.evolve.search == "greedy":
             raise ConfigError(
                 "a pipeline of proposals needs a search that samples parents from the archive; "
