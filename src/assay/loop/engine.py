@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import random
 import secrets
 import time
 from collections.abc import Callable
@@ -26,7 +25,7 @@ from assay.gates import GATES, GateInput
 from assay.history.git import Git
 from assay.history.records import CandidateRecord, RunRecord, candidate_id
 from assay.history.runfiles import RunFiles
-from assay.history.scope import artifact_files, out_of_scope
+from assay.history.scope import artifact_files
 from assay.history.store import RunStore
 from assay.loop.interrupt import install_sigint
 from assay.loop.journal import Journal
@@ -35,19 +34,16 @@ from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement, Measurer
 from assay.loop.noise import Noise, baseline_runs, make_gate
 from assay.loop.pipeline import ProposalPipeline
-from assay.loop.proposing import make_proposer
+from assay.loop.proposing import Proposing, make_proposer
 from assay.loop.rating import Tournament
 from assay.loop.report import generation_line, plan_text, score
 from assay.loop.stops import RunState, first_reason, standard_rules
 from assay.model import Case, Split
 from assay.presets import resolve
-from assay.proposers import MutateProposer
-from assay.proposers.context import build_view
 from assay.proposers.redaction import Redactor, secrets_for
 from assay.ratings import make_rating
 from assay.registry import UnknownName
 from assay.search import Archive, Node, SearchError, make_selector
-from assay.search.archive import accuracy_ranks
 
 OVERFIT_GAP = 0.15
 SUSPECT_AFTER = 5
@@ -79,7 +75,7 @@ def new_run_id() -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
-class Evolution:
+class Evolution(Proposing):
     """One evolve run of a project (``start`` a new one or ``resume`` a stopped or killed one)."""
 
     def __init__(
@@ -263,20 +259,6 @@ class Evolution:
         measurement.holdout = await self.measurer.split(Split.HOLDOUT, self.workdir, traces)
         measurement.regression = await self.measurer.split(Split.REGRESSION, self.workdir, traces)
 
-    def _files_at(self, commit: str) -> dict[str, str]:
-        """The artifact files of a commit (path relative to the artifact root -> text), for a judge."""
-        listed = self.git.run("ls-tree", "-r", "--name-only", commit, "--", self.prefix or ".").stdout
-        files: dict[str, str] = {}
-        for path in listed.splitlines():
-            if out_of_scope(
-                [path], self.config.artifact.paths, self.config.artifact.forbid, artifact_prefix=self.prefix
-            ):
-                continue
-            text = self.git.show_file(commit, path)
-            if text is not None:
-                files[path[len(self.prefix) + 1 :] if self.prefix else path] = text
-        return files
-
     def _artifact_size(self) -> int:
         paths = artifact_files(self.workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
         return sum((self.workdir / p).stat().st_size for p in paths)
@@ -412,30 +394,6 @@ class Evolution:
             uninstall()
             await self._stop_pipeline()
 
-    def _start_pipeline(self, first: int) -> None:
-        """With ``evolve.pipeline`` > 1, proposals are made ahead in their own worktree."""
-        depth = self.config.evolve.pipeline_depth
-        if depth <= 1:
-            return
-        self.proposals_tree = self.config.data_path / "worktrees" / f"{self.run.run_id}-proposals"
-        self.git.remove_worktree(self.proposals_tree)
-        self.git.add_worktree(self.proposals_tree, self.best.commit)
-        self.pipeline = ProposalPipeline(self._produce, depth=depth, first=first)
-        self.pipeline.start()
-
-    async def _stop_pipeline(self) -> None:
-        """Proposals made but never evaluated stay reachable under their refs and are logged as dropped."""
-        if self.pipeline is None:
-            return
-        dropped = await self.pipeline.close()
-        if dropped:
-            self.journal.event(
-                "dropped", proposals=[q.number for q in dropped], commits=[q.commit for q in dropped]
-            )
-        self.pipeline = None
-        if self.proposals_tree is not None:
-            self.git.remove_worktree(self.proposals_tree)
-
     async def _generations(self, state: RunState, tracker: LayerTracker) -> str:
         rules = standard_rules(self.config.evolve, self.settings, self.max_generations)
         started = time.monotonic()
@@ -486,136 +444,11 @@ class Evolution:
             digest.update(path.encode() + b"\0" + (self.workdir / path).read_bytes())
         return digest.hexdigest()
 
-    async def _propose(self, generation: int, layer: int) -> tuple[str | None, dict[str, Any]]:
-        """Ask the proposer for one change on top of the parent and commit it (or take the pending commit of a
-        killed run, or the next proposal of the pipeline).
-
-        Returns the commit (None when the proposal failed or changed nothing) and what to log about it."""
-        pending, self.pending = self.pending, None
-        if pending is not None and pending.get("generation") == generation:
-            if pending.get("parent") and pending["parent"] != getattr(self, "parent", None):
-                self.parent = pending["parent"]
-                self.parent_measurement = await self._measured_at(self.parent, generation)
-            self.git.reset_worktree(self.worktree, pending["commit"])
-            return pending["commit"], pending
-        if self.pipeline is not None:
-            queued = await self.pipeline.take()
-            commit, info = queued.commit, queued.info
-            self.parent = info["parent"]
-            self.parent_measurement = await self._measured_at(self.parent, generation)
-            info.update(generation=generation, proposal=queued.number)
-            if commit is not None:
-                self.git.reset_worktree(self.worktree, commit)
-        else:
-            commit, info = await self._make_proposal(
-                self.worktree, self.parent, self.parent_measurement, generation, layer
-            )
-        if commit is None:
-            return None, info
-        self.git.set_ref(f"refs/assay/{self.run.run_id}/{candidate_id(generation)}", commit)
-        info["commit"] = commit
-        self.journal.event("committed", **info)
-        return commit, info
-
-    async def _make_proposal(
-        self,
-        worktree: Path,
-        parent: str,
-        parent_measurement: Measurement,
-        number: int,
-        layer: int,
-        *,
-        label: str = "gen",
-    ) -> tuple[str | None, dict[str, Any]]:
-        """One proposal on top of ``parent`` in ``worktree``, committed there; ``number`` seeds the mutate
-        proposer and names the commit (``assay gen 12`` or ``assay proposal 12``)."""
-        workdir = worktree / self.prefix if self.prefix else worktree
-        self.git.reset_worktree(worktree, parent)
-        paths = artifact_files(workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
-        dev = parent_measurement.dev
-        view = build_view(
-            artifact={p: (workdir / p).read_text(encoding="utf-8", errors="replace") for p in paths},
-            layer=layer,
-            dev_results=[(c, r) for c, r in zip(self.cases[Split.DEV], dev.cases, strict=True)]
-            if dev
-            else [],
-            history=self.history[-20:],
-            last_gate=[self.redactor.redact(r) for r in self.last_gate],
-            redactor=self.redactor,
-            trace_dir=self.run_dir / "proposer" / f"{label}-{number:03d}",
-        )
-        if isinstance(self.proposer, MutateProposer):
-            self.proposer.generation = number
-        proposal = await self.proposer.propose(view, workdir, editable=list(self.config.artifact.paths))
-        info: dict[str, Any] = {
-            "generation": number,
-            "layer": layer,
-            "description": proposal.description or proposal.error or "",
-            "citations": proposal.citations,
-            "tokens": proposal.tokens_in + proposal.tokens_out,
-            "cost_usd": proposal.cost_usd,
-            "parent": parent,
-            "flags": [],
-        }
-        if not proposal.ok:
-            info["description"] = f"proposal failed: {proposal.error}"
-            return None, info
-        changed = Git(worktree).dirty_paths(ignore=())
-        outside = out_of_scope(
-            changed, self.config.artifact.paths, self.config.artifact.forbid, artifact_prefix=self.prefix
-        )
-        if outside:
-            self.git.restore_paths(worktree, parent, outside)
-            info["flags"].append("scope-violation")
-            info["violations"] = outside
-        if len(set(changed) - set(outside)) > self.config.evolve.max_files_changed:
-            info["flags"].append("many-files")
-        message = f"assay {label} {number} L{layer} ({self.proposer.name}): {info['description']}"[:200]
-        commit = self.git.commit_all(worktree, message)
-        if commit is None:
-            info["description"] = f"no change: {info['description']}"
-            return None, info
-        return commit, info
-
-    async def _produce(self, number: int) -> tuple[float, str | None, dict[str, Any]]:
-        """The pipeline's proposal ``number``: a parent sampled from the archive as it is now (the candidates
-        still being evaluated are not in it yet), a proposal in the proposals worktree, and its priority in
-        the evaluation queue: the parent's rating rank plus accuracy rank (SIFT's r_bt + r_acc)."""
-        rng = random.Random(f"{self.config.evolve.seed}:proposal:{number}")
-        parent = self.selector.choose(self.archive, rng)
-        self.archive.record_choice(parent)
-        measurement = self._measured.get(parent)
-        if measurement is None:  # only after a resume; build on the best instead of re-measuring here
-            parent, measurement = self.best.commit, self.best.measurement
-        assert self.proposals_tree is not None
-        commit, info = await self._make_proposal(
-            self.proposals_tree, parent, measurement, number, self.tracker.current, label="proposal"
-        )
-        if commit is not None:
-            self.git.set_ref(f"refs/assay/{self.run.run_id}/proposal-{number:04d}", commit)
-            self.journal.event("proposed", proposal=number, commit=commit, parent=parent)
-        acc = accuracy_ranks(self.archive)[parent]
-        rank = self.archive.get(parent).bt_rank
-        return float(acc + (acc if rank is None else rank)), commit, info
-
     def _l3_due(self, generation: int, measurement: Measurement) -> bool:
         dev = measurement.dev
         return generation % self.settings.l3_every == 0 or bool(
             dev and dev.pass_rate > self.config.tiers.l3_when_dev_above
         )
-
-    async def _choose_parent(self, generation: int) -> None:
-        """The commit to build on: the best candidate (greedy), or one the search strategy samples from the
-        archive of every evaluated candidate (ranked, dgm)."""
-        if self.pipeline is not None:
-            return  # the pipeline chose the parent when it made the proposal
-        if self.config.evolve.search == "greedy":
-            self.parent, self.parent_measurement = self.best.commit, self.best.measurement
-            return
-        rng = random.Random(f"{self.config.evolve.seed}:parent:{generation}")
-        self.parent = self.selector.choose(self.archive, rng)
-        self.archive.record_choice(self.parent)
-        self.parent_measurement = await self._measured_at(self.parent, generation)
 
     async def _generation(self, generation: int, layer: int) -> CandidateRecord:
         start = time.monotonic()
