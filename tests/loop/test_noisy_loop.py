@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -228,3 +229,35 @@ def test_ratchet_options_do_not_break_the_switch_to_the_paired_gate(tmp_path: Pa
     assert gate.cost_factor == 3.0 and gate.options.alpha == 0.01
     strict, paired = make_gate(config, estimate_noise({"a": [1.0, 1.0, 1.0]}))
     assert not paired and strict.noise_reruns == 5
+
+
+def test_the_gates_extra_runs_keep_to_the_configured_concurrency(
+    tmp_path: Path, llm_server: ScriptedLLMServer
+) -> None:
+    inner = noisy_reply(seed=5)
+    lock = threading.Lock()
+    flight = {"now": 0, "max": 0}
+
+    def reply(body: dict[str, Any]) -> str:
+        with lock:
+            flight["now"] += 1
+            flight["max"] = max(flight["max"], flight["now"])
+        try:
+            time.sleep(0.01)  # long enough for concurrent requests to overlap
+            return inner(body)
+        finally:
+            with lock:
+                flight["now"] -= 1
+
+    llm_server.default = reply
+    root = write_project(tmp_path / "p", llm_server.openai_url, f"{HARMFUL} Be brief.\n")
+    (root / "assay.yaml").write_text((root / "assay.yaml").read_text() + "concurrency: 2\n")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two at a time")
+    _, files = run(root, generations=2)
+    extra = [
+        r.gate["progress"]["numbers"]["extra_candidate_runs"]
+        for r in files.read_candidates()[1:]
+        if "p_better" in r.gate.get("progress", {}).get("numbers", {})
+    ]
+    assert sum(extra) > 0  # the paired test did ask for more runs
+    assert flight["max"] == 2

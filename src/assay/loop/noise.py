@@ -8,6 +8,7 @@ regression with the paired sequential test (`assay.gates.paired`); when all agre
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 from pathlib import Path
@@ -112,6 +113,8 @@ class Noise:
         self.collected: dict[str, Runs] = {"parent": {}, "candidate": {}}
 
         known = self.runs.get(parent) or verdicts(parent_dev)
+        # The test asks for runs of many cases at once: keep to the evaluator's concurrency.
+        slots = asyncio.Semaphore(self.measurer.evaluator.concurrency)
 
         async def sample(case_id: str, side: Literal["parent", "candidate"], n: int) -> list[float]:
             workdir = candidate_workdir if side == "candidate" else self._parent_workdir(parent)
@@ -119,7 +122,8 @@ class Noise:
             done += len(self.collected[side].get(case_id, []))
             out = []
             for run in range(done, done + n):
-                result = await self.measurer.run_case(case_id, workdir, run_index=run)
+                async with slots:
+                    result = await self.measurer.run_case(case_id, workdir, run_index=run)
                 out.append(1.0 if result.passed else 0.0)
                 self.tokens += result.tokens
                 self.cost_usd += result.cost_usd
