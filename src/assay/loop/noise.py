@@ -75,6 +75,7 @@ class Noise:
         self.estimate: NoiseEstimate | None = None
         self.runs: dict[str, Runs] = {}
         self._parent_at: str | None = None
+        self.collected: dict[str, Runs] = {"parent": {}, "candidate": {}}  # runs the gate asked for
         self.tokens = 0
         self.cost_usd = 0.0
 
@@ -110,8 +111,7 @@ class Noise:
 
     def gate_extra(self, parent: str, parent_dev: EvalResult, candidate_workdir: Path) -> dict[str, Any]:
         """The paired gate's inputs: the parent's known runs and a sampler for new runs on both sides."""
-        self.collected: dict[str, Runs] = {"parent": {}, "candidate": {}}
-
+        self.collected = {"parent": {}, "candidate": {}}
         known = self.runs.get(parent) or verdicts(parent_dev)
         # The test asks for runs of many cases at once: keep to the evaluator's concurrency.
         slots = asyncio.Semaphore(self.measurer.evaluator.concurrency)
@@ -135,11 +135,11 @@ class Noise:
     def settle(self, parent: str, parent_dev: EvalResult, candidate: str | None, dev: EvalResult) -> None:
         """After a decision: the parent keeps its new runs; a kept ``candidate`` keeps all of its runs."""
         known = self.runs.setdefault(parent, verdicts(parent_dev))
-        for cid, extra in self.collected.get("parent", {}).items():
+        for cid, extra in self.collected["parent"].items():
             known.setdefault(cid, []).extend(extra)
         if candidate is not None:
             mine = verdicts(dev)
-            for cid, extra in self.collected.get("candidate", {}).items():
+            for cid, extra in self.collected["candidate"].items():
                 mine.setdefault(cid, []).extend(extra)
             self.runs[candidate] = mine
         self.collected = {"parent": {}, "candidate": {}}
