@@ -261,3 +261,27 @@ def test_the_gates_extra_runs_keep_to_the_configured_concurrency(
     ]
     assert sum(extra) > 0  # the paired test did ask for more runs
     assert flight["max"] == 2
+
+
+async def test_strict_reruns_draw_fresh_samples_even_with_the_cache_on(
+    tmp_path: Path, llm_server: ScriptedLLMServer
+) -> None:
+    from assay.evaluation.session import select_cases
+    from assay.loop.measure import Measurer
+    from assay.model import Split
+
+    llm_server.add_rule(["YES", "no", "YES", "no"])  # served in turn: a cached answer would repeat "YES"
+    root = write_project(tmp_path / "p", llm_server.openai_url, "Be brief.\n")
+    config = load_config(root / "assay.yaml")
+    selection = select_cases(config, "all")
+    cases = {s: [c for c, cs in selection.cases if cs == s] for s in Split}
+    measurer = Measurer(config, cases, use_cache=True)
+    try:
+        case_id = cases[Split.DEV][0].id
+        first = await measurer.run_case(case_id, root, run_index=0)
+        again = await measurer.run_case(case_id, root, run_index=0)
+        assert first.passed and again.passed and len(llm_server.requests) == 1  # run 0 is cached
+        assert await measurer.rerun(case_id, 3, root) == 1  # runs 1-3: "no", "YES", "no"
+        assert len(llm_server.requests) == 4
+    finally:
+        await measurer.aclose()

@@ -111,13 +111,11 @@ class Measurer:
             RUN_INDEX.reset(token)
 
     async def rerun(self, case_id: str, times: int, workdir: Path) -> int:
-        """Run one dev case ``times`` more times; return how many runs passed (the gate's noise rule)."""
-        case = next(c for c in self.cases[Split.DEV] if c.id == case_id)
+        """Run one dev case ``times`` more times (runs 1..times: fresh model samples, not the cached first
+        answer); return how many runs passed (the strict gate's noise rule)."""
         passes = 0
-        for _ in range(times):
-            result = await self.evaluator.run_case(case, Split.DEV, workdir)
-            self.case_runs += 1
-            passes += result.passed
+        for run in range(1, times + 1):
+            passes += (await self.run_case(case_id, workdir, run_index=run)).passed
         return passes
 
     async def aclose(self) -> None:
