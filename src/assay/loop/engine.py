@@ -41,7 +41,7 @@ from assay.loop.stops import RunState, first_reason, standard_rules
 from assay.model import Case, Split
 from assay.presets import resolve
 from assay.proposers.redaction import Redactor, secrets_for
-from assay.ratings import make_rating
+from assay.ratings import RATINGS
 from assay.registry import UnknownName
 from assay.search import Archive, Node, SearchError, make_selector
 
@@ -170,7 +170,7 @@ class Evolution(Proposing):
                 raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
             self.match_judge = make_match_judge(config, self.redactor, use_cache=self.use_cache)
             try:
-                make_rating(config.evolve.tournament.rating)
+                RATINGS.get(config.evolve.tournament.rating)
             except UnknownName as exc:
                 raise ConfigError(str(exc), file=config.path, field="evolve.tournament.rating") from None
         if config.evolve.pipeline_depth > 1 and config.evolve.search == "greedy":

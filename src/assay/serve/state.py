@@ -7,7 +7,7 @@ time decay (when on) from the row's last update; writes store the decayed value 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import sqlalchemy as sa
@@ -43,20 +43,14 @@ class Standing:
     def out(self, min_comparisons: int, rank: int | None = None) -> RatingOut:
         """The API shape, with win rate (ties count half) and confidence."""
         decided = self.wins + self.losses + self.ties
-        win_rate = (self.wins + 0.5 * self.ties) / decided if decided else None
+        fields = asdict(self)
+        cost = fields.pop("cost_per_1m")
         return RatingOut(
             rank=rank,
-            name=self.name,
-            category=self.category,
-            rating=self.rating,
-            source=self.source,
-            wins=self.wins,
-            losses=self.losses,
-            ties=self.ties,
-            comparisons=self.comparisons,
-            win_rate=win_rate,
+            **fields,
+            win_rate=(self.wins + 0.5 * self.ties) / decided if decided else None,
             confidence=confidence(self.comparisons, min_comparisons),
-            cost_per_1m_tokens=self.cost_per_1m,
+            cost_per_1m_tokens=cost,
         )
 
 
