@@ -1,6 +1,7 @@
 """A throwaway PostgreSQL server for tests: ``initdb`` + ``pg_ctl`` on 127.0.0.1 and a free port.
 
-``running_postgres()`` skips the test when there are no server binaries (or psycopg), as root runs the server
+``running_postgres()`` skips the test (fails it under ASSAY_REQUIRE_EXTRAS=1) when there are no server binaries
+(or psycopg), as root runs the server
 as the ``postgres`` user, and yields the base URL (no database); ``create_database`` makes a fresh database.
 """
 
@@ -20,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.extras import need, unavailable
+
 _databases = count(1)
 
 
@@ -38,19 +41,19 @@ def _run_or_fail(command: list[str]) -> None:
 @contextmanager
 def running_postgres(max_connections: int = 100) -> Iterator[str]:
     """Start a PostgreSQL server on 127.0.0.1 and a random port; yield its base URL; stop and delete it."""
-    pytest.importorskip("psycopg", reason="psycopg is not installed")
+    need("postgres")
     bindir = pg_bin()
     if bindir is None or not (bindir / "pg_ctl").exists():
-        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl)")
+        unavailable("no PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql")
     prefix: list[str] = []
     datadir = Path(tempfile.mkdtemp(prefix="assay-pg-"))
     if os.geteuid() == 0:  # the server refuses to run as root
         try:
             user = pwd.getpwnam("postgres")
         except KeyError:
-            pytest.skip("running as root and there is no postgres user to run the server as")
+            unavailable("running as root and there is no postgres user to run the server as")
         if shutil.which("runuser") is None:
-            pytest.skip("running as root and runuser is missing")
+            unavailable("running as root and runuser is missing")
         os.chown(datadir, user.pw_uid, user.pw_gid)
         prefix = ["runuser", "-u", "postgres", "--"]
     with socket.socket() as sock:

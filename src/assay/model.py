@@ -98,6 +98,7 @@ class CheckResult(BaseModel):
     evidence: str = ""
     text: str | None = None
     weight: float = 1.0
+    error: bool = False
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0

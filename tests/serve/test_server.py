@@ -16,9 +16,10 @@ import pytest
 from assay.errors import AssayError
 from assay.serve.server import serve
 from assay.serve.settings import ServeSettings
+from tests.extras import need
 from tests.serve.conftest import AUTH, serve_env, start_serve
 
-pytest.importorskip("fastapi", reason="the serve extra is not installed (pip install 'assay[serve]')")
+need("serve")
 
 
 def _write_run(folder: Path) -> None:

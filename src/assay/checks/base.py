@@ -19,6 +19,11 @@ class CheckSpecError(ValueError):
     """A check's specification is invalid (bad regex, missing value, ...). Raised at load, never at run."""
 
 
+class CheckUnavailable(RuntimeError):
+    """The check cannot judge on this machine (an optional extra is missing). Raised by ``evaluate``; the
+    result is a failed check whose evidence is the message, whatever the check's negation."""
+
+
 @dataclass
 class CheckContext:
     """What a check may use while judging one output.
@@ -59,11 +64,18 @@ class Check(ABC):
         try:
             result = await self.evaluate(output, ctx)
         except Exception as exc:  # a failing example is a score, never an exception
-            result = CheckResult(
-                type=self.spec.type,
+            evidence = (
+                str(exc) if isinstance(exc, CheckUnavailable) else f"check error: {type(exc).__name__}: {exc}"
+            )
+            # An error is never negated into a pass: a check that could not judge has not judged.
+            return CheckResult(
+                type=self.spec.label(),
                 passed=False,
                 score=0.0,
-                evidence=f"check error: {type(exc).__name__}: {exc}",
+                evidence=evidence,
+                text=self.spec.text,
+                weight=self.spec.weight,
+                error=True,
             )
         if self.spec.threshold is not None and not self.spec.negate:
             result.passed = result.score >= self.spec.threshold

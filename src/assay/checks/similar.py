@@ -12,7 +12,7 @@ import os
 import threading
 from typing import Any
 
-from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
+from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError, CheckUnavailable
 from assay.checks.text import quote
 from assay.model import CheckResult, CheckSpec, Output
 
@@ -59,7 +59,8 @@ def similarities(text: str, references: list[str]) -> list[float]:
 class SimilarCheck(Check):
     """The output means about the same as ``value`` (a text or a list of texts; the case's ``expected``
     when unset): the score is the best cosine similarity, clipped to [0, 1]; it passes at the check's
-    ``threshold`` (or option ``threshold``), 0.8 by default."""
+    ``threshold`` (or option ``threshold``), 0.8 by default. Without the embed extra the suite still loads
+    and this check fails with a message saying what to install."""
 
     name = "similar"
 
@@ -79,10 +80,11 @@ class SimilarCheck(Check):
         if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 <= threshold <= 1:
             raise CheckSpecError("similar: option threshold must be a number in [0, 1]")
         self.threshold = float(spec.threshold if spec.threshold is not None else threshold)
-        if not embed_extra_available():
-            raise CheckSpecError(MISSING_EXTRA)
 
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
+        # Checked when judging, not at load: a suite that uses `similar` still loads and runs its other checks.
+        if not embed_extra_available():
+            raise CheckUnavailable(MISSING_EXTRA)
         references = self.references or ([ctx.case.expected] if ctx.case.expected else None)
         if not references:
             return self.result(False, evidence="similar: no value given and the case has no expected output")

@@ -55,23 +55,19 @@ def _register() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app; user errors print one line and exit 2, never a traceback."""
-    import click
-
+    """Entry point: run the app. Usage errors get typer's usage message and exit 2; configuration errors
+    print one line and exit 2; only a bug prints "internal error" (exit 3), never a traceback."""
     _register()
     try:
-        code = app(args=argv, standalone_mode=False)
+        # Standalone mode: typer itself reports usage errors (unknown option or command, bad choice, missing
+        # argument) with the usage line and exit status 2, and turns typer.Exit into the exit status.
+        app(args=argv, standalone_mode=True)
     except AssayError as exc:
         err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(EXIT_CONFIG)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except (click.exceptions.Abort, KeyboardInterrupt):
+    except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(EXIT_CONFIG)
     except Exception as exc:
         if os.environ.get("ASSAY_DEBUG"):
             raise
@@ -79,7 +75,6 @@ def main(argv: list[str] | None = None) -> None:
             f"[red]internal error:[/] {type(exc).__name__}: {exc} (set ASSAY_DEBUG=1 for the traceback)"
         )
         sys.exit(3)
-    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":
