@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         # Standalone mode: typer itself reports usage errors (unknown option or command, bad choice, missing
         # argument) with the usage line and exit status 2, and turns typer.Exit into the exit status.
-        app(args=argv, standalone_mode=True)
+        app(args=argv, prog_name="assay", standalone_mode=True)
     except AssayError as exc:
         err.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(EXIT_CONFIG)

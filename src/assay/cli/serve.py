@@ -18,7 +18,9 @@ def serve_command(
         envvar="ASSAY_SERVE_DB",
     ),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on.", envvar="ASSAY_SERVE_HOST"),
-    port: int = typer.Option(8000, "--port", help="Port (0: any free port).", envvar="ASSAY_SERVE_PORT"),
+    port: int = typer.Option(
+        8000, "--port", min=0, max=65535, help="Port (0: any free port).", envvar="ASSAY_SERVE_PORT"
+    ),
     from_run: str | None = typer.Option(
         None, "--from-run", help="Register a run's kept candidates as variants (run id or run folder)."
     ),
