@@ -70,7 +70,7 @@ def test_duplicate_ids_across_files_name_both(tmp_path: Path) -> None:
         (
             "c.json",
             '{"cases": [\n  {"id": "a",}\n]}',
-            ["invalid JSON: line 2, column 14: Expecting property name"],
+            ["invalid JSON: line 2, column 1"],  # the column and wording vary across Python versions
         ),
         ("c.yaml", "cases:\n  - id: a\n   input: [\n", ["invalid YAML: line 3"]),
         ("c.yaml", "", ["the file is empty"]),
