@@ -92,9 +92,16 @@ class LLMSettings(Strict):
     price_in_per_mtok: float | None = Field(default=None, ge=0)
     price_out_per_mtok: float | None = Field(default=None, ge=0)
 
-    @field_validator("model")
+    @field_validator("model", mode="before")
     @classmethod
-    def _provider_model(cls, v: str) -> str:
+    def _provider_model(cls, v: Any) -> Any:
+        if v is None or (isinstance(v, str) and not v.strip()):
+            raise ValueError(
+                "not set: give a model as provider:name, e.g. openai:gpt-4o-mini, anthropic:claude-haiku-4-5,"
+                " ollama:llama3.2, or local:gemma3-270m (offline: pip install 'assay[local]')"
+            )
+        if not isinstance(v, str):
+            return v
         if ":" not in v or not v.split(":", 1)[1]:
             raise ValueError("expected 'provider:model', e.g. 'openai:gpt-4o-mini' or 'ollama:llama3.2'")
         return v

@@ -34,7 +34,7 @@ async def test_json_valid_accepts_json_with_whitespace_or_fence(text: str) -> No
 async def test_json_valid_rejects_with_location() -> None:
     result = await judge('{"a": 1,}', "json_valid")
     assert not result.passed and result.score == 0
-    assert "line 1 column 9" in result.evidence
+    assert "line 1 column " in result.evidence  # 9 before Python 3.13, 8 from it
     empty = await judge("   ", "json_valid")
     assert not empty.passed and "empty" in empty.evidence
     prose = await judge('Here you go: {"a": 1}', "json_valid")

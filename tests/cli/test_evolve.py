@@ -85,7 +85,7 @@ def test_init_writes_a_starter_config(tmp_path):
     (tmp_path / "cases.yaml").write_text("- {id: a, input: hi, checks: [{type: equals, value: hi}]}\n")
     first = assay("init", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert "starter assay.yaml" in first.stdout
+    assert "wrote assay.yaml: a starter for the program solve.py" in first.stdout
     config = (tmp_path / "assay.yaml").read_text()
     assert "paths: [solve.py]" in config and "files: [cases.yaml]" in config
     second = assay("init", cwd=tmp_path)

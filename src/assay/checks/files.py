@@ -55,6 +55,11 @@ class FileExistsCheck(Check):
         self.non_empty = non_empty
         self.is_glob = bool(GLOB_CHARS.search(self.pattern))
         if self.is_glob:
+            # Python 3.13 reads `a**b` as `a*b`; earlier versions refuse it. Refuse it on every version.
+            if any("**" in part and part != "**" for part in self.pattern.split("/")):
+                raise CheckSpecError(
+                    f"file_exists: invalid glob {self.pattern!r}: '**' can only be an entire path component"
+                )
             try:  # the pattern is parsed before any directory is read
                 next(Path("/nonexistent-assay-dir").glob(self.pattern), None)
             except ValueError as exc:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -47,7 +48,7 @@ def eval_command(
     cfg = load_config(config)
     selection = select_cases(cfg, split)
     for warning in selection.warnings:
-        err.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     if not selection.cases:
         err.print(f"no cases in split {split!r}")
         raise typer.Exit(1)
@@ -99,7 +100,8 @@ def render(result: EvalResult) -> None:
         for f in findings:
             style = "red" if f["severity"] == "critical" else "yellow"
             out.print(
-                f"[{style}]{f['severity']}[/] {f['file']}:{f.get('line') or '-'} {f['rule']}: {f['message']}",
+                f"[{style}]{f['severity']}[/] "
+                + escape(f"{f['file']}:{f.get('line') or '-'} {f['rule']}: {f['message']}"),
                 highlight=False,
             )
         if result.blocked:
@@ -120,7 +122,12 @@ def render(result: EvalResult) -> None:
         evidence = "; ".join(f"{c.type}: {c.evidence}" for c in failing)[:160]
         verdict = "[green]PASS[/]" if case.passed else "[red]FAIL[/]"
         table.add_row(
-            case.id, case.split.value, verdict, f"{case.score:.2f}", f"{case.duration_s:.2f}s", evidence
+            escape(case.id),
+            case.split.value,
+            verdict,
+            f"{case.score:.2f}",
+            f"{case.duration_s:.2f}s",
+            escape(evidence),
         )
     out.print(table)
     extras = []
@@ -136,7 +143,7 @@ def render(result: EvalResult) -> None:
         line += " · " + " · ".join(extras)
     out.print(f"[bold]{line}[/]", highlight=False)
     if result.trace_dir:
-        out.print(f"traces: {result.trace_dir}", highlight=False)
+        out.print(f"traces: {result.trace_dir}", highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from assay.aio import run_sync
 from assay.cli.console import make_console
@@ -13,82 +14,30 @@ from assay.errors import AssayError
 from assay.evaluation.session import evaluate_project, select_cases
 from assay.history.git import Git
 from assay.model import Split
+from assay.starters import write_starter
 
 out = make_console()
-
-STARTER = """\
-# Starter assay.yaml written by `assay init`: check the runner command and the case file, then run
-# `assay eval` to measure and `assay evolve` to improve. Reference: docs/config.md.
-artifact:
-  kind: {kind}
-  paths: [{paths}]        # what a proposer may edit
-  forbid: [assay.yaml{forbid}]
-
-cases:
-  files: [{cases}]
-
-runner:
-  type: command
-  command: {command}   # {{input}} and {{vars.x}} are shell-quoted
-  timeout: 60
-"""
-
-KIND_BY_SUFFIX = {
-    ".py": "code",
-    ".json": "config",
-    ".yaml": "config",
-    ".yml": "config",
-    ".toml": "config",
-    ".md": "prompt",
-    ".txt": "prompt",
-}
-CASE_FILES = (
-    "evals/evals.json",
-    "evals.json",
-    "cases.yaml",
-    "cases.yml",
-    "cases.jsonl",
-    "promptfooconfig.yaml",
-    "promptfooconfig.yml",
-)
-
-
-def _guess(directory: Path) -> str:
-    if (directory / "SKILL.md").exists():
-        return STARTER.format(
-            kind="skill",
-            paths="SKILL.md",
-            forbid=", evals/",
-            cases="evals/evals.json",
-            command="claude -p {input}",
-        )
-    cases = next((name for name in CASE_FILES if (directory / name).exists()), "cases.yaml")
-    candidates = sorted(
-        p
-        for p in directory.iterdir()
-        if p.is_file() and p.suffix in KIND_BY_SUFFIX and p.name not in ("assay.yaml", Path(cases).name)
-    )
-    artifact = candidates[0] if candidates else Path("artifact.txt")
-    kind = KIND_BY_SUFFIX.get(artifact.suffix, "custom")
-    command = f"python {artifact.name} {{input}}" if kind == "code" else "cat {input}"
-    return STARTER.format(kind=kind, paths=artifact.name, forbid=f", {cases}", cases=cases, command=command)
 
 
 def init_command(
     directory: Path = typer.Argument(Path("."), help="The project directory."),
     config: str = typer.Option("assay.yaml", "--config", "-c", help="Config file name inside the directory."),
 ) -> None:
-    """Phase 0: make sure the project is a clean git repository, write a starter assay.yaml if there is none,
-    split the cases once and measure the baseline on every split."""
+    """Start a project. Without assay.yaml: write a starter (assay.yaml, example cases, and a placeholder program
+    in an empty folder) and say what to do next; existing files are never overwritten. With assay.yaml
+    (Phase 0): make the folder a clean git repository, split the cases once and measure the baseline on every
+    split."""
     directory = directory.resolve()
     if not directory.is_dir():
         raise AssayError(f"{directory} is not a directory")
-    git = Git.discover(directory)
     config_path = directory / config
-    wrote_config = False
     if not config_path.exists():
-        config_path.write_text(_guess(directory), encoding="utf-8")
-        wrote_config = True
+        _start(directory, config)
+        raise typer.Exit(0)
+    # Configuration and case errors come before anything is committed.
+    cfg = load_config(config_path)
+    selection = select_cases(cfg, "all")
+    git = Git.discover(directory)
     if git is None:
         gitignore = directory / ".gitignore"
         if ".assay" not in (gitignore.read_text() if gitignore.exists() else ""):
@@ -101,17 +50,8 @@ def init_command(
             f"the working tree has uncommitted changes ({', '.join(dirty[:3])}); commit or stash"
             " them before `assay init`"
         )
-    if wrote_config:
-        out.print(
-            f"wrote a starter {config_path.name}: check its runner command and case file, then run"
-            " `assay init` again",
-            highlight=False,
-        )
-        raise typer.Exit(0)
-    cfg = load_config(config_path)
-    selection = select_cases(cfg, "all")
     for warning in selection.warnings:
-        out.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        out.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     counts = {s: sum(1 for _, cs in selection.cases if cs == s) for s in Split}
     out.print(
         "split (saved in "
@@ -133,6 +73,27 @@ def init_command(
                 highlight=False,
             )
     out.print("next: `assay evolve` (runs on its own branch; your branch is untouched until `assay adopt`)")
+
+
+def _start(directory: Path, config: str) -> None:
+    """Write the starter files and say what was chosen and what to do next."""
+    starter = write_starter(directory, config)
+    what = {"code": "the program", "prompt": "the prompt", "skill": "the skill in"}[starter.kind]
+    out.print(
+        f"wrote {', '.join(starter.written)}: a starter for {what} {starter.artifact}",
+        markup=False,
+    )
+    if starter.others:
+        out.print(
+            f"  also found {', '.join(starter.others)}: list the files to improve in artifact.paths",
+            markup=False,
+        )
+    out.print(f"next: {starter.next_step}", markup=False)
+    out.print(
+        "then `assay init` again starts the project (a git repository, the split and the baseline),"
+        " and `assay evolve` improves it",
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,115 @@
+"""Starter files for ``assay init`` in a folder without ``assay.yaml``: an ``assay.yaml`` whose runner uses the
+artifact, a cases file with example cases, and the next step to take.
+
+What the folder holds decides the starter: ``SKILL.md`` → a skill run by an agent CLI; a script (``.py``,
+``.sh``, ``.js``) → a command runner calling it; a prompt (``.md``, ``.txt``, ``.prompt``) → an llm runner whose
+one missing line is ``runner.model``; nothing of these → a placeholder ``program.py`` with the script starter.
+Files that exist are never overwritten.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from string import Template
+
+SCRIPTS = {".py": "python3", ".sh": "bash", ".js": "node"}
+PROMPTS = (".md", ".txt", ".prompt")
+CASE_FILES = (
+    "evals/evals.json",
+    "evals.json",
+    "cases.yaml",
+    "cases.yml",
+    "cases.jsonl",
+    "promptfooconfig.yaml",
+    "promptfooconfig.yml",
+)
+NOT_ARTIFACTS = (
+    "readme",
+    "license",
+    "licence",
+    "changelog",
+    "contributing",
+    "notice",
+    "requirements",
+    "setup.py",
+)
+CASES = "cases.yaml"
+PLACEHOLDER = "program.py"
+
+
+@dataclass
+class Starter:
+    """The files written (names relative to the folder), what was chosen and the next step."""
+
+    kind: str
+    artifact: str
+    written: list[str] = field(default_factory=list)
+    others: list[str] = field(default_factory=list)
+    next_step: str = ""
+
+
+def _template(name: str) -> str:
+    return files("assay.starters").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _candidates(directory: Path, suffixes: tuple[str, ...], skip: set[str]) -> list[str]:
+    found = []
+    for path in sorted(directory.iterdir()):
+        name = path.name
+        lowered = name.lower()
+        if (
+            path.is_file()
+            and path.suffix in suffixes
+            and name not in skip
+            and not name.startswith((".", "_", "test_", "conftest"))
+            and not lowered.startswith(NOT_ARTIFACTS)
+        ):
+            found.append(name)
+    return found
+
+
+def write_starter(directory: Path, config_name: str = "assay.yaml") -> Starter:
+    """Write the starter for ``directory`` (which has no ``config_name``) and return what was done."""
+    cases = next((name for name in CASE_FILES if (directory / name).is_file()), CASES)
+    skip = {config_name, Path(cases).name}
+    if (directory / "SKILL.md").is_file():
+        starter = Starter(kind="skill", artifact="SKILL.md")
+        config, cases_template = "skill.assay.yaml", "prompt.cases.yaml"
+        starter.next_step = (
+            f"check runner.command in {config_name} (an agent CLI that has the skill), then `assay eval`"
+        )
+        command = ""
+    elif scripts := _candidates(directory, tuple(SCRIPTS), skip):
+        starter = Starter(kind="code", artifact=scripts[0], others=scripts[1:])
+        config, cases_template = "script.assay.yaml", "script.cases.yaml"
+        command = f"{SCRIPTS[Path(scripts[0]).suffix]} {scripts[0]} {{input}}"
+        starter.next_step = (
+            f"`assay eval` runs the example cases; then write cases that say what {scripts[0]} should print"
+        )
+    elif prompts := _candidates(directory, PROMPTS, skip):
+        starter = Starter(kind="prompt", artifact=prompts[0], others=prompts[1:])
+        config, cases_template = "prompt.assay.yaml", "prompt.cases.yaml"
+        command = ""
+        starter.next_step = f"set runner.model in {config_name} (the one line to edit), then `assay eval`"
+    else:
+        starter = Starter(kind="code", artifact=PLACEHOLDER)
+        config, cases_template = "script.assay.yaml", "script.cases.yaml"
+        command = f"python3 {PLACEHOLDER} {{input}}"
+        starter.next_step = (
+            f"`assay eval` runs the example cases on the placeholder {PLACEHOLDER}; replace it with your program"
+            " and write cases that say what it should print"
+        )
+        if not (directory / PLACEHOLDER).exists():
+            (directory / PLACEHOLDER).write_text(_template("program.py"), encoding="utf-8")
+            starter.written.append(PLACEHOLDER)
+    values = {"artifact": starter.artifact, "cases": cases, "command": command}
+    if not (directory / cases).exists():
+        (directory / cases).write_text(
+            Template(_template(cases_template)).substitute(values), encoding="utf-8"
+        )
+        starter.written.append(cases)
+    (directory / config_name).write_text(Template(_template(config)).substitute(values), encoding="utf-8")
+    starter.written.append(config_name)
+    return starter

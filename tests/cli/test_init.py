@@ -1,0 +1,108 @@
+"""`assay init` starts a user off: the starter files for an empty folder, a script, a prompt or a skill, through
+the real command in a subprocess; existing files are never overwritten."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assay.config import LLMRunnerConfig, load_config
+
+
+def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+def test_empty_folder_gets_a_placeholder_program_that_evaluates(tmp_path: Path) -> None:
+    first = assay("init", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["assay.yaml", "cases.yaml", "program.py"]
+    assert "next: `assay eval`" in first.stdout
+    assert not (tmp_path / ".git").exists(), "the starter step commits nothing"
+    evaluated = assay("eval", cwd=tmp_path)
+    assert evaluated.returncode == 0, evaluated.stdout + evaluated.stderr
+    assert "pass rate 2/2" in evaluated.stdout
+    before = snapshot(tmp_path)
+    second = assay("init", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert "created a git repository" in second.stdout and "baseline dev" in second.stdout
+    assert snapshot(tmp_path) | {".gitignore": b""} == before | {".gitignore": b""}
+    assert assay("init", cwd=tmp_path).returncode == 0
+    assert snapshot(tmp_path) | {".gitignore": b""} == before | {".gitignore": b""}
+
+
+def test_a_script_is_the_artifact_and_runs_with_no_edits(tmp_path: Path) -> None:
+    script = "import sys\nprint(sys.argv[1][::-1])\n"
+    (tmp_path / "reverse.py").write_text(script)
+    (tmp_path / "README.md").write_text("# my tool\n")
+    init = assay("init", cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    config = load_config(tmp_path / "assay.yaml")
+    assert config.artifact.paths == ["reverse.py"] and config.artifact.kind == "code"
+    assert config.runner.type == "command" and "reverse.py {input}" in config.runner.command
+    evaluated = assay("eval", cwd=tmp_path)
+    assert evaluated.returncode == 0 and "pass rate 2/2" in evaluated.stdout, evaluated.stdout
+    assert (tmp_path / "reverse.py").read_text() == script
+
+
+def test_a_crashing_script_fails_the_starter_cases(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("raise SystemExit('no')\n")
+    assert assay("init", cwd=tmp_path).returncode == 0
+    evaluated = assay("eval", cwd=tmp_path)
+    assert evaluated.returncode == 1 and "pass rate 0/2" in evaluated.stdout, evaluated.stdout
+
+
+def test_existing_cases_are_used_and_kept(tmp_path: Path) -> None:
+    (tmp_path / "echo.sh").write_text('echo "$1"\n')
+    cases = "cases:\n  - id: says-hi\n    input: hi\n    checks: [{type: equals, value: hi}]\n"
+    (tmp_path / "cases.yaml").write_text(cases)
+    assert assay("init", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "cases.yaml").read_text() == cases
+    assert load_config(tmp_path / "assay.yaml").runner.command.startswith("bash echo.sh")
+    evaluated = assay("eval", cwd=tmp_path)
+    assert evaluated.returncode == 0 and "says-hi" in evaluated.stdout
+
+
+def test_a_prompt_names_the_one_line_to_set(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# notes\n")
+    (tmp_path / "support.md").write_text("You answer customer questions politely.\n")
+    init = assay("init", cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    assert "set runner.model" in init.stdout
+    text = (tmp_path / "assay.yaml").read_text()
+    assert "paths: [support.md]" in text and "local:gemma3-270m" in text
+    for command in (("eval",), ("init",)):
+        done = assay(*command, cwd=tmp_path)
+        assert done.returncode == 2, done.stdout
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "runner.model: not set" in lines[0], done.stderr
+        assert "local:gemma3-270m" in lines[0] and "assay[local]" in lines[0]
+    assert not (tmp_path / ".git").exists(), "a failed init commits nothing"
+    (tmp_path / "assay.yaml").write_text(text.replace("  model:\n", "  model: openai:gpt-4o-mini\n"))
+    runner = load_config(tmp_path / "assay.yaml").runner
+    assert isinstance(runner, LLMRunnerConfig) and runner.model == "openai:gpt-4o-mini"
+    assert runner.prompt == "support.md"
+
+
+@pytest.mark.parametrize("evals", [False, True])
+def test_a_skill_gets_an_agent_runner(tmp_path: Path, evals: bool) -> None:
+    (tmp_path / "SKILL.md").write_text("---\nname: demo\ndescription: A demo skill.\n---\nDo the thing.\n")
+    if evals:
+        (tmp_path / "evals").mkdir()
+        (tmp_path / "evals" / "evals.json").write_text(
+            '{"skill_name": "demo", "evals": [{"id": 1, "prompt": "do it", "expectations": ["[contains] done"]}]}'
+        )
+    assert assay("init", cwd=tmp_path).returncode == 0
+    config = load_config(tmp_path / "assay.yaml")
+    assert config.artifact.kind == "skill" and config.runner.type == "agent"
+    assert config.cases.files == (["evals/evals.json"] if evals else ["cases.yaml"])
+    assert (tmp_path / config.cases.files[0]).is_file()
