@@ -23,7 +23,9 @@ USAGE_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("args", "message"), USAGE_ERRORS, ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+@pytest.mark.parametrize(
+    ("args", "message"), USAGE_ERRORS, ids=lambda v: " ".join(v) if isinstance(v, list) else ""
+)
 def test_usage_error_prints_usage_and_exits_2(tmp_path: Path, args: list[str], message: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "assay", *args],
