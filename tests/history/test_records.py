@@ -14,9 +14,12 @@ from assay.history.records import (
     EvaluationRow,
     EventRecord,
     RunRecord,
+    Verification,
+    best_candidate,
     candidate_id,
     now_iso,
     upgrade,
+    with_verifications,
 )
 
 
@@ -87,3 +90,35 @@ def test_event_run_and_evaluation_records() -> None:
         RunRecord(run_id="r1", branch="b", base_commit="c", status="paused")  # type: ignore[arg-type]
     row = EvaluationRow(split="dev", case_id="c1", passed=True, score=1.0)
     assert row.trace_path is None
+
+
+def _verified(seq: int, **data: object) -> EventRecord:
+    return EventRecord(run_id="r1", seq=seq, kind=Verification.KIND, data=data)
+
+
+def test_verified_scores_are_put_back_on_their_candidate_latest_first() -> None:
+    records = [_candidate(generation=g, candidate_id=candidate_id(g)) for g in range(3)]
+    events = [
+        EventRecord(
+            run_id="r1", seq=1, kind="layer", data={"candidate_id": "cand-0001", "holdout_score": 0.1}
+        ),
+        _verified(2, candidate_id="cand-0001", holdout_score=0.5, regression_pass_rate=1.0),
+        _verified(3, candidate_id="cand-0001", holdout_score=0.75),
+        _verified(4, candidate_id="cand-0009", holdout_score=0.9),
+    ]
+    out = with_verifications(records, events)
+    assert [r.holdout_score for r in out] == [None, 0.75, None]
+    assert out[1].regression_pass_rate == 1.0  # a later event without it does not erase it
+    assert out[1].model_copy(update={"holdout_score": None, "regression_pass_rate": None}) == records[1]
+    assert records[1].holdout_score is None  # the records themselves are left alone
+
+
+def test_the_best_candidate_is_the_last_kept_or_the_baseline() -> None:
+    baseline = _candidate(generation=0, candidate_id=candidate_id(0), decision="baseline")
+    kept = _candidate(generation=2, candidate_id=candidate_id(2), decision="keep")
+    later = [_candidate(generation=g, candidate_id=candidate_id(g), decision="discard") for g in (3, 4)]
+    assert best_candidate([baseline]) is baseline
+    assert best_candidate([baseline, _candidate(generation=1, decision="invalid")]) is baseline
+    assert best_candidate([baseline, _candidate(generation=1, decision="keep"), kept, *later]) is kept
+    with pytest.raises(ValueError):
+        best_candidate([])

@@ -12,8 +12,8 @@ from assay.cli.console import make_console
 from assay.config import AssayConfig, load_config
 from assay.errors import AssayError
 from assay.history.git import Git
-from assay.history.records import CandidateRecord, RunRecord
-from assay.history.runfiles import RunFiles
+from assay.history.owner import live_status, resumable
+from assay.history.records import CandidateRecord, RunRecord, best_candidate
 from assay.history.store import RunStore
 from assay.stats.noise import NoiseEstimate, estimate_noise
 
@@ -30,6 +30,8 @@ def _store(config: AssayConfig) -> RunStore:
 
 
 def _run(config: AssayConfig, run_id: str | None) -> tuple[RunRecord, list[CandidateRecord]]:
+    """A run (default: the latest) and its candidates as they stand, from the run store as every command
+    reads them."""
     store = _store(config)
     runs = store.list_runs()
     if not runs:
@@ -37,13 +39,14 @@ def _run(config: AssayConfig, run_id: str | None) -> tuple[RunRecord, list[Candi
     run = runs[-1] if run_id is None else store.get_run(run_id)
     if run is None:
         raise AssayError(f"no run {run_id!r}; known: {', '.join(r.run_id for r in runs[-5:])}")
-    return run, RunFiles(config.data_path / "runs" / run.run_id).read_candidates()
+    return run, store.candidates(run.run_id)
 
 
 def _pick(records: list[CandidateRecord], which: str) -> CandidateRecord:
+    if not records:
+        raise AssayError("the run has no candidates yet (not even its baseline)")
     if which == "best":
-        kept = [r for r in records if r.decision in ("baseline", "keep")]
-        return kept[-1]
+        return best_candidate(records)
     for record in records:
         if which in (record.candidate_id, str(record.generation)) or (
             record.commit and len(which) >= 7 and record.commit.startswith(which)
@@ -65,6 +68,17 @@ def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+def _status(config: AssayConfig, run: RunRecord, runs: list[RunRecord]) -> str:
+    """The run's status as it stands now; an interrupted run says how to continue it."""
+    runs_dir = config.data_path / "runs"
+    status = live_status(run, runs_dir / run.run_id)
+    if status != "interrupted":
+        return status
+    latest = resumable(runs, runs_dir)[-1].run_id  # what a bare `assay resume` picks
+    command = "assay resume" if run.run_id == latest else f"assay resume {run.run_id}"
+    return f"interrupted (continue with `{command}`)"
+
+
 def status_command(config: Path = CONFIG) -> None:
     """The runs of this project, their best candidates and last decisions."""
     cfg = load_config(config)
@@ -72,15 +86,17 @@ def status_command(config: Path = CONFIG) -> None:
     table = Table(header_style="bold")
     for column in ("run", "status", "generations", "baseline dev", "best dev", "best holdout", "stop reason"):
         table.add_column(column)
-    for run in store.list_runs():
+    runs = store.list_runs()
+    for run in runs:
+        status = _status(cfg, run, runs)
         records = store.candidates(run.run_id)
         if not records:
-            table.add_row(run.run_id, run.status, "0", "-", "-", "-", run.stop_reason or "")
+            table.add_row(run.run_id, status, "0", "-", "-", "-", run.stop_reason or "")
             continue
         best = _pick(records, "best")
         table.add_row(
             run.run_id,
-            run.status,
+            status,
             str(records[-1].generation),
             _score(records[0].dev_score),
             _score(best.dev_score),
@@ -88,7 +104,7 @@ def status_command(config: Path = CONFIG) -> None:
             run.stop_reason or "",
         )
     out.print(table)
-    for run in store.list_runs()[-5:]:
+    for run in runs[-5:]:
         noise = _noise(cfg, run.run_id)
         if noise is not None:
             out.print(f"{run.run_id} noise at the baseline: {noise.summary()}", highlight=False)
@@ -121,7 +137,8 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
     """One row per generation of a run: layer, decision, scores, what changed."""
     cfg = load_config(config)
     run, records = _run(cfg, run_id)
-    table = Table(title=f"run {run.run_id} ({run.status})", header_style="bold")
+    status = _status(cfg, run, _store(cfg).list_runs())
+    table = Table(title=f"run {run.run_id}: {status}", header_style="bold")
     for column in (
         "gen",
         "candidate",

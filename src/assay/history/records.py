@@ -6,8 +6,9 @@ fields they do not know, so a run directory written by an older assay still load
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -112,6 +113,48 @@ class RunRecord(_Record):
     config: dict[str, Any] = Field(default_factory=dict)
     stop_reason: str | None = None
     best: str | None = None
+
+
+class Verification(BaseModel):
+    """L3 scores of a candidate measured after its record was written: the payload of a ``verified`` event.
+
+    The loop verifies the best candidate on the holdout and regression splits before a layer promotion and at
+    the end of a run; its record, written when it was kept, may not have them. Records are written once, so
+    the scores go to the event log and :func:`with_verifications` puts them back on the record.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    KIND: ClassVar[str] = "verified"
+
+    candidate_id: str
+    holdout_score: float | None = None
+    regression_pass_rate: float | None = None
+
+
+def with_verifications(
+    records: Sequence[CandidateRecord], events: Iterable[EventRecord]
+) -> list[CandidateRecord]:
+    """The candidate records with the scores of later ``verified`` events filled in (the latest event wins)."""
+    scores: dict[str, dict[str, float]] = {}
+    for event in events:
+        if event.kind == Verification.KIND:
+            found = Verification.model_validate(event.data)
+            measured = found.model_dump(exclude={"candidate_id"}, exclude_none=True)
+            scores.setdefault(found.candidate_id, {}).update(measured)
+    return [r.model_copy(update=scores[r.candidate_id]) if r.candidate_id in scores else r for r in records]
+
+
+def best_candidate(records: Sequence[CandidateRecord]) -> CandidateRecord:
+    """The run's best candidate: the last one kept, or the baseline when none was.
+
+    The gate compares every candidate with the best so far and the run branch moves to each kept one, so the
+    last kept candidate is the best; the loop, its summary and ``assay status/diff/adopt best`` all use this.
+    """
+    kept = [r for r in records if r.decision in ("baseline", "keep")]
+    if not kept:
+        raise ValueError("a run's records start with its baseline")
+    return kept[-1]
 
 
 class EvaluationRow(_Record):

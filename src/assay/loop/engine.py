@@ -3,7 +3,8 @@
 A run works on its own branch ``assay/<run-id>`` in a worktree under ``.assay/worktrees``; the user's branch
 is never touched. Every candidate commit stays reachable through ``refs/assay/<run-id>/cand-NNNN``. The
 candidate records in ``experiments.jsonl`` are the source of truth: on resume, git and the run store are
-brought in line with them.
+brought in line with them. The process running a run holds its lock (:mod:`assay.history.owner`) throughout,
+so a run recorded as running that nobody holds was interrupted, and two processes never run the same run.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import in_config
 from assay.gates import GATES, GateInput
 from assay.history.git import Git
-from assay.history.records import CandidateRecord, RunRecord, candidate_id
+from assay.history.owner import RunOwner, live_status, resumable
+from assay.history.records import CandidateRecord, RunRecord, Verification, best_candidate, candidate_id
 from assay.history.runfiles import RunFiles
 from assay.history.scope import artifact_files
 from assay.history.store import RunStore
@@ -128,27 +130,34 @@ class Evolution(Proposing):
             config=self.config.model_dump(mode="json"),
         )
         self.git.set_branch(run.branch, base)
-        self.store.create_run(run)
-        return await self._run(run)
+        with RunOwner(self._run_dir(run_id)):
+            self.store.create_run(run)
+            return await self._run(run)
 
     async def resume(self, run_id: str | None = None) -> Outcome:
         runs = self.store.list_runs()
         if run_id is None:
-            open_runs = [r for r in runs if r.status in ("running", "stopped")]
+            open_runs = resumable(runs, self.config.data_path / "runs")
             if not open_runs:
+                live = [r for r in runs if live_status(r, self._run_dir(r.run_id)) == "running"]
                 why = "all runs finished" if runs else "no run was started here"
+                if live:
+                    why = f"run {live[-1].run_id} is running in another process"
                 raise AssayError(f"no run to resume ({why}); start one with `assay evolve`")
-            run = open_runs[-1]
-        else:
-            found = self.store.get_run(run_id)
-            if found is None:
-                known = ", ".join(r.run_id for r in runs[-5:]) or "none"
-                raise AssayError(f"no run {run_id!r}; recent runs: {known}")
-            run = found
-        if run.status == "finished":
-            raise AssayError(f"run {run.run_id} already finished ({run.stop_reason}); start a new one")
+            run_id = open_runs[-1].run_id
+        elif self.store.get_run(run_id) is None:
+            known = ", ".join(r.run_id for r in runs[-5:]) or "none"
+            raise AssayError(f"no run {run_id!r}; recent runs: {known}")
         self._prepare()
-        return await self._run(run)
+        with RunOwner(self._run_dir(run_id)):
+            run = self.store.get_run(run_id)  # read again under the lock: its last owner may have finished it
+            assert run is not None
+            if run.status == "finished":
+                raise AssayError(f"run {run.run_id} already finished ({run.stop_reason}); start a new one")
+            return await self._run(run)
+
+    def _run_dir(self, run_id: str) -> Path:
+        return self.config.data_path / "runs" / run_id
 
     def _prepare(self) -> None:
         """Load and split the cases, build the runner, judge and proposer (errors name assay.yaml)."""
@@ -208,7 +217,7 @@ class Evolution(Proposing):
         config = self.config
         started = time.monotonic()
         self.run = run
-        self.run_dir = config.data_path / "runs" / run.run_id
+        self.run_dir = self._run_dir(run.run_id)
         self.files = RunFiles(self.run_dir)
         self.journal = Journal(self.files, self.store, run.run_id)
         self.journal.sync_store()
@@ -308,13 +317,12 @@ class Evolution(Proposing):
         tracker = LayerTracker(layers=list(evolve.layers), discards_per_layer=evolve.discards_per_layer)
         state = RunState(run_dir=self.run_dir)
         baseline = records[0]
-        self.best_record = baseline
+        self.best_record = best_candidate(records)
         for record in records[1:]:
             if "gate-retry" not in record.flags:
                 tracker.record(record.decision == "keep")
             state.since_keep = 0 if record.decision == "keep" else state.since_keep + 1
             if record.decision == "keep":
-                self.best_record = record
                 state.kept_scores.append(record.dev_score or 0.0)
         state.generation = records[-1].generation
         state.tokens = sum(r.tokens for r in records)
@@ -654,11 +662,20 @@ class Evolution(Proposing):
         )
 
     async def _verify_best(self, generation: int) -> float | None:
-        """L3 on the best candidate (before a layer promotion and at the end), unless it already ran."""
+        """L3 on the best candidate (before a layer promotion and at the end), unless it already ran; the scores
+        are logged for the best's record, which was written before they were measured."""
         best = self.best
         if best.measurement.holdout is None and (self.cases[Split.HOLDOUT] or self.cases[Split.REGRESSION]):
             self.git.reset_worktree(self.worktree, best.commit)
             await self._measure_l3(best.measurement, best.generation)
+            holdout, regression = best.measurement.holdout, best.measurement.regression
+            self.journal.verified(
+                Verification(
+                    candidate_id=self.best_record.candidate_id,
+                    holdout_score=holdout.mean_score if holdout else None,
+                    regression_pass_rate=regression.pass_rate if regression else None,
+                )
+            )
         return best.measurement.holdout.mean_score if best.measurement.holdout else None
 
     async def _finish(self, state: RunState, reason: str, started: float) -> Outcome:
@@ -677,15 +694,12 @@ class Evolution(Proposing):
         )
         self.store.update_run(self.run.run_id, status=status, stop_reason=reason, best=best.commit)
         records = self.journal.candidates()
-        best_record = self.best_record.model_copy(
-            update={"holdout_score": holdout.mean_score if holdout else None}
-        )
         return Outcome(
             run_id=self.run.run_id,
             stop_reason=reason,
             generations=state.generation,
             baseline=records[0],
-            best=best_record,
+            best=best_candidate(records),
             case_runs=self.measurer.case_runs,
             seconds=time.monotonic() - started,
             suspects=self.suspects,

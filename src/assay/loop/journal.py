@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.history.records import CandidateRecord, EventRecord
+from assay.history.records import CandidateRecord, EventRecord, Verification, with_verifications
 from assay.history.runfiles import RunFiles
 from assay.history.store import RunStore
 
@@ -29,17 +29,25 @@ class Journal:
         self.files.append_candidate(record)
         self.store.add_candidate(record)
 
+    def verified(self, verification: Verification) -> None:
+        """Log scores measured after a candidate's record was written; the store's row of it gets them too."""
+        self.event(Verification.KIND, **verification.model_dump())
+        for record in self.candidates():
+            if record.candidate_id == verification.candidate_id:
+                self.store.add_candidate(record)
+
     def candidates(self) -> list[CandidateRecord]:
-        return self.files.read_candidates()
+        """The candidates as they stand: their records, with the scores verified later filled in."""
+        return with_verifications(self.files.read_candidates(), self.files.read_events())
 
     def sync_store(self) -> int:
-        """Copy what the files hold and the store lacks (a run killed between the two writes)."""
-        known = {c.candidate_id for c in self.store.candidates(self.run_id)}
-        missing = [c for c in self.files.read_candidates() if c.candidate_id not in known]
-        for record in missing:
-            self.store.add_candidate(record)
+        """Bring the store up to the files (a run killed between the two writes); return the rows written."""
         last = self.store.last_event_seq(self.run_id)
         events = [e for e in self.files.read_events() if e.seq > last]
         for event in events:
             self.store.add_event(event)
-        return len(missing) + len(events)
+        stored = {c.candidate_id: c for c in self.store.candidates(self.run_id)}
+        stale = [c for c in self.candidates() if stored.get(c.candidate_id) != c]
+        for record in stale:
+            self.store.add_candidate(record)
+        return len(stale) + len(events)
