@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from assay.cli.console import make_console
@@ -101,7 +102,7 @@ def status_command(config: Path = CONFIG) -> None:
             _score(records[0].dev_score),
             _score(best.dev_score),
             _score(best.holdout_score),
-            run.stop_reason or "",
+            escape(run.stop_reason or ""),
         )
     out.print(table)
     for run in runs[-5:]:
@@ -165,7 +166,7 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
             _score(r.dev_pass_rate),
             _score(r.holdout_score),
             delta,
-            r.description[:70],
+            escape(r.description[:70]),
         ]
         table.add_row(*row, *([_test(r)] if tested else []))
     out.print(table)
@@ -201,7 +202,7 @@ def adopt_command(
     kind = git.merge_into(branch, commit, message=f"assay: adopt {record.candidate_id} of run {run.run_id}")
     out.print(
         f"{branch}: {kind} to {record.candidate_id} ({commit[:12]}): {record.description}",
-        highlight=False,
+        markup=False,
     )
 
 
