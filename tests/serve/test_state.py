@@ -39,7 +39,8 @@ def test_processes_writing_one_sqlite_file_lose_nothing(tmp_path: Path) -> None:
     state = ServeState(ServeSettings(db_url=url))
     for name in "abc":
         state.register_variant(name, VariantIn())
-    context = multiprocessing.get_context("fork")
+    # spawn: forking a process that has threads (the SQLAlchemy pool) may deadlock, and 3.12 warns about it.
+    context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_worker, args=(url, n)) for n in range(3)]
     for worker in workers:
         worker.start()
