@@ -17,13 +17,16 @@ USAGE_ERRORS = [
     (["evolve", "--preset", "huge"], "Invalid value for --preset"),
     (["eval", "-j", "-3"], "Invalid value for '--concurrency'"),
     (["eval", "-j", "many"], "Invalid value for '--concurrency'"),
+    (["eval", "-j", "5000"], "Invalid value for '--concurrency'"),
     (["serve", "--port", "99999"], "Invalid value for '--port'"),
     (["rate"], "Missing argument"),
     (["status", "a", "b", "c"], "unexpected extra argument"),
 ]
 
 
-@pytest.mark.parametrize(("args", "message"), USAGE_ERRORS, ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+@pytest.mark.parametrize(
+    ("args", "message"), USAGE_ERRORS, ids=lambda v: " ".join(v) if isinstance(v, list) else ""
+)
 def test_usage_error_prints_usage_and_exits_2(tmp_path: Path, args: list[str], message: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "assay", *args],

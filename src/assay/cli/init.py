@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.text import Text
 
 from assay.aio import run_sync
 from assay.cli.console import make_console
 from assay.config import load_config
-from assay.errors import AssayError
+from assay.errors import AssayError, ConfigError
 from assay.evaluation.session import evaluate_project, select_cases
 from assay.history.git import Git
 from assay.model import Split
@@ -84,13 +85,22 @@ def init_command(
     if not directory.is_dir():
         raise AssayError(f"{directory} is not a directory")
     git = Git.discover(directory)
-    config_path = directory / config
+    config_path = (directory / config).resolve()
+    if not config_path.is_relative_to(directory):
+        raise ConfigError(f"--config must name a file inside {directory}", file=config_path)
     wrote_config = False
     if not config_path.exists():
-        config_path.write_text(_guess(directory), encoding="utf-8")
+        try:
+            config_path.write_text(_guess(directory), encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot write a starter config: {exc.strerror or exc}", file=config_path
+            ) from None
         wrote_config = True
     if git is None:
         gitignore = directory / ".gitignore"
+        if gitignore.exists() and not gitignore.is_file():
+            raise ConfigError("not a regular file", file=gitignore)
         if ".assay" not in (gitignore.read_text() if gitignore.exists() else ""):
             with gitignore.open("a", encoding="utf-8") as handle:
                 handle.write(".assay/\n__pycache__/\n")
@@ -111,7 +121,7 @@ def init_command(
     cfg = load_config(config_path)
     selection = select_cases(cfg, "all")
     for warning in selection.warnings:
-        out.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        out.print(Text("warning:", style="yellow"), warning, highlight=False)
     counts = {s: sum(1 for _, cs in selection.cases if cs == s) for s in Split}
     out.print(
         "split (saved in "
