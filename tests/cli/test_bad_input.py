@@ -11,7 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -35,6 +35,7 @@ def config(
     runner: str = "type: command\n  command: python slugify.py {input}\n  timeout: 10",
     extra: str = "",
 ) -> str:
+    # No L1 static tier: every error here must come from loading the project, not from a scan.
     return (
         f"artifact:\n  paths: [slugify.py]\ncases:\n  files: [{cases}]\nrunner:\n  {runner}\n"
         "tiers: {static: false}\n" + extra
@@ -60,17 +61,15 @@ class Bad:
     field: str | None
     problem: str
     args: tuple[str, ...] = ("eval",)
-    env: dict[str, str] = field(default_factory=dict)
 
 
-DEEP_FLOW = "[" * 5000 + "]" * 5000
-DEEP_JSON = "[" * 5000 + "]" * 5000
+DEEP = "[" * 5000 + "]" * 5000
 
 BAD = [
     # 1. Deep nesting, before the parser can crash (libyaml) or recurse too far (Python, json).
     Bad(
         "deep-flow-seq-config",
-        {"assay.yaml": config(extra=f"cache: {DEEP_FLOW}\n")},
+        {"assay.yaml": config(extra=f"cache: {DEEP}\n")},
         "assay.yaml",
         "cache",
         "nested deeper than 100 levels",
@@ -92,7 +91,7 @@ BAD = [
     Bad(
         "deep-evals-json",
         {
-            "cases.json": '{"evals": [{"id": 1, "prompt": "x", "expectations": ' + DEEP_JSON + "}]}",
+            "cases.json": '{"evals": [{"id": 1, "prompt": "x", "expectations": ' + DEEP + "}]}",
             "assay.yaml": config(cases="cases.json"),
         },
         "cases.json",
@@ -102,7 +101,7 @@ BAD = [
     Bad(
         "deep-jsonl-line",
         {
-            "cases.jsonl": '{"id": "a", "input": "x"}\n{"id": "b", "vars": {"v": ' + DEEP_JSON + "}}\n",
+            "cases.jsonl": '{"id": "a", "input": "x"}\n{"id": "b", "vars": {"v": ' + DEEP + "}}\n",
             "assay.yaml": config(cases="cases.jsonl"),
         },
         "cases.jsonl",
@@ -111,7 +110,7 @@ BAD = [
     ),
     Bad(
         "deep-promptfoo",
-        {"pf.yaml": "tests:\n  - vars: {q: " + DEEP_FLOW + "}\n", "assay.yaml": config(cases="pf.yaml")},
+        {"pf.yaml": "tests:\n  - vars: {q: " + DEEP + "}\n", "assay.yaml": config(cases="pf.yaml")},
         "pf.yaml",
         "tests[0].vars.q",
         "nested deeper than 100 levels",
@@ -454,14 +453,15 @@ def write_project(root: Path, files: dict[str, str | bytes | Sparse]) -> None:
             path.write_text(content)
 
 
-def run_assay(root: Path, args: tuple[str, ...], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def run_assay(root: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "assay", *args],
         cwd=root,
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root), "COLUMNS": "300", **env},
+        # No API keys: the llm runner must report its missing prompt file, not a missing key.
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root), "COLUMNS": "300"},
     )
 
 
@@ -471,7 +471,7 @@ def test_bad_input_is_one_line_naming_file_and_field(tmp_path: Path, bad: Bad) -
         pytest.skip("needs /proc")
     root = tmp_path / "project"
     write_project(root, bad.files)
-    done = run_assay(root, bad.args, bad.env)
+    done = run_assay(root, bad.args)
     stderr = done.stderr.strip()
     assert done.returncode == 2, (done.stdout[-2000:], stderr[-2000:])
     assert "Traceback" not in stderr and "internal error" not in stderr
@@ -485,7 +485,7 @@ def test_candidate_output_with_markup_is_printed_verbatim(tmp_path: Path) -> Non
     """An output such as ``[/x]`` is text, not rich markup (which raised an error after every case ran)."""
     root = tmp_path / "project"
     write_project(root, {"assay.yaml": config(runner="type: command\n  command: echo '[/x] [bold]'")})
-    done = run_assay(root, ("eval",), {})
+    done = run_assay(root, ("eval",))
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     assert "got '[/x] [bold]'" in done.stdout
