@@ -1,3 +1,5 @@
+import os
+
 import pytest
 
 from assay.config import load_config
@@ -80,3 +82,64 @@ def test_pipeline_depth_defaults_to_two_only_for_ranked_search_with_a_slow_propo
     assert EvolveConfig(search="ranked", proposer=llm).pipeline_depth == 2
     assert EvolveConfig(search="dgm", proposer=llm).pipeline_depth == 1
     assert EvolveConfig(search="greedy", pipeline=3).pipeline_depth == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "message"),
+    [
+        (GOOD.replace("timeout: 5", "timeout: .inf"), "runner.timeout", "must be a finite number"),
+        (GOOD.replace("timeout: 5", "timeout: .nan"), "runner.timeout", "must be a finite number"),
+        (GOOD.replace("timeout: 5", "timeout: 604801"), "runner.timeout", "at most 604800 seconds"),
+        (GOOD + "evolve: {wall_clock_s: 1.0e+9}\n", "evolve.wall_clock_s", "at most 604800 seconds"),
+        (GOOD + "judge: {model: 'openai:x', timeout: .inf}\n", "judge.timeout", "finite"),
+        (GOOD.replace("value: x}", "value: x, weight: .nan}"), "checks[0].weight", "must be a finite number"),
+        (GOOD + "concurrency: 1025\n", "concurrency", "less than or equal to 1024"),
+        (GOOD + "evolve: {gate_options: {min_delta: .inf}}\n", "evolve.gate_options.min_delta", "finite"),
+        (GOOD + "evolve: {layers: [4]}\n", "evolve.layers[0]", "1, 2 or 3"),
+        (GOOD + 'data_dir: "a\\x00b"\n', "data_dir", "NUL"),
+        (GOOD.replace("[a.py]", "[" + "a" * 256 + "]"), "artifact.paths[0]", "path too long"),
+        (
+            GOOD + "evolve: {proposer: {type: agent, command: 'x {view_file'}}\n",
+            "evolve.proposer.command",
+            "",
+        ),
+        (
+            GOOD + "runner: {type: command, command: x}\n",
+            "runner",
+            "duplicate key 'runner' (first at line 4)",
+        ),
+        (GOOD + "tiers: " + "{a: " * 200 + "1" + "}" * 200 + "\n", "tiers.a.a.a.a...", "nested deeper"),
+    ],
+)
+def test_limits_are_one_line_errors(tmp_path, text, field, message):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert info.value.field == field
+    assert message in info.value.message and "\n" not in str(info.value)
+
+
+def test_a_week_long_timeout_is_accepted(tmp_path):
+    assert (
+        load_config(write(tmp_path, GOOD.replace("timeout: 5", "timeout: 604800"))).runner.timeout == 604800
+    )
+
+
+@pytest.mark.parametrize(("make", "message"), [("file", "is a file"), ("under", "is under the file")])
+def test_data_dir_must_be_able_to_be_a_directory(tmp_path, make, message):
+    (tmp_path / "state").write_text("")
+    data_dir = "state" if make == "file" else "state/inner"
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, GOOD + f"data_dir: {data_dir}\n"))
+    assert info.value.field == "data_dir" and message in info.value.message
+
+
+def test_data_dir_that_cannot_be_created_names_the_field(tmp_path):
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs /proc, where no directory can be created")
+    config = load_config(write(tmp_path, GOOD + "data_dir: /proc/assay-state\n"))
+    with pytest.raises(ConfigError) as info:
+        config.ensure_data_path()
+    assert (
+        info.value.field == "data_dir" and "cannot create directory '/proc/assay-state'" in info.value.message
+    )

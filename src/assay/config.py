@@ -2,29 +2,68 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from assay.errors import ConfigError, field_path
+from assay.fsutil import read_user_text
 from assay.model import CheckSpec
+from assay.safeload import LIMIT_NOTE, describe_yaml_error, load_yaml
 
 ArtifactKind = Literal["prompt", "skill", "code", "config", "document", "custom"]
 
+MAX_FILE_BYTES = 50 * 2**20
+MAX_DURATION_S = 7 * 24 * 3600
+MAX_CONCURRENCY = 1024
+MAX_OUTPUT_BYTES = 2**30
+MAX_PATH_BYTES = 4096
+
+
+def _duration(value: float) -> float:
+    if value > MAX_DURATION_S:
+        raise ValueError(f"must be at most {MAX_DURATION_S} seconds (one week, {LIMIT_NOTE})")
+    return value
+
+
+def _path(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("a path cannot hold a NUL character")
+    if len(value.encode()) > MAX_PATH_BYTES or any(len(p.encode()) > 255 for p in value.split("/")):
+        raise ValueError(f"path too long (at most {MAX_PATH_BYTES} bytes, 255 per name)")
+    return value
+
+
+PathText = Annotated[str, AfterValidator(_path)]
+"""A file or directory path (or glob) that the operating system can take."""
+Seconds = Annotated[float, Field(gt=0), AfterValidator(_duration)]
+"""A time limit: finite (every model here refuses inf and NaN), positive, at most a week."""
+Concurrency = Annotated[int, Field(gt=0, le=MAX_CONCURRENCY)]
+OutputBytes = Annotated[int, Field(gt=0, le=MAX_OUTPUT_BYTES)]
+
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class ArtifactConfig(Strict):
     """The editable files (``paths``, globs relative to ``root``) and the read-only rest (``forbid``)."""
 
     kind: ArtifactKind = "custom"
-    root: str = "."
-    paths: list[str] = Field(min_length=1)
-    forbid: list[str] = Field(default_factory=list)
+    root: PathText = "."
+    paths: list[PathText] = Field(min_length=1)
+    forbid: list[PathText] = Field(default_factory=list)
 
 
 class SplitConfig(Strict):
@@ -45,7 +84,7 @@ class SplitConfig(Strict):
 class CasesConfig(Strict):
     """Case files (native YAML/JSONL, skill-creator evals.json, promptfoo config), relative to the config."""
 
-    files: list[str] = Field(min_length=1)
+    files: list[PathText] = Field(min_length=1)
     split: SplitConfig = Field(default_factory=SplitConfig)
 
     @field_validator("files", mode="before")
@@ -59,8 +98,8 @@ class CommandRunnerConfig(Strict):
 
     type: Literal["command"] = "command"
     command: str
-    timeout: float = Field(default=60.0, gt=0)
-    max_output_bytes: int = Field(default=1_000_000, gt=0)
+    timeout: Seconds = 60.0
+    max_output_bytes: OutputBytes = 1_000_000
     memory_mb: int | None = Field(default=4096, gt=0)
     env: dict[str, str] = Field(default_factory=dict)
     env_allow: list[str] = Field(default_factory=list)
@@ -72,8 +111,8 @@ class PythonRunnerConfig(Strict):
 
     type: Literal["python"] = "python"
     function: str
-    timeout: float = Field(default=60.0, gt=0)
-    max_output_bytes: int = Field(default=1_000_000, gt=0)
+    timeout: Seconds = 60.0
+    max_output_bytes: OutputBytes = 1_000_000
     memory_mb: int | None = Field(default=4096, gt=0)
     env_allow: list[str] = Field(default_factory=list)
 
@@ -87,7 +126,7 @@ class LLMSettings(Strict):
     api_key_env: str | None = None
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_tokens: int = Field(default=1024, gt=0)
-    timeout: float = Field(default=120.0, gt=0)
+    timeout: Seconds = 120.0
     max_retries: int = Field(default=4, ge=0)
     price_in_per_mtok: float | None = Field(default=None, ge=0)
     price_out_per_mtok: float | None = Field(default=None, ge=0)
@@ -111,9 +150,9 @@ class LLMRunnerConfig(LLMSettings):
     """The artifact file is the system prompt, or a template with ``{{vars}}`` rendered per case."""
 
     type: Literal["llm"] = "llm"
-    prompt: str | None = None
+    prompt: PathText | None = None
     mode: Literal["system", "template"] = "system"
-    concurrency: int | None = Field(default=None, gt=0)
+    concurrency: Concurrency | None = None
 
 
 class AgentRunnerConfig(Strict):
@@ -121,8 +160,8 @@ class AgentRunnerConfig(Strict):
 
     type: Literal["agent"] = "agent"
     command: str
-    timeout: float = Field(default=600.0, gt=0)
-    max_output_bytes: int = Field(default=2_000_000, gt=0)
+    timeout: Seconds = 600.0
+    max_output_bytes: OutputBytes = 2_000_000
     memory_mb: int | None = Field(default=None, gt=0)
     env: dict[str, str] = Field(default_factory=dict)
     env_allow: list[str] = Field(default_factory=list)
@@ -149,6 +188,9 @@ class JudgeConfig(LLMSettings):
     votes: int = Field(default=3, ge=1)
 
 
+_OPEN_VIEW_FILE = re.compile(r"\{view_file(?!\})|(?<!\{)view_file\}")
+
+
 class ProposerConfig(Strict):
     """Who proposes changes: ``mutate`` (built-in operators, no LLM: the offline default), ``llm`` (a model
     answering with SEARCH/REPLACE edits) or ``agent`` (an agent CLI editing the worktree)."""
@@ -156,8 +198,15 @@ class ProposerConfig(Strict):
     type: Literal["mutate", "llm", "agent"] = "mutate"
     llm: LLMSettings | None = None
     command: str | None = None
-    timeout: float = Field(default=600.0, gt=0)
+    timeout: Seconds = 600.0
     env_allow: list[str] = Field(default_factory=list)
+
+    @field_validator("command")
+    @classmethod
+    def _closed_placeholder(cls, v: str | None) -> str | None:
+        if v is not None and _OPEN_VIEW_FILE.search(v):
+            raise ValueError("unbalanced braces around the placeholder: write {view_file}")
+        return v
 
     @model_validator(mode="after")
     def _needs(self) -> ProposerConfig:
@@ -217,7 +266,7 @@ class EvolveConfig(Strict):
     search_options: dict[str, float] = Field(default_factory=dict)
     pipeline: int | None = Field(default=None, ge=1)
     max_generations: int | None = Field(default=None, ge=1)
-    wall_clock_s: float | None = Field(default=None, gt=0)
+    wall_clock_s: Seconds | None = None
     max_tokens: int | None = Field(default=None, ge=1)
     max_cost_usd: float | None = Field(default=None, gt=0)
     max_evaluations: int | None = Field(default=None, ge=1)
@@ -225,7 +274,7 @@ class EvolveConfig(Strict):
     target_pass_rate: float | None = Field(default=1.0, ge=0, le=1)
     plateau: int | None = Field(default=None, ge=1)
     stop_on_oscillation: bool = True
-    layers: list[int] = Field(default_factory=lambda: [1, 2, 3])
+    layers: list[Literal[1, 2, 3]] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
     discards_per_layer: int = Field(default=3, ge=1)
     l3_every: int | None = Field(default=None, ge=1)
     max_files_changed: int = Field(default=5, ge=1)
@@ -250,8 +299,8 @@ class AssayConfig(Strict):
     tiers: TiersConfig = Field(default_factory=TiersConfig)
     judge: JudgeConfig | None = None
     evolve: EvolveConfig = Field(default_factory=EvolveConfig)
-    concurrency: int | None = Field(default=None, gt=0)
-    data_dir: str = ".assay"
+    concurrency: Concurrency | None = None
+    data_dir: PathText = ".assay"
     cache: bool = True
 
     # Set by load_config: where the file was, so relative paths resolve against it.
@@ -269,9 +318,43 @@ class AssayConfig(Strict):
     def data_path(self) -> Path:
         return (self.base_dir / self.data_dir).resolve()
 
+    def ensure_data_path(self) -> Path:
+        """Create ``data_path`` if needed; a ConfigError naming ``data_dir`` when that is impossible."""
+        path = self.data_path
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot create directory {str(path)!r}: {exc.strerror or exc}",
+                file=self.path,
+                field="data_dir",
+            ) from None
+        return path
 
-def _describe(error: dict[str, Any]) -> str:
+    def check_data_path(self) -> None:
+        """Refuse a ``data_dir`` that is a file, lies under one or cannot be a path (before anything runs)."""
+        try:
+            for path in (self.data_path, *self.data_path.parents):
+                if path.exists():
+                    if not path.is_dir():
+                        where = "is a file" if path == self.data_path else f"is under the file {str(path)!r}"
+                        raise ConfigError(
+                            f"{self.data_dir!r} {where}; expected a directory",
+                            file=self.path,
+                            field="data_dir",
+                        )
+                    return
+        except OSError as exc:
+            raise ConfigError(
+                f"unusable directory: {exc.strerror or exc}", file=self.path, field="data_dir"
+            ) from None
+
+
+def describe_error(error: Any) -> str:
+    """One pydantic error as a short phrase (the field path is rendered separately)."""
     kind = error.get("type", "")
+    if kind == "finite_number":
+        return "must be a finite number"
     if kind == "missing":
         return "required field is missing"
     if kind == "extra_forbidden":
@@ -288,24 +371,21 @@ def validation_error(exc: ValidationError, file: str | Path, prefix: tuple[Any, 
     loc = tuple(p for p in (*prefix, *first.get("loc", ())) if not (isinstance(p, str) and p.endswith("]")))
     # Drop the discriminator tag pydantic inserts into the location of tagged unions.
     loc = tuple(p for p in loc if p not in ("command", "python", "llm", "agent") or p == loc[-1])
-    return ConfigError(_describe(first), file=file, field=field_path(loc) or None)
+    # ... and the member type it appends for plain unions (gate_options.x.float).
+    if len(loc) > 1 and loc[-1] in ("float", "int", "str", "bool"):
+        loc = loc[:-1]
+    return ConfigError(describe_error(first), file=file, field=field_path(loc) or None)
 
 
-def read_yaml(path: Path) -> Any:
-    """Read a YAML file; a missing file or a syntax error becomes a one-line ConfigError."""
+def read_yaml(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """Read a YAML file (see :mod:`assay.safeload` for the limits); a missing, special or oversized file, a
+    syntax error, a repeated key or too deep nesting becomes a one-line ConfigError."""
+    text = read_user_text(path, max_bytes, limit_note=f"{LIMIT_NOTE} for case and config files")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError("file not found", file=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read: {exc}", file=path) from None
-    try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"invalid YAML: {where}{problem}", file=path) from None
+        field = getattr(exc, "field", None)
+        raise ConfigError(f"invalid YAML: {describe_yaml_error(exc)}", file=path, field=field) from None
 
 
 def load_config(path: str | Path) -> AssayConfig:
@@ -319,4 +399,5 @@ def load_config(path: str | Path) -> AssayConfig:
     except ValidationError as exc:
         raise validation_error(exc, path) from None
     config.path = path.resolve()
+    config.check_data_path()
     return config

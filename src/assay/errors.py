@@ -29,6 +29,10 @@ class ConfigError(AssayError):
         return f"{location}: {self.message}" if location else self.message
 
 
+class UnreadableFile(ConfigError):
+    """A file cannot be read as text: missing, a directory or device, too large, not UTF-8."""
+
+
 def field_path(parts: tuple[object, ...] | list[object]) -> str:
     """Render a location such as ``("tests", 3, "assert", 0, "type")`` as ``tests[3].assert[0].type``."""
     out = ""

@@ -1,4 +1,4 @@
-"""Small filesystem helpers: atomic writes and safe file names."""
+"""Small filesystem helpers: atomic writes, safe file names and bounded reads of user files."""
 
 from __future__ import annotations
 
@@ -6,8 +6,11 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 import threading
 from pathlib import Path
+
+from assay.errors import UnreadableFile
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -50,3 +53,49 @@ def safe_name(name: str, max_len: int = 80) -> str:
         digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
         cleaned = f"{cleaned[: max_len - 9]}-{digest}"
     return cleaned
+
+
+def megabytes(size: int) -> str:
+    """``52428800`` → ``50 MB``."""
+    return f"{size / 2**20:g} MB"
+
+
+def read_user_text(path: Path, max_bytes: int, *, limit_note: str = "assay's limit") -> str:
+    """The UTF-8 text (universal newlines) of the regular file ``path``; UnreadableFile (a ConfigError) naming
+    the file when it is missing, a directory, not a regular file (a device such as /dev/zero, a FIFO, a
+    socket: reading those may never end), larger than ``max_bytes`` or not UTF-8."""
+    try:
+        # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise UnreadableFile("file not found", file=path) from None
+    except NotADirectoryError:
+        raise UnreadableFile("file not found (a parent in the path is a file)", file=path) from None
+    except (OSError, ValueError) as exc:
+        raise UnreadableFile(f"cannot read: {getattr(exc, 'strerror', None) or exc}", file=path) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise UnreadableFile("expected a file, found a directory", file=path)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile("not a regular file (a device, FIFO or socket); give a file", file=path)
+        if info.st_size > max_bytes:
+            raise UnreadableFile(f"file is larger than {megabytes(max_bytes)} ({limit_note})", file=path)
+        chunks: list[bytes] = []
+        left = max_bytes + 1
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        raise UnreadableFile(f"cannot read: {exc.strerror or exc}", file=path) from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:  # a file whose size stat does not tell (/proc) or that grew
+        raise UnreadableFile(f"file is larger than {megabytes(max_bytes)} ({limit_note})", file=path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableFile(f"not UTF-8 text: {exc.reason} at byte {exc.start}", file=path) from None
+    # Universal newlines, as Path.read_text gives.
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text

@@ -28,7 +28,7 @@ class CheckSpec(BaseModel):
     the expectation (skill-creator) for ``grading.json``.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     type: str
     value: Any = None
@@ -46,7 +46,7 @@ class CheckSpec(BaseModel):
 class Case(BaseModel):
     """One input to the artifact, and the checks that define a good output for it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     id: str
     input: str | None = None

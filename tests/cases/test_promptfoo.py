@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +212,44 @@ def test_csv_errors_name_the_row(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as excinfo:
         load_cases([path])
     one_line(excinfo, f"{path}: row 2: __threshold: expected a number, got 'high'")
+
+
+@pytest.mark.parametrize(
+    ("cell", "near"),
+    [("containz: foo", "contains"), ("not-icontainz: x", "not-icontains"), ("regexp: a+", "regex")],
+)
+def test_csv_misspelt_assertion_type_is_an_error(tmp_path: Path, cell: str, near: str) -> None:
+    path = write(tmp_path / "t.csv", f"q,__expected\nhi,ok\nho,{cell}\n")
+    with pytest.raises(ConfigError) as excinfo:
+        load_cases([path])
+    one_line(excinfo, f"{path}: row 3: __expected: unknown assertion type")
+    assert f"did you mean {near!r}?" in str(excinfo.value)
+
+
+@pytest.mark.parametrize(
+    ("cell", "value"),
+    [("Paris: the capital", "Paris: the capital"), ("equals:containz: foo", "containz: foo"), ("a:b", "a:b")],
+)
+def test_csv_other_prefixes_stay_equals(tmp_path: Path, cell: str, value: str) -> None:
+    [case] = load_cases([write(tmp_path / "t.csv", f"q,__expected\nhi,{cell}\n")])
+    assert [(c.type, c.value) for c in case.checks] == [("equals", value)]
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_file_var_must_be_a_regular_file(tmp_path: Path, special: str) -> None:
+    if special == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+    config = write(tmp_path / "pf.yaml", f"tests:\n  - vars: {{doc: 'file://{special}'}}\n")
+    with pytest.raises(ConfigError) as excinfo:
+        load_cases([config])
+    one_line(excinfo, f"{config}: tests[0].vars.doc: ")
+    assert "not a regular file" in str(excinfo.value)
+
+
+def test_file_var_is_at_most_10_mb(tmp_path: Path) -> None:
+    with (tmp_path / "doc.txt").open("wb") as handle:
+        handle.truncate(10 * 2**20 + 1)
+    config = write(tmp_path / "pf.yaml", "tests:\n  - vars: {doc: 'file://doc.txt'}\n")
+    with pytest.raises(ConfigError) as excinfo:
+        load_cases([config])
+    one_line(excinfo, f"{config}: tests[0].vars.doc: {tmp_path / 'doc.txt'}: file is larger than 10 MB")

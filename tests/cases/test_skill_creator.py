@@ -147,3 +147,17 @@ def test_evals_must_be_a_list(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as excinfo:
         load_cases([path])
     one_line(excinfo, f"{path}: evals: expected a list of evals, got mapping")
+
+
+def test_unknown_prefix_suggests_the_near_one(tmp_path: Path) -> None:
+    path = tmp_path / "evals.json"
+    path.write_text('{"evals": [{"id": 1, "prompt": "p", "expectations": ["[containz] x", "[zzz] y"]}]}')
+    with pytest.raises(ConfigError) as excinfo:
+        load_cases([path])
+    one_line(
+        excinfo, "unknown expectation prefix '[containz]'; known: contains", "(did you mean [contains]?)"
+    )
+    path.write_text('{"evals": [{"id": 1, "prompt": "p", "expectations": ["[zzz] y"]}]}')
+    with pytest.raises(ConfigError) as excinfo:
+        load_cases([path])
+    assert "did you mean" not in one_line(excinfo, "unknown expectation prefix '[zzz]'")

@@ -50,7 +50,8 @@ async def test_negation_and_threshold_through_run() -> None:
         ("cost", None, "cost: value is required: the maximum cost in USD (a number)"),
         ("cost", "cheap", "cost: value is required: the maximum cost in USD (a number)"),
         ("cost", True, "cost: value is required"),
-        ("latency", -1, "latency: value must be a number >= 0, got -1"),
+        ("latency", -1, "latency: value must be a finite number >= 0, got -1"),
+        ("cost", float("inf"), "cost: value must be a finite number >= 0, got inf"),
         ("latency", [100], "latency: value is required: the maximum latency in milliseconds"),
     ],
 )

@@ -17,6 +17,7 @@ USAGE_ERRORS = [
     (["evolve", "--preset", "huge"], "Invalid value for --preset"),
     (["eval", "-j", "-3"], "Invalid value for '--concurrency'"),
     (["eval", "-j", "many"], "Invalid value for '--concurrency'"),
+    (["eval", "-j", "5000"], "Invalid value for '--concurrency'"),
     (["serve", "--port", "99999"], "Invalid value for '--port'"),
     (["rate"], "Missing argument"),
     (["status", "a", "b", "c"], "unexpected extra argument"),

@@ -178,6 +178,9 @@ async def test_missing_workdir_is_a_failed_output(tmp_path: Path) -> None:
         ('claude -p "{input}"', "placeholder {input} is inside double quotes"),
         ("echo 'say: {vars.x}'", "placeholder {vars.x} is inside single quotes"),
         ("cat <<EOF\n{input}\nEOF", "follows a here-document"),
+        ("python x.py {input", "unclosed placeholder '{input'"),
+        ("echo {input} {vars.city", "unclosed placeholder '{vars.city'"),
+        ("echo {vars.city x}", "unclosed placeholder '{vars.city'"),
     ],
 )
 def test_bad_templates_fail_at_construction(tmp_path: Path, template: str, message: str) -> None:
@@ -191,6 +194,13 @@ async def test_quotes_around_other_words_are_fine(tmp_path: Path) -> None:
     command = "printf '%s|%s|%s' \"it's\" {input} \\\"{vars.v}"
     out = await runner(tmp_path, command).run(Case(id="a", input="$(id)", vars={"v": "`id`"}), tmp_path)
     assert out.text == "it's|$(id)|\"`id`"
+
+
+@pytest.mark.parametrize(
+    "template", ["echo ${input", "echo {inputs", "echo {variable", "sed 's/{/(/' {input}"]
+)
+def test_braces_that_are_not_placeholders_need_no_closing(template: str) -> None:
+    assert CommandTemplate(template).template == template
 
 
 def test_shell_braces_are_left_alone() -> None:

@@ -127,6 +127,7 @@ def test_no_prompt_anywhere_is_a_config_error(llm_server: ScriptedLLMServer, tmp
 
 
 def test_unknown_provider_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "p.md").write_text("a prompt")
     config = LLMRunnerConfig(model="nope:x", prompt="p.md")
     with pytest.raises(ConfigError) as info:
         LLMRunner(config, RunContext(artifact_dir=tmp_path, project_dir=tmp_path))
@@ -154,9 +155,27 @@ async def test_prompt_is_reread_when_it_changes(llm_server: ScriptedLLMServer, w
     ]
 
 
-async def test_missing_prompt_file_is_an_error_output(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
-    out = await make_runner(llm_server, tmp_path).run(Case(id="c", input="q"), tmp_path)
+async def test_prompt_file_removed_by_a_candidate_is_an_error_output(
+    llm_server: ScriptedLLMServer, workdir: Path
+) -> None:
+    runner = make_runner(llm_server, workdir)
+    (workdir / "prompt.md").unlink()
+    out = await runner.run(Case(id="c", input="q"), workdir)
     assert not out.ok and "cannot read prompt file" in (out.error or "")
+
+
+def test_missing_prompt_file_is_a_config_error_before_the_api_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    config = LLMRunnerConfig(model="openai:gpt-4o-mini", prompt="missing.md")
+    with pytest.raises(ConfigError) as info:
+        LLMRunner(config, RunContext(artifact_dir=tmp_path, project_dir=tmp_path))
+    assert info.value.field == "runner.prompt" and "file not found" in info.value.message
+    (tmp_path / "missing.md").write_text("now it exists")
+    with pytest.raises(ConfigError) as info:
+        LLMRunner(config, RunContext(artifact_dir=tmp_path, project_dir=tmp_path))
+    assert "OPENAI_API_KEY" in info.value.message
 
 
 async def test_retries_then_success(llm_server: ScriptedLLMServer, workdir: Path) -> None:

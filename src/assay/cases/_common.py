@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -10,9 +11,11 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from assay.config import read_yaml
+from assay.config import MAX_FILE_BYTES, describe_error, read_yaml
 from assay.errors import ConfigError, field_path
+from assay.fsutil import read_user_text
 from assay.model import CheckSpec
+from assay.safeload import LIMIT_NOTE, NestingError, load_json
 
 CHECK_FIELDS = ("type", "value", "weight", "threshold", "negate", "options", "text")
 NEGATION_PREFIXES = ("not_", "not-")
@@ -59,24 +62,26 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
-def read_text(path: Path) -> str:
-    """Read a UTF-8 file; a missing or unreadable file becomes a one-line ConfigError."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError("file not found", file=path) from None
-    except IsADirectoryError:
-        raise ConfigError("expected a file, found a directory", file=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read: {exc}", file=path) from None
+def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES, what: str = "case and config files") -> str:
+    """Read a UTF-8 regular file of at most ``max_bytes``; anything else becomes a one-line ConfigError."""
+    return read_user_text(path, max_bytes, limit_note=f"{LIMIT_NOTE} for {what}")
 
 
 def parse_json(text: str, loc: Loc) -> Any:
-    """Parse JSON text; a syntax error names the line and column."""
+    """Parse JSON text; a syntax error names the line and column, too deep nesting the field."""
     try:
-        return json.loads(text)
+        return load_json(text)
     except json.JSONDecodeError as exc:
         raise loc.error(f"invalid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except ValueError as exc:
+        raise json_error(exc, loc) from None
+
+
+def json_error(exc: ValueError, loc: Loc) -> ConfigError:
+    """The error for JSON that parses but is refused: nested too deep (naming where) or a number too long."""
+    inner = exc.field if isinstance(exc, NestingError) else None
+    field = ": ".join(part for part in (loc.field, inner) if part) or None
+    return ConfigError(f"invalid JSON: {exc}", file=loc.file, field=field)
 
 
 def read_data(path: Path) -> Any:
@@ -123,7 +128,13 @@ def str_list(value: Any, loc: Loc) -> list[str]:
 def number(value: Any, loc: Loc) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise loc.error(f"expected a number, got {type_name(value)}")
-    return float(value)
+    try:
+        result = float(value)
+    except OverflowError:  # an integer beyond float's range
+        result = math.inf
+    if not math.isfinite(result):
+        raise loc.error("must be a finite number")
+    return result
 
 
 def case_id(value: Any, loc: Loc) -> str:
@@ -169,7 +180,7 @@ def make_spec(fields: dict[str, Any], loc: Loc) -> CheckSpec:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = loc.at(*(p for p in first.get("loc", ()) if isinstance(p, str | int)))
-        raise where.error(str(first.get("msg", "invalid value")).removeprefix("Value error, ")) from None
+        raise where.error(describe_error(first)) from None
     validate_check(spec, loc)
     return spec
 

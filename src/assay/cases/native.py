@@ -37,6 +37,7 @@ from assay.cases._common import (
     case_id,
     expect_list,
     expect_mapping,
+    json_error,
     native_check,
     number,
     optional_str,
@@ -45,6 +46,7 @@ from assay.cases._common import (
     validate_check,
 )
 from assay.model import Case
+from assay.safeload import load_json
 
 CASE_FIELDS = (
     "id",
@@ -148,8 +150,10 @@ def parse_jsonl(text: str, file: Path) -> list[tuple[Case, Loc]]:
             continue
         loc = Loc(file, prefix=f"line {number_}")
         try:
-            data = json.loads(line)
+            data = load_json(line)
         except json.JSONDecodeError as exc:
             raise loc.error(f"invalid JSON: column {exc.colno}: {exc.msg}") from None
+        except ValueError as exc:
+            raise json_error(exc, loc) from None
         out.append((parse_case(data, loc), loc))
     return out

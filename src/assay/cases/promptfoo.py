@@ -31,9 +31,13 @@ are kept as lists (not expanded into several tests).
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import difflib
 import glob
 import io
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +52,7 @@ from assay.cases._common import (
     slugify,
     type_name,
 )
+from assay.errors import ConfigError
 from assay.model import Case, CheckSpec
 
 ASSERT_TYPES: dict[str, str] = {
@@ -70,6 +75,9 @@ ASSERT_TYPES: dict[str, str] = {
 }
 _LIMIT_TYPES = ("cost", "latency")
 _CODE_SUFFIXES = (".py", ".js", ".ts", ".mjs", ".cjs")
+_CSV_TYPES = sorted({*ASSERT_TYPES, "grade", "fn", "eval", "javascript"} | {f"not-{t}" for t in ASSERT_TYPES})
+_TYPE_LIKE = re.compile(r"[A-Za-z][\w-]*")
+MAX_VAR_FILE_BYTES = 10 * 2**20
 
 
 def map_assertion(data: Any, loc: Loc) -> CheckSpec:
@@ -121,17 +129,31 @@ def _resolve(ref: str, base: Path, loc: Loc) -> list[Path]:
     return [base / ref]
 
 
+@contextlib.contextmanager
+def _named_at(loc: Loc) -> Iterator[None]:
+    """A problem with a whole file that ``loc`` names with ``file://`` (missing, a FIFO, too large, bad
+    syntax) is reported at ``loc``, followed by that file."""
+    try:
+        yield
+    except ConfigError as exc:
+        if exc.field is not None or exc.file is None or exc.file == str(loc.file):
+            raise
+        raise loc.error(f"{exc.file}: {exc.message}") from None
+
+
 def _load_vars(data: Any, loc: Loc, base: Path) -> dict[str, Any]:
     if data is None:
         return {}
     if (ref := _file_ref(data)) is not None:
-        data = read_data(base / ref)
+        with _named_at(loc):
+            data = read_data(base / ref)
         loc = Loc(base / ref)
     out = dict(expect_mapping(data, loc, "a mapping of vars"))
     for key, value in out.items():
         ref = _file_ref(value)
         if ref is not None and not ref.endswith(_CODE_SUFFIXES):
-            out[key] = read_text(base / ref)
+            with _named_at(loc.at(key)):
+                out[key] = read_text(base / ref, MAX_VAR_FILE_BYTES, "file:// vars")
     return out
 
 
@@ -158,9 +180,18 @@ def _tests_from_file(path: Path) -> list[_Test]:
     return [_Test(item, Loc(path, (i,)), i + 1) for i, item in enumerate(items)]
 
 
-def _csv_assertion(text: str) -> dict[str, Any]:
+def _csv_assertion(text: str, loc: Loc) -> dict[str, Any]:
+    """promptfoo's rule for an ``__expected`` cell: ``type: value`` for a known type, else ``equals``. A
+    prefix that is a near miss of a known type (``containz:``) is refused rather than compared verbatim."""
     head, sep, rest = text.partition(":")
     head = head.strip()
+    if sep and head not in _CSV_TYPES and _TYPE_LIKE.fullmatch(head):
+        near = difflib.get_close_matches(head.lower(), _CSV_TYPES, n=1, cutoff=0.8)
+        if near:
+            raise loc.error(
+                f"unknown assertion type {head!r}; did you mean {near[0]!r}? (to compare the whole text, "
+                "put 'equals:' before it)"
+            )
     if head in ("grade", "llm-rubric"):
         return {"type": "llm-rubric", "value": rest.strip()}
     if head in ("fn", "eval", "javascript"):
@@ -192,7 +223,8 @@ def _tests_from_csv(path: Path) -> list[_Test]:
                 raise Loc(path, prefix=f"row {i + 2}").error("more cells than header columns")
             if column.startswith("__expected"):
                 if cell.strip():
-                    test["assert"].append(_csv_assertion(cell))
+                    where = Loc(path, prefix=f"row {i + 2}").at(column)
+                    test["assert"].append(_csv_assertion(cell, where))
             elif column == "__description":
                 test["description"] = cell or None
             elif column == "__threshold" and cell.strip():
@@ -205,12 +237,14 @@ def _tests_from_csv(path: Path) -> list[_Test]:
 
 def _collect_tests(value: Any, loc: Loc, base: Path) -> list[_Test]:
     if (ref := _file_ref(value)) is not None:
-        return [t for p in _resolve(ref, base, loc) for t in _tests_from_file(p)]
+        with _named_at(loc):
+            return [t for p in _resolve(ref, base, loc) for t in _tests_from_file(p)]
     items = expect_list(value, loc, "a list of tests or a file:// path")
     tests: list[_Test] = []
     for i, item in enumerate(items):
         if (ref := _file_ref(item)) is not None:
-            tests.extend(t for p in _resolve(ref, base, loc.at(i)) for t in _tests_from_file(p))
+            with _named_at(loc.at(i)):
+                tests.extend(t for p in _resolve(ref, base, loc.at(i)) for t in _tests_from_file(p))
         else:
             tests.append(_Test(item, loc.at(i), i + 1))
     return tests
@@ -263,7 +297,8 @@ def parse_config(data: dict[str, Any], file: Path) -> list[tuple[Case, Loc]]:
     """Parse a promptfoo config mapping (``tests`` plus optional ``defaultTest``)."""
     loc, base = Loc(file), file.parent
     if (ref := _file_ref(data.get("defaultTest"))) is not None:
-        default = _Test(read_data(base / ref), Loc(base / ref), 0)
+        with _named_at(loc.at("defaultTest")):
+            default = _Test(read_data(base / ref), Loc(base / ref), 0)
     else:
         default = _Test(data.get("defaultTest") or {}, loc.at("defaultTest"), 0)
     if "tests" not in data:

@@ -22,6 +22,7 @@ of an eval are ignored.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,11 @@ def parse_expectation(text: str, loc: Loc) -> CheckSpec:
         return make_spec({"type": "llm_judge", "value": text.strip(), "text": text}, loc)
     prefix = match.group(1).strip().lower().replace("-", "_").replace(" ", "_")
     if prefix not in PREFIXES:
-        raise loc.error(f"unknown expectation prefix '[{match.group(1)}]'; known: {', '.join(PREFIXES)}")
+        near = difflib.get_close_matches(prefix, PREFIXES, n=1, cutoff=0.8)
+        raise loc.error(
+            f"unknown expectation prefix '[{match.group(1)}]'; known: {', '.join(PREFIXES)}"
+            + (f" (did you mean [{near[0]}]?)" if near else "")
+        )
     kind, shape = PREFIXES[prefix]
     rest = match.group(2).strip()
     value: Any

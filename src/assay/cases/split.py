@@ -29,6 +29,7 @@ from typing import Any
 from assay.config import SplitConfig
 from assay.errors import ConfigError
 from assay.model import Case, Split
+from assay.safeload import load_json
 
 VERSION = 1
 _ORDER = (Split.DEV, Split.HOLDOUT, Split.REGRESSION)
@@ -107,11 +108,13 @@ def _read(split_file: Path) -> tuple[dict[str, float], dict[str, Split]]:
         return ConfigError(f"corrupt split file ({why}); {_FIX}", file=split_file)
 
     try:
-        data: Any = json.loads(split_file.read_text(encoding="utf-8"))
+        data: Any = load_json(split_file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise corrupt(f"invalid JSON at line {exc.lineno}, column {exc.colno}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise corrupt(f"cannot read: {exc}") from None
+    except ValueError as exc:  # too deep, or a number too long
+        raise corrupt(str(exc)) from None
     if not isinstance(data, dict) or data.get("version") != VERSION:
         raise corrupt(f"expected a JSON object with version {VERSION}")
     fractions, splits = data.get("fractions"), data.get("splits")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 from abc import abstractmethod
 from typing import ClassVar
 
@@ -17,9 +18,13 @@ def _limit(spec: CheckSpec, unit: str) -> float:
             value = float(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CheckSpecError(f"{spec.type}: value is required: the maximum {unit} (a number)")
-    if value < 0 or value != value:
-        raise CheckSpecError(f"{spec.type}: value must be a number >= 0, got {value}")
-    return float(value)
+    try:
+        limit = float(value)
+    except OverflowError:  # an integer beyond float's range
+        limit = math.inf
+    if not 0 <= limit < math.inf:
+        raise CheckSpecError(f"{spec.type}: value must be a finite number >= 0, got {limit:g}")
+    return limit
 
 
 class _BudgetCheck(Check):

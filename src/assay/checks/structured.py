@@ -13,7 +13,11 @@ from jsonschema import validators
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
 from assay.checks.text import clip
+from assay.config import MAX_FILE_BYTES
+from assay.errors import ConfigError
+from assay.fsutil import read_user_text
 from assay.model import CheckResult, CheckSpec, Output
+from assay.safeload import describe_yaml_error, load_json, load_yaml
 
 FENCE = re.compile(r"\A```[ \t]*(?:json|JSON)?[ \t]*\r?\n(.*?)\r?\n?```\Z", re.DOTALL)
 SCHEMA_SUFFIXES = (".json", ".yaml", ".yml")
@@ -63,13 +67,13 @@ def _check_schema(schema: Any, where: str) -> dict[str, Any] | bool:
 def load_schema_file(path: Path) -> dict[str, Any] | bool:
     """Read and validate a schema file (.json, .yaml or .yml); CheckSpecError with the reason otherwise."""
     try:
-        raw = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CheckSpecError(f"json_schema: cannot read schema file {str(path)!r}: {exc.strerror}") from None
+        raw = read_user_text(path, MAX_FILE_BYTES)
+    except ConfigError as exc:
+        raise CheckSpecError(f"json_schema: cannot read schema file {str(path)!r}: {exc.message}") from None
     try:
-        schema = json.loads(raw) if path.suffix == ".json" else yaml.safe_load(raw)
+        schema = load_json(raw) if path.suffix == ".json" else load_yaml(raw)
     except (ValueError, yaml.YAMLError) as exc:
-        reason = clip(str(exc).replace("\n", " "), 120)
+        reason = clip(describe_yaml_error(exc) if isinstance(exc, yaml.YAMLError) else str(exc), 120)
         raise CheckSpecError(f"json_schema: schema file {str(path)!r} does not parse: {reason}") from None
     return _check_schema(schema, f"schema file {str(path)!r}")
 

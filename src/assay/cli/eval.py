@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from assay.aio import run_sync
 from assay.cli.console import make_console
-from assay.config import load_config
+from assay.config import MAX_CONCURRENCY, load_config
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
 from assay.model import CaseResult
@@ -32,7 +32,12 @@ def eval_command(
         None, "--workdir", "-w", help="Run in this directory (e.g. a worktree) instead of the artifact's."
     ),
     concurrency: int | None = typer.Option(
-        None, "--concurrency", "-j", min=1, help="Cases in flight at once (default: by runner)."
+        None,
+        "--concurrency",
+        "-j",
+        min=1,
+        max=MAX_CONCURRENCY,
+        help="Cases in flight at once (default: by runner).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable result on stdout."),
     grading_json: Path | None = typer.Option(
@@ -48,7 +53,7 @@ def eval_command(
     cfg = load_config(config)
     selection = select_cases(cfg, split)
     for warning in selection.warnings:
-        err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+        err.print(Text("warning:", style="yellow"), warning, highlight=False)
     if not selection.cases:
         err.print(f"no cases in split {split!r}")
         raise typer.Exit(1)
@@ -100,12 +105,14 @@ def render(result: EvalResult) -> None:
         for f in findings:
             style = "red" if f["severity"] == "critical" else "yellow"
             out.print(
-                f"[{style}]{f['severity']}[/] "
-                + escape(f"{f['file']}:{f.get('line') or '-'} {f['rule']}: {f['message']}"),
+                Text(f["severity"], style=style),
+                f"{f['file']}:{f.get('line') or '-'} {f['rule']}: {f['message']}",
                 highlight=False,
             )
         if result.blocked:
-            out.print("[red bold]L1 static tier failed:[/] critical findings above; no case was run.")
+            out.print(
+                Text("L1 static tier failed:", style="red bold"), "critical findings above; no case was run."
+            )
             return
     table = Table(show_lines=False, header_style="bold")
     for column, justify in (
@@ -120,14 +127,9 @@ def render(result: EvalResult) -> None:
     for case in result.cases:
         failing = [c for c in case.checks if not c.passed]
         evidence = "; ".join(f"{c.type}: {c.evidence}" for c in failing)[:160]
-        verdict = "[green]PASS[/]" if case.passed else "[red]FAIL[/]"
+        verdict = Text("PASS", style="green") if case.passed else Text("FAIL", style="red")
         table.add_row(
-            escape(case.id),
-            case.split.value,
-            verdict,
-            f"{case.score:.2f}",
-            f"{case.duration_s:.2f}s",
-            escape(evidence),
+            case.id, case.split.value, verdict, f"{case.score:.2f}", f"{case.duration_s:.2f}s", evidence
         )
     out.print(table)
     extras = []
@@ -141,9 +143,9 @@ def render(result: EvalResult) -> None:
     )
     if extras:
         line += " · " + " · ".join(extras)
-    out.print(f"[bold]{line}[/]", highlight=False)
+    out.print(line, style="bold", highlight=False)
     if result.trace_dir:
-        out.print(f"traces: {result.trace_dir}", highlight=False, markup=False)
+        out.print(f"traces: {result.trace_dir}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

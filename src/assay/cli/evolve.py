@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.markup import escape
+from rich.text import Text
 
 from assay.aio import run_sync
 from assay.cli.console import make_console
@@ -24,7 +24,7 @@ CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.
 
 def _print_outcome(outcome: Outcome) -> None:
     base, best = outcome.baseline, outcome.best
-    out.print(f"[bold]stopped:[/] {escape(outcome.stop_reason)}", highlight=False)
+    out.print(Text("stopped:", style="bold"), outcome.stop_reason, highlight=False)
 
     def show(label: str, before: float | None, after: float | None) -> None:
         if before is None or after is None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
+from rich.text import Text
 
 from assay.aio import run_sync
 from assay.cli.console import make_console
 from assay.config import load_config
-from assay.errors import AssayError
+from assay.errors import AssayError, ConfigError
 from assay.evaluation.session import evaluate_project, select_cases
 from assay.history.git import Git
 from assay.model import Split
@@ -30,9 +30,11 @@ def init_command(
     directory = directory.resolve()
     if not directory.is_dir():
         raise AssayError(f"{directory} is not a directory")
-    config_path = directory / config
+    config_path = (directory / config).resolve()
+    if not config_path.is_relative_to(directory):
+        raise ConfigError(f"--config must name a file inside {directory}", file=config_path)
     if not config_path.exists():
-        _start(directory, config)
+        _start(directory, config_path.relative_to(directory).as_posix())
         raise typer.Exit(0)
     # Configuration and case errors come before anything is committed.
     cfg = load_config(config_path)
@@ -40,6 +42,8 @@ def init_command(
     git = Git.discover(directory)
     if git is None:
         gitignore = directory / ".gitignore"
+        if gitignore.exists() and not gitignore.is_file():
+            raise ConfigError("not a regular file", file=gitignore)
         if ".assay" not in (gitignore.read_text() if gitignore.exists() else ""):
             with gitignore.open("a", encoding="utf-8") as handle:
                 handle.write(".assay/\n__pycache__/\n")
@@ -51,7 +55,7 @@ def init_command(
             " them before `assay init`"
         )
     for warning in selection.warnings:
-        out.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+        out.print(Text("warning:", style="yellow"), warning, highlight=False)
     counts = {s: sum(1 for _, cs in selection.cases if cs == s) for s in Split}
     out.print(
         "split (saved in "
@@ -77,7 +81,10 @@ def init_command(
 
 def _start(directory: Path, config: str) -> None:
     """Write the starter files and say what was chosen and what to do next."""
-    starter = write_starter(directory, config)
+    try:
+        starter = write_starter(directory, config)
+    except OSError as exc:
+        raise ConfigError(f"cannot write a starter: {exc.strerror or exc}", file=directory / config) from None
     what = {"code": "the program", "prompt": "the prompt", "skill": "the skill in"}[starter.kind]
     out.print(
         f"wrote {', '.join(starter.written)}: a starter for {what} {starter.artifact}",

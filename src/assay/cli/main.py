@@ -7,7 +7,7 @@ import sys
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from assay import __version__
 from assay.errors import AssayError
@@ -19,7 +19,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
+err = Console(stderr=True, markup=False)
 
 EXIT_CONFIG = 2
 
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
         # argument) with the usage line and exit status 2, and turns typer.Exit into the exit status.
         app(args=argv, prog_name="assay", standalone_mode=True)
     except AssayError as exc:
-        err.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        err.print(Text("error:", style="red"), str(exc), highlight=False, soft_wrap=True)
         sys.exit(EXIT_CONFIG)
     except KeyboardInterrupt:
         err.print("interrupted")
@@ -73,7 +73,10 @@ def main(argv: list[str] | None = None) -> None:
         if os.environ.get("ASSAY_DEBUG"):
             raise
         err.print(
-            f"[red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} (set ASSAY_DEBUG=1 for the traceback)"
+            Text("internal error:", style="red"),
+            f"{type(exc).__name__}: {exc} (set ASSAY_DEBUG=1 for the traceback)",
+            highlight=False,
+            soft_wrap=True,
         )
         sys.exit(3)
 

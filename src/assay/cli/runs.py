@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from assay.cli.console import make_console
@@ -102,7 +101,7 @@ def status_command(config: Path = CONFIG) -> None:
             _score(records[0].dev_score),
             _score(best.dev_score),
             _score(best.holdout_score),
-            escape(run.stop_reason or ""),
+            run.stop_reason or "",
         )
     out.print(table)
     for run in runs[-5:]:
@@ -166,7 +165,7 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
             _score(r.dev_pass_rate),
             _score(r.holdout_score),
             delta,
-            escape(r.description[:70]),
+            r.description[:70],
         ]
         table.add_row(*row, *([_test(r)] if tested else []))
     out.print(table)

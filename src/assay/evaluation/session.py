@@ -14,7 +14,7 @@ from typing import Any
 from assay.cases import assign_splits, load_cases, select
 from assay.checks import CHECKS
 from assay.config import AssayConfig, CommandRunnerConfig, PythonRunnerConfig
-from assay.errors import ConfigError
+from assay.errors import ConfigError, UnreadableFile
 from assay.evaluation.evaluator import EvalResult, Evaluator
 from assay.fsutil import atomic_write_text, safe_name
 from assay.model import Case, CaseResult, Split
@@ -33,8 +33,15 @@ class Selection:
 def select_cases(config: AssayConfig, which: str = "all") -> Selection:
     """Load the configured case files, split them once (persisted), and pick ``which`` split."""
     files = [config.base_dir / f for f in config.cases.files]
-    cases = load_cases(files, default_checks=list(config.checks))
-    outcome = assign_splits(cases, config.cases.split, config.data_path / "split.json")
+    try:
+        cases = load_cases(files, default_checks=list(config.checks))
+    except UnreadableFile as exc:
+        names = [str(f) for f in files]
+        if exc.file not in names:
+            raise
+        field = f"cases.files[{names.index(exc.file)}]"
+        raise ConfigError(f"{exc.file}: {exc.message}", file=config.path, field=field) from None
+    outcome = assign_splits(cases, config.cases.split, config.ensure_data_path() / "split.json")
     chosen = select(cases, outcome.splits, which)
     return Selection([(c, outcome.splits[c.id]) for c in chosen], list(outcome.warnings))
 
@@ -87,6 +94,16 @@ def build_evaluator(
     ``judge_votes`` (a preset's) applies unless ``judge.votes`` is set explicitly. Close with ``aclose``."""
     cache_dir = config.data_path / "cache" / "llm"
     cache = use_cache and config.cache
+    context = RunContext(
+        artifact_dir=config.artifact_dir,
+        project_dir=config.base_dir,
+        cache_dir=cache_dir,
+        use_cache=cache,
+        artifact_paths=list(config.artifact.paths),
+    )
+    # The runner first: its own problems (a missing prompt file, a bad command) come before the judge's.
+    with in_config(config):
+        runner = RUNNERS.get(config.runner.type)(config.runner, context)
     judge = None
     if uses_judge(cases):
         if config.judge is None:
@@ -103,15 +120,6 @@ def build_evaluator(
     votes = 3 if judge_votes is None else judge_votes
     if config.judge is not None and (judge_votes is None or "votes" in config.judge.model_fields_set):
         votes = config.judge.votes
-    context = RunContext(
-        artifact_dir=config.artifact_dir,
-        project_dir=config.base_dir,
-        cache_dir=cache_dir,
-        use_cache=cache,
-        artifact_paths=list(config.artifact.paths),
-    )
-    with in_config(config):
-        runner = RUNNERS.get(config.runner.type)(config.runner, context)
     evaluator = Evaluator(
         runner,
         judge=judge,

@@ -101,7 +101,7 @@ class Evolution(Proposing):
         self.prefix = (
             config.artifact_dir.relative_to(git.root).as_posix() if config.artifact_dir != git.root else ""
         )
-        config.data_path.mkdir(parents=True, exist_ok=True)
+        config.ensure_data_path()
         self.store = RunStore(f"sqlite:///{config.data_path / 'assay.db'}")
         try:
             with in_config(config):

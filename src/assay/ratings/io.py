@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.config import MAX_FILE_BYTES
 from assay.errors import ConfigError
+from assay.fsutil import read_user_text
 from assay.ratings.base import Outcome
+from assay.safeload import load_json
 
 REQUIRED = ("a", "b", "winner")
 TIE_WORDS = ("", "tie")
@@ -52,19 +56,19 @@ def read_outcomes(path: str | Path) -> list[Outcome]:
     A malformed row raises ConfigError naming the file and the line.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError("no such file", file=path)
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return _read_csv(path)
+        return _read_csv(path, read_user_text(path, MAX_FILE_BYTES))
     if suffix in (".jsonl", ".ndjson"):
-        return _read_jsonl(path)
+        return _read_jsonl(path, read_user_text(path, MAX_FILE_BYTES))
     raise ConfigError(f"unknown format {suffix or '(no suffix)'!r}; expected .csv or .jsonl", file=path)
 
 
-def _read_csv(path: Path) -> list[Outcome]:
+def _read_csv(path: Path, text: str) -> list[Outcome]:
     outcomes: list[Outcome] = []
-    with path.open(newline="", encoding="utf-8") as handle:
+    with io.StringIO(text, newline="") as handle:
         reader = csv.DictReader(handle)
         fields = [name.strip() for name in reader.fieldnames or []]
         missing = [key for key in REQUIRED if key not in fields]
@@ -84,15 +88,17 @@ def _read_csv(path: Path) -> list[Outcome]:
     return outcomes
 
 
-def _read_jsonl(path: Path) -> list[Outcome]:
+def _read_jsonl(path: Path, text: str) -> list[Outcome]:
     outcomes: list[Outcome] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = load_json(line)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"invalid JSON: {exc.msg}", file=path, field=f"line {number}") from None
+        except ValueError as exc:  # too deep, or a number too long
+            raise ConfigError(f"invalid JSON: {exc}", file=path, field=f"line {number}") from None
         if not isinstance(row, dict):
             raise ConfigError("expected a JSON object", file=path, field=f"line {number}")
         outcomes.append(_parse(row, path, number))

@@ -35,6 +35,8 @@ TAIL_CHARS = 2048
 _NAME = r"[A-Za-z_][\w-]*(?:\.[^{}\s.]*)*"
 # A placeholder is a dotted name in braces, not preceded by "$" (shell ${VAR}); {{name}} is an escape.
 _TOKEN = re.compile(rf"\{{\{{({_NAME})\}}\}}|(?<!\$)\{{({_NAME})\}}")
+# What is left of a placeholder whose closing brace is missing (``{input``, ``{vars.city``).
+_UNCLOSED = re.compile(r"(?<!\$)\{(input(?![\w-])|vars(?![\w-])[^\s{}]*)")
 
 
 class TemplateError(ValueError):
@@ -64,11 +66,11 @@ class CommandTemplate:
         self._parts: list[str | _Slot] = []
         pos = 0
         for match in _TOKEN.finditer(template):
-            self._parts.append(template[pos : match.start()])
+            self._parts.append(_closed(template[pos : match.start()]))
             escaped, name = match.groups()
             self._parts.append("{" + escaped + "}" if escaped else self._slot(name))
             pos = match.end()
-        self._parts.append(template[pos:])
+        self._parts.append(_closed(template[pos:]))
         self._check_contexts()
 
     def _check_contexts(self) -> None:
@@ -117,6 +119,16 @@ class CommandTemplate:
         for part in self._parts:
             out.append(part if isinstance(part, str) else shlex.quote(_value(case, part)))
         return "".join(out)
+
+
+def _closed(text: str) -> str:
+    """``text`` (template text between placeholders), refused if it holds a placeholder missing its ``}``."""
+    unclosed = _UNCLOSED.search(text)
+    if unclosed is not None:
+        raise TemplateError(
+            f"unclosed placeholder {unclosed.group(0)!r}: add the closing brace ({{{unclosed.group(1)}}})"
+        )
+    return text
 
 
 def _shell_state(text: str, state: str | None) -> tuple[str | None, bool]:

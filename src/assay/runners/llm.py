@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from assay.runners.base import RUNNERS, RunContext, Runner
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 GLOB_CHARS = frozenset("*?[")
+MAX_PROMPT_BYTES = 10 * 2**20
 
 
 class TemplateError(ValueError):
@@ -67,10 +69,22 @@ class LLMRunner(Runner):
                 "no prompt file: set runner.prompt or list the prompt in artifact.paths",
                 field="runner.prompt",
             )
+        self._files: dict[Path, tuple[tuple[int, ...], str]] = {}
+        self._check_prompt_file()
         self.llm = make_llm(
             config, cache_dir=context.cache_dir, use_cache=context.use_cache, section="runner"
         )
-        self._files: dict[Path, tuple[tuple[int, ...], str]] = {}
+
+    def _check_prompt_file(self) -> None:
+        """The prompt must be readable in the artifact directory before anything else (an API key) is
+        checked: a missing file is the first thing to fix."""
+        field = "runner.prompt" if self.config.prompt is not None else "artifact.paths[0]"
+        path = self.prompt_path(self.context.artifact_dir)
+        try:
+            self.read_prompt(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = "file not found" if isinstance(exc, FileNotFoundError) else f"cannot read: {exc}"
+            raise ConfigError(f"prompt file {str(path)!r}: {reason}", field=field) from None
 
     def default_concurrency(self) -> int:
         return self.config.concurrency or super().default_concurrency()
@@ -86,11 +100,15 @@ class LLMRunner(Runner):
 
     def read_prompt(self, path: Path) -> str:
         """The prompt text, read again only when the file changed (inode, size, mtime or ctime)."""
-        stat = path.stat()
-        signature = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+        info = path.stat()
+        signature = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
         known = self._files.get(path)
         if known and known[0] == signature:
             return known[1]
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError("not a regular file")
+        if info.st_size > MAX_PROMPT_BYTES:
+            raise OSError(f"larger than {MAX_PROMPT_BYTES // 2**20} MB (assay's limit for prompt files)")
         text = path.read_text(encoding="utf-8")
         self._files[path] = (signature, text)
         return text

@@ -84,7 +84,7 @@ class PythonRunner(Runner):
         head, newline, body = result.stdout.partition(b"\n")
         try:
             header = json.loads(head) if newline else None
-        except ValueError:
+        except (ValueError, RecursionError):
             header = None
         if not isinstance(header, dict):
             if output.error is None:

@@ -10,6 +10,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from assay.safeload import load_yaml
 from assay.static.report import Finding
 
 GLOB_CHARS = re.compile(r"[*?\[]")
@@ -149,11 +150,12 @@ def check_skill(files: list[ArtifactFile]) -> list[Finding]:
     if end is None:
         return [_critical("skill-frontmatter", skill.rel, "frontmatter is not closed by a --- line", 1)]
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end]))
+        meta = load_yaml("\n".join(lines[1:end]))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or "invalid YAML"
-        line = mark.line + 2 if mark is not None else 1
+        # libyaml places an error at the end of the text on the line after it: keep it inside the frontmatter.
+        line = min(mark.line, end - 2) + 2 if mark is not None else 1
         return [_critical("skill-frontmatter", skill.rel, f"frontmatter is not valid YAML: {problem}", line)]
     if not isinstance(meta, dict):
         return [_critical("skill-frontmatter", skill.rel, "frontmatter must be a mapping", 1)]

@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 
 import yaml
 
+from assay.safeload import load_json, load_yaml_documents
 from assay.static.report import Finding, Severity
 from assay.static.structure import ArtifactFile
 
@@ -39,9 +40,11 @@ def _python(text: str) -> ParseError | None:
 
 def _json(text: str) -> ParseError | None:
     try:
-        json.loads(text)
+        load_json(text)
     except json.JSONDecodeError as exc:
         return exc.lineno, f"invalid JSON: {exc.msg}"
+    except ValueError as exc:  # too deep, or a number too long
+        return None, f"invalid JSON: {exc}"
     return None
 
 
@@ -49,16 +52,17 @@ def _jsonl(text: str) -> ParseError | None:
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
-                json.loads(line)
+                load_json(line)
             except json.JSONDecodeError as exc:
                 return number, f"invalid JSON line: {exc.msg}"
+            except ValueError as exc:
+                return number, f"invalid JSON line: {exc}"
     return None
 
 
 def _yaml(text: str) -> ParseError | None:
     try:
-        for _ in yaml.safe_load_all(text):
-            pass
+        load_yaml_documents(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

@@ -18,8 +18,9 @@ from typing import Any
 import yaml
 
 from assay.proposers.mutate.base import Mutation, perturb_number, shorten
-from assay.proposers.mutate.config_sites import FAST_YAML_LOADER, Site, json_sites, yaml_sites
+from assay.proposers.mutate.config_sites import Site, json_sites, yaml_sites
 from assay.proposers.mutate.toml_sites import toml_sites
+from assay.safeload import load_json, load_yaml
 
 Change = tuple[Site, Any, str]  # site, its new value, what changed
 SiteOp = Callable[[list[Site], random.Random], Change | None]
@@ -37,9 +38,9 @@ def config_sites(kind: str, text: str) -> list[Site]:
 def parse_config(kind: str, text: str) -> Any:
     """The parsed document; raises ``ValueError`` or ``yaml.YAMLError`` when it does not parse."""
     if kind == "json":
-        return json.loads(text)
+        return load_json(text)
     if kind == "yaml":
-        return yaml.load(text, Loader=FAST_YAML_LOADER)
+        return load_yaml(text)
     return tomllib.loads(text)
 
 

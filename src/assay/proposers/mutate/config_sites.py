@@ -14,8 +14,9 @@ from typing import Any
 
 import yaml
 
+from assay.safeload import load_json, load_yaml
+
 Path = tuple[Any, ...]
-FAST_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -87,12 +88,12 @@ def _json_indent(text: str) -> int | str | None:
 
 
 def json_sites(text: str) -> list[Site]:
-    data = json.loads(text)
+    data = load_json(text)
     indent = _json_indent(text)
     ending = "\n" if text.endswith("\n") else ""
     return tree_sites(data, lambda new: json.dumps(new, indent=indent, ensure_ascii=False) + ending)
 
 
 def yaml_sites(text: str) -> list[Site]:
-    data = yaml.load(text, Loader=FAST_YAML_LOADER)
+    data = load_yaml(text)
     return tree_sites(data, lambda new: yaml.safe_dump(new, sort_keys=False, allow_unicode=True))
