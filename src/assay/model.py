@@ -127,3 +127,12 @@ class CaseResult(BaseModel):
     @property
     def cost_usd(self) -> float:
         return self.output.cost_usd + sum(c.cost_usd for c in self.checks)
+
+
+class Dimension(BaseModel):
+    """One dimension of a gate's decision on a candidate: its verdict, a neutral one-line detail (it may reach
+    the next proposal, so it never quotes a check) and the numbers behind it."""
+
+    passed: bool
+    detail: str = ""
+    numbers: dict[str, Any] = Field(default_factory=dict)

@@ -5,9 +5,12 @@ from assay.evaluation.evaluator import EvalResult
 from assay.gates import GATES, GateInput
 from assay.gates.backpressure import BackpressureGate
 from assay.model import CaseResult, Output, Split
+from assay.static.report import Finding, StaticReport
+
+CRITICAL = StaticReport(findings=[Finding(severity="critical", rule="secret", file="p.md", message="a key")])
 
 
-def scored(*scores: float, static: dict | None = None) -> EvalResult:
+def scored(*scores: float, static: StaticReport | None = None) -> EvalResult:
     cases = [
         CaseResult(id=f"c{i}", split=Split.DEV, passed=s >= 0.5, score=s, output=Output(text="x"))
         for i, s in enumerate(scores)
@@ -72,7 +75,7 @@ async def test_negative_delta_rolls_back_at_once(score):
 
 async def test_blocked_candidate_rolls_back():
     gate = BackpressureGate(min_delta=0.0)
-    data = GateInput(parent=scored(0.0), candidate=scored(static={"passed": False}), baseline=scored(0.0))
+    data = GateInput(parent=scored(0.0), candidate=scored(static=CRITICAL), baseline=scored(0.0))
     assert (await gate.decide(data)).action == "rollback"
 
 

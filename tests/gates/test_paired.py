@@ -6,6 +6,7 @@ from assay.gates import GATES, GateInput
 from assay.gates.paired import PairedGate
 from assay.gates.ratchet import RatchetGate
 from assay.model import CaseResult, Output, Split
+from assay.static.report import Finding, StaticReport
 
 IDS = [f"case-{i}" for i in range(16)]
 
@@ -87,7 +88,9 @@ async def test_ratchet_dimensions_are_kept():
 
 async def test_structure_failure_skips_the_runs():
     calls: list = []
-    critical = {"findings": [{"severity": "critical", "rule": "secret"}]}
+    critical = StaticReport(
+        findings=[Finding(severity="critical", rule="secret", file="p.md", message="a key")]
+    )
     decision = await PairedGate().decide(gain_input(candidate_static=critical, calls=calls))
     assert not decision.keep and calls == []
     assert not decision.dimensions["structure"].passed and not decision.dimensions["safety"].passed

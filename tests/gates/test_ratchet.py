@@ -4,6 +4,7 @@ from assay.evaluation.evaluator import EvalResult
 from assay.gates import GATES, GateInput
 from assay.gates.ratchet import RatchetGate
 from assay.model import CaseResult, Output, Split
+from assay.static.report import Finding, StaticReport
 
 
 def result(verdicts: dict[str, bool], *, tokens: int = 0, seconds: float = 0.01) -> EvalResult:
@@ -85,14 +86,14 @@ async def test_cost_above_twice_baseline_is_discarded():
 
 
 async def test_safety_and_structure_from_static_reports():
-    critical = {"findings": [{"severity": "critical", "rule": "secret"}]}
-    warning = {"findings": [{"severity": "warning", "rule": "sudo"}]}
+    critical = StaticReport(
+        findings=[Finding(severity="critical", rule="secret", file="p.md", message="a key")]
+    )
+    warning = StaticReport(findings=[Finding(severity="warning", rule="sudo", file="p.md", message="sudo")])
     gained = result({**BASE, "b": True})
     blocked = await decide(result(BASE), gained, candidate_static=critical)
     assert not blocked.dimensions["structure"].passed and not blocked.dimensions["safety"].passed
-    more_warnings = await decide(
-        result(BASE), gained, parent_static={"findings": []}, candidate_static=warning
-    )
+    more_warnings = await decide(result(BASE), gained, parent_static=StaticReport(), candidate_static=warning)
     assert not more_warnings.keep and "warnings increased" in more_warnings.dimensions["safety"].detail
 
 

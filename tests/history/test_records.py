@@ -14,12 +14,10 @@ from assay.history.records import (
     EvaluationRow,
     EventRecord,
     RunRecord,
-    Verification,
     best_candidate,
     candidate_id,
     now_iso,
     upgrade,
-    with_verifications,
 )
 
 
@@ -35,7 +33,7 @@ def _candidate(**overrides: object) -> CandidateRecord:
         "description": "swap two statements",
         "decision": "keep",
         "dev_score": 0.75,
-        "gate": {"progress": {"verdict": "pass", "delta": 0.1}},
+        "gate": {"progress": {"passed": True, "detail": "better", "numbers": {"delta": 0.1}}},
         "regressions": ["case-9"],
         "flags": ["many-files"],
     }
@@ -90,27 +88,6 @@ def test_event_run_and_evaluation_records() -> None:
         RunRecord(run_id="r1", branch="b", base_commit="c", status="paused")  # type: ignore[arg-type]
     row = EvaluationRow(split="dev", case_id="c1", passed=True, score=1.0)
     assert row.trace_path is None
-
-
-def _verified(seq: int, **data: object) -> EventRecord:
-    return EventRecord(run_id="r1", seq=seq, kind=Verification.KIND, data=data)
-
-
-def test_verified_scores_are_put_back_on_their_candidate_latest_first() -> None:
-    records = [_candidate(generation=g, candidate_id=candidate_id(g)) for g in range(3)]
-    events = [
-        EventRecord(
-            run_id="r1", seq=1, kind="layer", data={"candidate_id": "cand-0001", "holdout_score": 0.1}
-        ),
-        _verified(2, candidate_id="cand-0001", holdout_score=0.5, regression_pass_rate=1.0),
-        _verified(3, candidate_id="cand-0001", holdout_score=0.75),
-        _verified(4, candidate_id="cand-0009", holdout_score=0.9),
-    ]
-    out = with_verifications(records, events)
-    assert [r.holdout_score for r in out] == [None, 0.75, None]
-    assert out[1].regression_pass_rate == 1.0  # a later event without it does not erase it
-    assert out[1].model_copy(update={"holdout_score": None, "regression_pass_rate": None}) == records[1]
-    assert records[1].holdout_score is None  # the records themselves are left alone
 
 
 def test_the_best_candidate_is_the_last_kept_or_the_baseline() -> None:

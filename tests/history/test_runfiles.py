@@ -25,7 +25,7 @@ def _candidate(n: int, **overrides: object) -> CandidateRecord:
         "delta": 0.01,
         "tokens": 10 * n,
         "time": "2025-01-01T00:00:00+00:00",
-        "gate": {"progress": {"verdict": "pass"}},
+        "gate": {"progress": {"passed": True, "detail": "better"}},
     }
     fields.update(overrides)
     return CandidateRecord.model_validate(fields)
@@ -48,7 +48,9 @@ def test_append_candidate_writes_both_views(tmp_path: Path) -> None:
     (row,) = files.read_results_tsv()
     assert row["candidate"] == "cand-0001" and row["generation"] == "1" and row["decision"] == "keep"
     assert row["holdout_score"] == "" and row["delta"] == "+0.01" and row["tokens"] == "10"
-    assert json.loads(_lines(files.experiments_path)[0])["gate"] == {"progress": {"verdict": "pass"}}
+    assert json.loads(_lines(files.experiments_path)[0])["gate"] == {
+        "progress": {"passed": True, "detail": "better", "numbers": {}}
+    }
 
 
 def test_tabs_newlines_and_backslashes_are_escaped(tmp_path: Path) -> None:

@@ -62,7 +62,10 @@ def _candidate(n: int, run_id: str = "r1", **overrides: object) -> CandidateReco
         "cost_usd": 0.0123,
         "seconds": 1.5,
         "time": "2025-01-01T00:00:00+00:00",
-        "gate": {"progress": {"verdict": "pass", "before": 0.4, "after": 0.5}, "cost": {"verdict": "pass"}},
+        "gate": {
+            "progress": {"passed": True, "detail": "better", "numbers": {"before": 0.4, "after": 0.5}},
+            "cost": {"passed": True, "detail": "within budget"},
+        },
         "regressions": ["c3"],
         "evidence": ["traces/gen-001/c3.json"],
         "citations": ["traces/gen-000/c1.json"],

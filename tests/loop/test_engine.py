@@ -49,8 +49,8 @@ def test_run_logs_every_candidate_and_leaves_the_user_branch(project):
     evaluated = [r for r in records[1:] if r.dev_score is not None]
     assert [e.data["candidate"] for e in matches] == [r.candidate_id for r in evaluated]
     for record, event in zip(evaluated, matches, strict=True):
-        assert record.gate["tournament"]["numbers"]["rating"] == event.data["rating"]
-        assert len(event.data["outcomes"]) >= 3  # three rounds against the baseline, plus the pool
+        assert record.gate["tournament"].numbers["rating"] == event.data["rating"]
+        assert sum(map(len, event.data["updates"])) >= 3  # three rounds against the baseline, plus the pool
         # A win needs clamp(0.5 + (a - b) / 2) >= 0.55, i.e. a dev mean at least 0.1 above the baseline's.
         wins = record.dev_score - outcome.baseline.dev_score >= 0.1 - 1e-9
         assert event.data["baseline_win_rate"] == (1.0 if wins else 0.0)
@@ -174,7 +174,7 @@ def test_a_candidate_deleting_the_artifact_is_stopped_at_l1(tmp_path):
     record = RunFiles(root / ".assay" / "runs" / outcome.run_id).read_candidates()[1]
     assert record.decision == "discard"
     assert record.dev_score is None  # never evaluated: the L1 static tier stopped it
-    assert record.gate["structure"]["passed"] is False
+    assert record.gate["structure"].passed is False
     assert (root / "priority.py").exists()
 
 

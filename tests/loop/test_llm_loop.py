@@ -20,7 +20,7 @@ from assay.cases.split import initial_split
 from assay.config import SplitConfig, load_config
 from assay.evaluation.session import select_cases
 from assay.history.runfiles import RunFiles
-from assay.loop.engine import Evolution, Outcome
+from assay.loop.engine import Evolution, RunOutcome
 from assay.model import Split
 from tests.fakes.llm_server import ScriptedLLMServer
 
@@ -97,7 +97,7 @@ def write_project(root: Path, url: str, cases: list[dict[str, Any]], evolve: str
     return root
 
 
-def evolve(root: Path, generations: int) -> tuple[Outcome, RunFiles]:
+def evolve(root: Path, generations: int) -> tuple[RunOutcome, RunFiles]:
     outcome = run_sync(Evolution(load_config(root / "assay.yaml"), max_generations=generations).start())
     return outcome, RunFiles(root / ".assay" / "runs" / outcome.run_id)
 

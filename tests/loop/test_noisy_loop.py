@@ -20,8 +20,10 @@ import pytest
 
 from assay.aio import run_sync
 from assay.config import load_config
+from assay.history.records import CandidateRecord
 from assay.history.runfiles import RunFiles
 from assay.loop.engine import Evolution
+from assay.stats import estimate_noise
 from tests.fakes.llm_server import ScriptedLLMServer
 
 from .conftest import git
@@ -82,6 +84,11 @@ def _no_real_keys(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+def progress_numbers(record: CandidateRecord) -> dict[str, Any]:
+    progress = record.gate.get("progress")
+    return progress.numbers if progress else {}
+
+
 def run(root: Path, generations: int):
     outcome = run_sync(Evolution(load_config(root / "assay.yaml"), max_generations=generations).start())
     files = RunFiles(root / ".assay" / "runs" / outcome.run_id)
@@ -97,14 +104,16 @@ def test_noise_is_measured_and_the_paired_gate_keeps_only_real_gains(
 
     events = files.read_events()
     noise = next(e.data for e in events if e.kind == "noise")
-    assert noise["runs_per_case"] == 3 and not noise["deterministic"]
+    estimate = estimate_noise(noise["runs"])
+    assert noise["runs_per_case"] == 3 and not estimate.deterministic
     saved = json.loads((files.run_dir / "noise.json").read_text())
+    assert saved["runs"] == noise["runs"]
     dev_ids = set(saved["runs"])
     assert all(len(runs) == 3 for runs in saved["runs"].values())
-    assert set(noise["flaky"]) <= dev_ids and noise["flaky"]
+    assert set(estimate.flaky) <= dev_ids and estimate.flaky
     plan = (files.run_dir / "plan.md").read_text()
     assert "noise at the baseline: noisy:" in plan and "paired sequential test" in plan
-    assert all(cid in plan for cid in noise["flaky"])
+    assert all(cid in plan for cid in estimate.flaky)
 
     records = files.read_candidates()
     baseline_runs = 3 * len(dev_ids)
@@ -112,25 +121,30 @@ def test_noise_is_measured_and_the_paired_gate_keeps_only_real_gains(
     evaluated = [r for r in records[1:] if r.dev_score is not None]
     assert evaluated
     for record in evaluated:
-        progress = record.gate["progress"]["numbers"]
+        progress = progress_numbers(record)
         assert progress["decision"] in ("better", "worse", "undecided")
         assert 0.0 <= progress["p_better"] <= 1.0 and len(progress["ci"]) == 2
         assert set(progress["runs"]) == dev_ids
         assert all(r["parent"] >= 1 and r["candidate"] >= 1 for r in progress["runs"].values())
-        assert record.gate["progress"]["passed"] == (progress["decision"] == "better")
+        assert record.gate["progress"].passed == (progress["decision"] == "better")
         kept_harmful = record.decision == "keep" and HARMFUL in git(
             root, "show", f"{record.commit}:prompt.md"
         )
         assert not kept_harmful, "a change that keeps the harmful line does nothing and must not be kept"
-    tests = {e.data["commit"]: e.data for e in events if e.kind == "paired_test"}
-    assert set(tests) == {r.commit for r in evaluated}
+    decided = {e.data["record"]["commit"]: e.data for e in events if e.kind == "decided"}
     for record in evaluated:
-        logged = tests[record.commit]
-        assert logged["kept"] == (record.decision == "keep")
-        assert logged["p_better"] == record.gate["progress"]["numbers"]["p_better"]
+        logged = decided[record.commit]
+        assert (
+            logged["record"]["gate"]["progress"]["numbers"]["p_better"]
+            == progress_numbers(record)["p_better"]
+        )
+        # The runs the paired test added on each side are in the decision, for the fold to keep.
+        added = logged["extra_runs"]
+        assert (
+            sum(map(len, added["on_candidate"].values())) == progress_numbers(record)["extra_candidate_runs"]
+        )
     extra = sum(
-        r.gate["progress"]["numbers"]["extra_parent_runs"]
-        + r.gate["progress"]["numbers"]["extra_candidate_runs"]
+        progress_numbers(r)["extra_parent_runs"] + progress_numbers(r)["extra_candidate_runs"]
         for r in evaluated
     )
     # Every run is counted: the baseline's three, one per evaluated candidate, the gate's extra runs, and L3
@@ -144,10 +158,10 @@ def test_noise_is_measured_and_the_paired_gate_keeps_only_real_gains(
     texts = [git(root, "show", f"{r.commit}:prompt.md") for r in evaluated]
     first = next(i for i, text in enumerate(texts) if HARMFUL not in text)
     gain = evaluated[first]
-    assert gain.gate["progress"]["numbers"]["decision"] == "better", gain.gate["progress"]["detail"]
+    assert progress_numbers(gain)["decision"] == "better", gain.gate["progress"].detail
     assert gain.decision == "keep"
     assert all(r.decision != "keep" for r in evaluated[first + 1 :])
-    assert records[0].dev_pass_rate < gain.dev_pass_rate or gain.gate["progress"]["numbers"]["effect"] > 0
+    assert records[0].dev_pass_rate < gain.dev_pass_rate or progress_numbers(gain)["effect"] > 0
 
     env = {**os.environ, "COLUMNS": "250"}
     status = subprocess.run(
@@ -168,13 +182,14 @@ def test_a_deterministic_llm_keeps_one_run_and_the_strict_rule(
     root = write_project(tmp_path / "p", llm_server.openai_url, "You answer questions.\n\nBe brief.\n")
     _, files = run(root, generations=2)
     noise = next(e.data for e in files.read_events() if e.kind == "noise")
-    assert noise["runs_per_case"] == 3 and noise["deterministic"] and noise["flaky"] == []
+    estimate = estimate_noise(noise["runs"])
+    assert noise["runs_per_case"] == 3 and estimate.deterministic and estimate.flaky == []
     plan = (files.run_dir / "plan.md").read_text()
     assert "deterministic: all" in plan and "no PASS->FAIL regression" in plan
     evaluated = [r for r in files.read_candidates()[1:] if r.dev_score is not None]
     assert evaluated
     for record in evaluated:
-        assert "p_better" not in record.gate["progress"].get("numbers", {})
+        assert "p_better" not in progress_numbers(record)
 
 
 def test_a_resumed_noisy_run_keeps_its_baseline_runs_and_its_gate(
@@ -206,7 +221,7 @@ def test_a_resumed_noisy_run_keeps_its_baseline_runs_and_its_gate(
     assert [r.generation for r in records] == [0, 1, 2, 3, 4]
     for record in records[3:]:
         if record.dev_score is not None:
-            assert "p_better" in record.gate["progress"]["numbers"]  # still the paired gate
+            assert "p_better" in progress_numbers(record)  # still the paired gate
     assert len(llm_server.requests) > requests_before
 
 
@@ -255,9 +270,9 @@ def test_the_gates_extra_runs_keep_to_the_configured_concurrency(
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two at a time")
     _, files = run(root, generations=2)
     extra = [
-        r.gate["progress"]["numbers"]["extra_candidate_runs"]
+        progress_numbers(r)["extra_candidate_runs"]
         for r in files.read_candidates()[1:]
-        if "p_better" in r.gate.get("progress", {}).get("numbers", {})
+        if "p_better" in progress_numbers(r)
     ]
     assert sum(extra) > 0  # the paired test did ask for more runs
     assert flight["max"] == 2

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -14,46 +13,74 @@ from assay.config import load_config
 from assay.errors import ConfigError
 from assay.history.runfiles import RunFiles
 from assay.loop.engine import Evolution
-from assay.loop.pipeline import ProposalPipeline
+from assay.loop.events import Proposal, Proposed
+from assay.loop.layers import LayerTracker
+from assay.loop.pipeline import ProposalsAhead
+from assay.loop.proposing import Basis
+from assay.loop.state import LoopState, apply
+from assay.search import Archive
 
 from .conftest import git, make_project
 
 
-async def test_takes_the_lowest_priority_first_and_never_runs_more_than_depth_ahead() -> None:
-    made: list[int] = []
-    priorities = {1: 5.0, 2: 1.0, 3: 3.0, 4: 0.0}
+def basis(after: int) -> Basis:
+    return Basis(after=after, archive=Archive(), layer=1, history=[], last_gate=[], best="c0")
 
-    async def produce(number: int) -> tuple[float, str | None, dict[str, Any]]:
-        made.append(number)
-        return priorities.get(number, 9.0), f"c{number}", {"n": number}
 
-    pipeline = ProposalPipeline(produce, depth=3)
-    pipeline.start()
+def pipeline(
+    state: LoopState, depth: int, priorities: dict[int, float], made: list[tuple[int, int]], fail_at: int = 0
+):
+    async def make(number: int, base: Basis) -> Proposed:
+        if number == fail_at:
+            raise RuntimeError("proposer broke")
+        made.append((number, base.after))
+        proposal = Proposal(
+            parent="c0", layer=1, proposer="fake", description="", commit=f"c{number}", number=number
+        )
+        event = Proposed(number=number, proposal=proposal, priority=priorities.get(number, 9.0))
+        apply(state, event)
+        return event
+
+    return ProposalsAhead(make, state, depth=depth)
+
+
+async def test_proposal_n_is_made_from_the_state_after_decision_n_minus_depth() -> None:
+    state = LoopState(tracker=LayerTracker())
+    made: list[tuple[int, int]] = []
+    ahead = pipeline(state, 3, {1: 5.0, 2: 1.0, 3: 3.0, 4: 0.0}, made)
+    await ahead.add_basis(basis(0))
+    ahead.start()
     await asyncio.sleep(0.05)
-    assert made == [1, 2, 3]  # bounded: the fourth waits for a free slot
-    first = await pipeline.take()
-    assert (first.number, first.commit, first.priority) == (2, "c2", 1.0)
+    assert made == [(1, 0), (2, 0), (3, 0)]  # proposal 4 needs the state after decision 1
+    first = await ahead.take(1)  # among proposals 1 and 2, the lower priority
+    assert (first.number, first.priority) == (2, 1.0)
+    state.proposals.pop(2)  # generation 1 took it and was decided
+    state.generation = 1
+    await ahead.add_basis(basis(1))
     await asyncio.sleep(0.05)
-    assert made == [1, 2, 3, 4]
-    assert [(await pipeline.take()).number for _ in range(2)] == [4, 3]
-    await asyncio.sleep(0.05)
-    assert made == [1, 2, 3, 4, 5, 6]  # the three taken freed three slots
-    dropped = await pipeline.close()
-    assert [q.number for q in dropped] == [1, 5, 6]
+    assert made[-1] == (4, 1)
+    assert (await ahead.take(2)).number == 3  # among 1 and 3: proposal 4 is for generation 3 on
+    dropped = await ahead.close()
+    assert dropped == [1, 3, 4]  # 3 was taken but not decided here: it still waits in the state
+
+
+async def test_depth_two_takes_proposals_in_order() -> None:
+    state = LoopState(tracker=LayerTracker())
+    ahead = pipeline(state, 2, {1: 9.0, 2: 0.0}, [])
+    await ahead.add_basis(basis(0))
+    ahead.start()
+    assert (await ahead.take(1)).number == 1  # only proposal 1 may be taken by generation 1
+    await ahead.close()
 
 
 async def test_a_producer_error_surfaces_in_take() -> None:
-    async def produce(number: int) -> tuple[float, str | None, dict[str, Any]]:
-        if number == 2:
-            raise RuntimeError("proposer broke")
-        return 0.0, None, {}
-
-    pipeline = ProposalPipeline(produce, depth=1)
-    pipeline.start()
-    assert (await pipeline.take()).number == 1
+    state = LoopState(tracker=LayerTracker())
+    ahead = pipeline(state, 2, {}, [], fail_at=1)
+    await ahead.add_basis(basis(0))
+    ahead.start()
     with pytest.raises(RuntimeError, match="proposer broke"):
-        await pipeline.take()
-    assert await pipeline.close() == []
+        await asyncio.wait_for(ahead.take(1), timeout=5)
+    assert await ahead.close() == []
 
 
 def test_the_loop_proposes_ahead_and_logs_what_it_dropped(tmp_path: Path) -> None:
@@ -65,19 +92,19 @@ def test_the_loop_proposes_ahead_and_logs_what_it_dropped(tmp_path: Path) -> Non
     records = files.read_candidates()
     assert [r.generation for r in records] == list(range(6))
     events = files.read_events()
-    kinds = [(e.kind, e.data.get("proposal") or e.data.get("generation")) for e in events]
+    kinds = [(e.kind, e.data.get("number") or e.data.get("generation")) for e in events]
     # Proposal 3 was made before generation 2 was committed for evaluation: proposing ran ahead.
     assert kinds.index(("proposed", 3)) < kinds.index(("committed", 2))
-    proposed = {e.data["proposal"]: e.data for e in events if e.kind == "proposed"}
-    committed = [e.data for e in events if e.kind == "committed"]
-    for event in committed:  # each evaluated commit is one of the proposals, under both refs
-        assert proposed[event["proposal"]]["commit"] == event["commit"]
-        assert proposed[event["proposal"]]["parent"] == event["parent"]
+    proposed = {e.data["number"]: e.data["proposal"] for e in events if e.kind == "proposed"}
+    committed = [e.data["proposal"] for e in events if e.kind == "committed"]
+    for proposal in committed:  # each evaluated commit is one of the proposals, under both refs
+        assert proposed[proposal["number"]]["commit"] == proposal["commit"]
+        assert proposed[proposal["number"]]["parent"] == proposal["parent"]
     dropped = next(e.data for e in events if e.kind == "dropped")
-    assert dropped["proposals"] and set(dropped["proposals"]).isdisjoint(c["proposal"] for c in committed)
+    assert dropped["numbers"] and set(dropped["numbers"]).isdisjoint(c["number"] for c in committed)
     refs = git(project, "for-each-ref", "--format=%(refname:short)", f"refs/assay/{outcome.run_id}/")
-    for number in dropped["proposals"]:
-        if proposed.get(number):
+    for number in dropped["numbers"]:
+        if proposed[number]["commit"]:
             assert f"assay/{outcome.run_id}/proposal-{number:04d}" in refs
     worktrees = git(project, "worktree", "list")
     assert "proposals" not in worktrees  # the proposals worktree is removed at the end

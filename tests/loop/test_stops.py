@@ -1,3 +1,11 @@
+from pathlib import Path
+
+from assay.evaluation.evaluator import EvalResult
+from assay.history.records import CandidateRecord
+from assay.loop.events import Spend
+from assay.loop.layers import LayerTracker
+from assay.loop.measure import Measurement
+from assay.loop.state import Best, LoopState
 from assay.loop.stops import (
     Budget,
     Interrupted,
@@ -5,80 +13,107 @@ from assay.loop.stops import (
     MaxGenerations,
     Oscillation,
     Plateau,
-    RunState,
     ScoreRegression,
     StopFile,
     TargetReached,
     WallClock,
     first_reason,
 )
+from assay.model import CaseResult, Output, Split
 
 
-def state(tmp_path, **kwargs) -> RunState:
-    s = RunState(run_dir=tmp_path)
+def state(**kwargs: object) -> LoopState:
+    s = LoopState(tracker=LayerTracker())
     for key, value in kwargs.items():
         setattr(s, key, value)
     return s
 
 
-def test_max_generations(tmp_path):
-    assert MaxGenerations(3).check(state(tmp_path, generation=2)) is None
-    assert "3 generations" in MaxGenerations(3).check(state(tmp_path, generation=3))
+def best_passing(passed: int, total: int) -> Best:
+    cases = [
+        CaseResult(id=f"c{i}", split=Split.DEV, passed=i < passed, score=1.0, output=Output())
+        for i in range(total)
+    ]
+    record = CandidateRecord(
+        run_id="r",
+        generation=1,
+        candidate_id="cand-0001",
+        layer=1,
+        proposer="m",
+        description="",
+        decision="keep",
+    )
+    return Best(record, Measurement(dev=EvalResult(cases=cases)), 0)
 
 
-def test_wall_clock(tmp_path):
-    s = state(tmp_path)
-    assert WallClock(60).check(s) is None
-    s.started -= 61
-    assert "wall clock" in WallClock(60).check(s)
+def test_max_generations():
+    assert MaxGenerations(3).check(state(generation=2)) is None
+    assert "3 generations" in MaxGenerations(3).check(state(generation=3))
 
 
-def test_budgets(tmp_path):
-    assert Budget(tokens=100).check(state(tmp_path, tokens=99)) is None
-    assert "token" in Budget(tokens=100).check(state(tmp_path, tokens=100))
-    assert "cost" in Budget(cost_usd=1.0).check(state(tmp_path, cost_usd=1.5))
-    assert "evaluation" in Budget(evaluations=10).check(state(tmp_path, evaluations=10))
-    assert Budget().check(state(tmp_path, tokens=10**9)) is None
+def test_wall_clock_reads_the_run_clock():
+    now = [59.0]
+    rule = WallClock(60, lambda: now[0])
+    assert rule.check(state()) is None
+    now[0] = 61.0
+    assert "wall clock" in rule.check(state())
 
 
-def test_target_and_plateau(tmp_path):
-    assert TargetReached(1.0).check(state(tmp_path, best_pass_rate=0.9)) is None
-    assert "target" in TargetReached(0.9).check(state(tmp_path, best_pass_rate=0.95))
-    assert "plateau" in Plateau(5).check(state(tmp_path, since_keep=5))
-    assert Plateau(5).check(state(tmp_path, since_keep=4)) is None
+def test_budgets_read_what_the_events_spent():
+    assert Budget(tokens=100).check(state(spent=Spend(tokens=99))) is None
+    assert "token" in Budget(tokens=100).check(state(spent=Spend(tokens=100)))
+    assert "cost" in Budget(cost_usd=1.0).check(state(spent=Spend(cost_usd=1.5)))
+    assert "evaluation" in Budget(evaluations=10).check(state(spent=Spend(case_runs=10)))
+    assert "judge" in Budget(judge_calls=3).check(state(spent=Spend(judge_calls=4)))
+    assert Budget().check(state(spent=Spend(tokens=10**9))) is None
 
 
-def test_oscillation_on_content_or_failing_set(tmp_path):
-    assert Oscillation().check(state(tmp_path, content_hashes=["a", "b", "a"])) is None
-    assert "content" in Oscillation().check(state(tmp_path, content_hashes=["x", "a", "a", "a"]))
+def test_target_and_plateau():
+    assert TargetReached(1.0).check(state(best=best_passing(9, 10))) is None
+    assert "target" in TargetReached(0.9).check(state(best=best_passing(19, 20)))
+    assert TargetReached(0.5).check(state()) is None  # no best yet
+    assert "plateau" in Plateau(5).check(state(since_keep=5))
+    assert Plateau(5).check(state(since_keep=4)) is None
+
+
+def test_oscillation_on_content_or_failing_set():
+    assert Oscillation().check(state(content_hashes=["a", "b", "a"])) is None
+    assert "content" in Oscillation().check(state(content_hashes=["x", "a", "a", "a"]))
     same = frozenset({"c1", "c2"})
-    assert "failing cases" in Oscillation().check(state(tmp_path, failing_sets=[same, same, same]))
+    assert "failing cases" in Oscillation().check(state(failing_sets=[same, same, same]))
 
 
-def test_score_regression(tmp_path):
-    assert ScoreRegression().check(state(tmp_path, kept_scores=[0.5, 0.6, 0.55])) is None
-    assert "fell" in ScoreRegression().check(state(tmp_path, kept_scores=[0.7, 0.6, 0.5]))
+def test_score_regression():
+    assert ScoreRegression().check(state(kept_scores=[0.5, 0.6, 0.55])) is None
+    assert "fell" in ScoreRegression().check(state(kept_scores=[0.7, 0.6, 0.5]))
 
 
-def test_stop_file_layers_and_interrupt(tmp_path):
-    s = state(tmp_path)
-    rules = [StopFile(), LayersExhausted(), Interrupted()]
+def test_stop_file_layers_and_interrupt(tmp_path: Path):
+    pressed = [False]
+    s = state(tracker=LayerTracker(layers=[1], discards_per_layer=1))
+    rules = [StopFile(tmp_path), LayersExhausted(), Interrupted(lambda: pressed[0])]
     assert first_reason(rules, s) is None
     (tmp_path / "STOP").write_text("")
     assert first_reason(rules, s) == "STOP file found"
     (tmp_path / "STOP").unlink()
-    s.layers_exhausted = True
+    s.tracker.record(False)
     assert first_reason(rules, s) == "all layers exhausted"
-    s.layers_exhausted, s.interrupted = False, True
+    s.tracker = LayerTracker()
+    pressed[0] = True
     assert "interrupted" in first_reason(rules, s)
 
 
-def test_standard_rules_follow_the_config():
+def test_standard_rules_follow_the_config(tmp_path: Path):
     from assay.config import EvolveConfig
     from assay.loop.stops import standard_rules
     from assay.presets import resolve
 
-    names = lambda evolve: [type(rule).__name__ for rule in standard_rules(evolve, resolve(evolve), 10)]  # noqa: E731
+    def names(evolve: EvolveConfig) -> list[str]:
+        rules = standard_rules(
+            evolve, resolve(evolve), 10, run_dir=tmp_path, now=lambda: 0.0, pressed=lambda: False
+        )
+        return [type(rule).__name__ for rule in rules]
+
     assert "Oscillation" in names(EvolveConfig())
     assert "Oscillation" not in names(EvolveConfig(stop_on_oscillation=False))
     assert "TargetReached" not in names(EvolveConfig(target_pass_rate=None))

@@ -12,9 +12,11 @@ from assay.config import TournamentConfig, load_config
 from assay.evaluation.evaluator import EvalResult
 from assay.history.runfiles import RunFiles
 from assay.loop.engine import Evolution
-from assay.loop.rating import Tournament
+from assay.loop.events import MatchesPlayed
+from assay.loop.rating import Ratings, play_matches
 from assay.model import CaseResult, Output, Split
 from assay.search import Archive, Node
+from assay.tournament import ScoresJudge
 from tests.fakes.llm_server import ScriptedLLMServer
 
 from .conftest import make_project
@@ -32,31 +34,55 @@ def scores_of(mean: float) -> list[float]:
     return [mean] * 4
 
 
-async def seeded(settings: TournamentConfig, means: dict[str, float]) -> Tournament:
-    """A tournament whose baseline scores 0.1 and where each of ``means`` has already played."""
-    tournament = Tournament(settings, "base", result(scores_of(0.1)), baseline_commit="c-base")
+async def play(
+    ratings: Ratings, name: str, mean: float, *, kept: bool, commit: str | None = None
+) -> MatchesPlayed:
+    """Play ``name``'s matches and fold them into ``ratings``, as the loop does."""
+    dev = result(scores_of(mean))
+    event, *_ = await play_matches(ratings, name, dev, kept, commit=commit, judge=ScoresJudge())
+    ratings.apply(event, dev)
+    return event
+
+
+async def seeded(settings: TournamentConfig, means: dict[str, float]) -> Ratings:
+    """Ratings whose baseline scores 0.1 and where each of ``means`` has already played."""
+    ratings = Ratings.start(settings, "base", result(scores_of(0.1)), "c-base")
     for name, mean in means.items():
-        await tournament.play(name, result(scores_of(mean)), kept=True, commit=f"c-{name}")
-    return tournament
+        await play(ratings, name, mean, kept=True, commit=f"c-{name}")
+    return ratings
+
+
+async def test_playing_changes_nothing_until_the_event_is_applied() -> None:
+    ratings = await seeded(TournamentConfig(matches_per_generation=2), {"a": 0.9})
+    before = ratings.backend.ratings()
+    event, calls, tokens, cost = await play_matches(
+        ratings, "b", result(scores_of(0.5)), False, commit="c-b", judge=ScoresJudge()
+    )
+    assert ratings.backend.ratings() == before and "b" not in ratings.results
+    assert (calls, tokens, cost) == (0, 0, 0.0)  # the scores judge makes no model calls
+    ratings.apply(event, result(scores_of(0.5)))
+    assert ratings.backend.rating("b").rating == event.rating
 
 
 async def test_top_k_plays_the_best_rated_candidates() -> None:
     settings = TournamentConfig(opponents="top_k", k=2, matches_per_generation=1)
-    tournament = await seeded(settings, {"low": 0.2, "mid": 0.5, "high": 0.9})
-    played = await tournament.play("new", result(scores_of(0.55)), kept=False, commit="c-new")
-    opponents = [o["b"] for o in played["outcomes"]]
+    ratings = await seeded(settings, {"low": 0.2, "mid": 0.5, "high": 0.9})
+    played = await play(ratings, "new", 0.55, kept=False, commit="c-new")
+    outcomes = [o for batch in played.updates for o in batch]
+    opponents = [o.b for o in outcomes]
     assert opponents[0] == "base"
     assert sorted(opponents[1:]) == ["high", "mid"]  # the two best rated, not "low"
-    winners = {o["b"]: o["winner"] for o in played["outcomes"]}
+    winners = {o.b: o.winner for o in outcomes}
     assert winners["high"] == "high" and winners["mid"] is None  # 0.55 vs 0.5 scores 0.525: a tie
 
 
 async def test_adaptive_insertion_asks_near_its_own_rating_and_stops_at_k() -> None:
     means = {f"m{i}": 0.1 + 0.08 * i for i in range(10)}
     settings = TournamentConfig(opponents="adaptive", k=3, matches_per_generation=1, rating="bradley_terry")
-    tournament = await seeded(settings, means)
-    played = await tournament.play("new", result(scores_of(0.5)), kept=False)
-    opponents = [o["b"] for o in played["outcomes"]][1:]
+    ratings = await seeded(settings, means)
+    played = await play(ratings, "new", 0.5, kept=False)
+    assert [len(batch) for batch in played.updates] == [1, 1, 1, 1]  # the baseline round, then one at a time
+    opponents = [o.b for batch in played.updates for o in batch][1:]
     assert len(opponents) == 3 and len(set(opponents)) == 3
     # Every opponent after the first is the incumbent closest to the newcomer's rating at the time: with
     # means 0.1..0.82, no far-away extreme is asked.
@@ -64,10 +90,10 @@ async def test_adaptive_insertion_asks_near_its_own_rating_and_stops_at_k() -> N
 
 
 async def test_rank_archive_orders_nodes_by_rating() -> None:
-    tournament = await seeded(TournamentConfig(matches_per_generation=2), {"a": 0.9, "b": 0.5})
+    ratings = await seeded(TournamentConfig(matches_per_generation=2), {"a": 0.9, "b": 0.5})
     archive = Archive([Node("c-base", None, 0.1), Node("c-a", "c-base", 0.9), Node("c-b", "c-base", 0.5)])
     archive.add(Node("c-unrated", "c-base", 0.3))
-    tournament.rank_archive(archive)
+    ratings.rank_archive(archive)
     ranks = {n.id: n.bt_rank for n in archive.nodes()}
     assert ranks == {"c-a": 0, "c-b": 1, "c-base": 2, "c-unrated": None}
 
@@ -86,8 +112,9 @@ def test_ranked_search_with_adaptive_bradley_terry_ranks_every_candidate(tmp_pat
     matches = [e.data for e in files.read_events() if e.kind == "matches"]
     assert [m["commit"] for m in matches] == [r.commit for r in evaluated]
     # The later candidates met earlier ones, not only the baseline.
-    assert any(o["b"] != evaluated[0].parent for m in matches[1:] for o in m["outcomes"])
-    ranks = {n.id: n.bt_rank for n in evolution.archive.nodes()}
+    assert any(o["b"] != "cand-0000" for m in matches[1:] for batch in m["updates"] for o in batch)
+    assert evolution.state is not None
+    ranks = {n.id: n.bt_rank for n in evolution.state.archive.nodes()}
     assert all(ranks[r.commit] is not None for r in evaluated)
     assert sorted(r for r in ranks.values() if r is not None) == list(range(len(evaluated) + 1))
 
@@ -109,7 +136,7 @@ def test_llm_judge_sees_artifact_files_only_and_its_calls_hit_the_budget(
     assert "judge budget of 7 model calls used" in outcome.stop_reason
     files = RunFiles(project / ".assay" / "runs" / outcome.run_id)
     calls = [
-        r.gate["tournament"]["numbers"]["judge_calls"]
+        r.gate["tournament"].numbers["judge_calls"]
         for r in files.read_candidates()[1:]
         if "tournament" in r.gate
     ]

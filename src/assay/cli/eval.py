@@ -101,12 +101,11 @@ def eval_command(
 def render(result: EvalResult) -> None:
     """The per-case table and a one-line summary."""
     if result.static:
-        findings = result.static.get("findings", [])
-        for f in findings:
-            style = "red" if f["severity"] == "critical" else "yellow"
+        for f in result.static.findings:
+            style = "red" if f.severity == "critical" else "yellow"
             out.print(
-                Text(f["severity"], style=style),
-                f"{f['file']}:{f.get('line') or '-'} {f['rule']}: {f['message']}",
+                Text(f.severity, style=style),
+                f"{f.file}:{f.line or '-'} {f.rule}: {f.message}",
                 highlight=False,
             )
         if result.blocked:

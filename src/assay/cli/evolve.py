@@ -14,7 +14,7 @@ from assay.cli.console import make_console
 from assay.config import load_config
 
 if TYPE_CHECKING:
-    from assay.loop.engine import Outcome
+    from assay.loop.engine import RunOutcome
 
 out = make_console()
 err = make_console(stderr=True)
@@ -22,7 +22,7 @@ err = make_console(stderr=True)
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
 
 
-def _print_outcome(outcome: Outcome) -> None:
+def _print_outcome(outcome: RunOutcome) -> None:
     base, best = outcome.baseline, outcome.best
     out.print(Text("stopped:", style="bold"), outcome.stop_reason, highlight=False)
 

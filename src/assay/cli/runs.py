@@ -122,7 +122,8 @@ def _noise(config: AssayConfig, run_id: str) -> NoiseEstimate | None:
 
 def _test(record: CandidateRecord) -> str:
     """The paired test's verdict in a few words, when the noise-aware gate judged the candidate."""
-    numbers = record.gate.get("progress", {}).get("numbers", {})
+    progress = record.gate.get("progress")
+    numbers = progress.numbers if progress else {}
     if "p_better" not in numbers:
         return ""
     extra = numbers.get("extra_parent_runs", 0) + numbers.get("extra_candidate_runs", 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -15,6 +15,7 @@ from assay.evaluation.executor import Executor, LocalExecutor
 from assay.evaluation.scoring import combine, runner_check
 from assay.evaluation.traces import write_trace
 from assay.model import Case, CaseResult, Output, Split
+from assay.static.report import StaticReport
 
 if TYPE_CHECKING:
     from assay.llm.base import LLM
@@ -26,7 +27,7 @@ class EvalResult(BaseModel):
     """The outcome of evaluating one artifact on a set of cases."""
 
     cases: list[CaseResult] = Field(default_factory=list)
-    static: dict[str, Any] | None = None
+    static: StaticReport | None = None
     duration_s: float = 0.0
     trace_dir: str | None = None
 
@@ -61,7 +62,7 @@ class EvalResult(BaseModel):
     @property
     def blocked(self) -> bool:
         """True when the L1 static tier found a critical problem and no case was run."""
-        return bool(self.static) and not self.static.get("passed", True)
+        return self.static is not None and not self.static.passed
 
 
 class Evaluator:

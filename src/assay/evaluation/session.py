@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from assay.cases import assign_splits, load_cases, select
 from assay.checks import CHECKS
@@ -20,6 +19,7 @@ from assay.fsutil import atomic_write_text, safe_name
 from assay.model import Case, CaseResult, Split
 from assay.runners import RUNNERS, RunContext
 from assay.sandbox import SandboxLimits
+from assay.static.report import StaticReport
 
 
 @dataclass
@@ -68,16 +68,13 @@ def script_limits(config: AssayConfig) -> SandboxLimits:
     return SandboxLimits()
 
 
-def static_report(config: AssayConfig, workdir: Path) -> dict[str, Any]:
-    """The L1 static tier on ``workdir`` as a JSON-ready report (``passed`` and ``findings``)."""
+def static_report(config: AssayConfig, workdir: Path) -> StaticReport:
+    """The L1 static tier on ``workdir`` (an empty, passing report when ``tiers.static`` is off)."""
     if not config.tiers.static:
-        return {"passed": True, "findings": []}
+        return StaticReport()
     from assay.static import scan_artifact
 
-    report = scan_artifact(
-        workdir, config.artifact.paths, config.artifact.kind, security=config.tiers.security
-    )
-    return report.model_dump(mode="json")
+    return scan_artifact(workdir, config.artifact.paths, config.artifact.kind, security=config.tiers.security)
 
 
 def build_evaluator(
@@ -146,7 +143,7 @@ async def evaluate_project(
     workdir = (workdir or config.artifact_dir).resolve()
     eval_dir = eval_dir or new_eval_dir(config)
     static = static_report(config, workdir)
-    if not static["passed"]:
+    if not static.passed:
         result = EvalResult(static=static, trace_dir=None)
         write_summary(eval_dir, result)
         return result
@@ -191,7 +188,7 @@ def summary_document(result: EvalResult) -> dict[str, object]:
         "tokens": result.tokens,
         "cost_usd": result.cost_usd,
         "trace_dir": result.trace_dir,
-        "static": result.static,
+        "static": result.static.model_dump(mode="json") if result.static else None,
         "cases": [
             {
                 "id": c.id,

@@ -7,21 +7,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from assay.evaluation.evaluator import EvalResult
+from assay.model import Dimension
 from assay.registry import Registry
+from assay.static.report import StaticReport
 
 # Re-runs one dev case of the candidate ``n`` times and returns how many runs passed (the noise rule).
 Rerun = Callable[[str, int], Awaitable[int]]
-
-
-class Dimension(BaseModel):
-    """One dimension of a decision: its verdict and the numbers behind it."""
-
-    passed: bool
-    detail: str
-    numbers: dict[str, Any] = Field(default_factory=dict)
 
 
 class GateDecision(BaseModel):
@@ -44,8 +38,8 @@ class GateInput:
     parent: EvalResult
     candidate: EvalResult
     baseline: EvalResult
-    parent_static: dict[str, Any] | None = None
-    candidate_static: dict[str, Any] | None = None
+    parent_static: StaticReport | None = None
+    candidate_static: StaticReport | None = None
     parent_size: int = 0
     candidate_size: int = 0
     rerun: Rerun | None = None

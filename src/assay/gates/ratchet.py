@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from assay.evaluation.evaluator import EvalResult
 from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
+from assay.static.report import StaticReport
 
 TIE_BENEFIT = 0.05  # a tie is kept only when cost, time or size drop by at least this fraction
 SCORE_TOLERANCE = 0.01  # how far the mean score may fall while the pass rate rises
@@ -25,10 +26,10 @@ def _per_case(result: EvalResult) -> tuple[float, float]:
     return result.tokens / n, sum(c.output.duration_s for c in result.cases) / n
 
 
-def _findings(static: dict | None) -> tuple[int, int]:
-    findings = (static or {}).get("findings", [])
-    critical = sum(f.get("severity") == "critical" for f in findings)
-    return critical, len(findings) - critical
+def _findings(static: StaticReport | None) -> tuple[int, int]:
+    if static is None:
+        return 0, 0
+    return len(static.critical), len(static.warnings)
 
 
 @GATES.register("ratchet")

@@ -6,11 +6,13 @@ fields they do not know, so a run directory written by an older assay still load
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from assay.model import Dimension
 
 SCHEMA_VERSION = 1
 
@@ -74,7 +76,7 @@ class CandidateRecord(_Record):
     cost_usd: float = 0.0
     seconds: float = 0.0
     time: str = Field(default_factory=now_iso)
-    gate: dict[str, Any] = Field(default_factory=dict)
+    gate: dict[str, Dimension] = Field(default_factory=dict)
     regressions: list[str] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
     citations: list[str] = Field(default_factory=list)
@@ -113,36 +115,6 @@ class RunRecord(_Record):
     config: dict[str, Any] = Field(default_factory=dict)
     stop_reason: str | None = None
     best: str | None = None
-
-
-class Verification(BaseModel):
-    """L3 scores of a candidate measured after its record was written: the payload of a ``verified`` event.
-
-    The loop verifies the best candidate on the holdout and regression splits before a layer promotion and at
-    the end of a run; its record, written when it was kept, may not have them. Records are written once, so
-    the scores go to the event log and :func:`with_verifications` puts them back on the record.
-    """
-
-    model_config = ConfigDict(extra="ignore")
-
-    KIND: ClassVar[str] = "verified"
-
-    candidate_id: str
-    holdout_score: float | None = None
-    regression_pass_rate: float | None = None
-
-
-def with_verifications(
-    records: Sequence[CandidateRecord], events: Iterable[EventRecord]
-) -> list[CandidateRecord]:
-    """The candidate records with the scores of later ``verified`` events filled in (the latest event wins)."""
-    scores: dict[str, dict[str, float]] = {}
-    for event in events:
-        if event.kind == Verification.KIND:
-            found = Verification.model_validate(event.data)
-            measured = found.model_dump(exclude={"candidate_id"}, exclude_none=True)
-            scores.setdefault(found.candidate_id, {}).update(measured)
-    return [r.model_copy(update=scores[r.candidate_id]) if r.candidate_id in scores else r for r in records]
 
 
 def best_candidate(records: Sequence[CandidateRecord]) -> CandidateRecord:

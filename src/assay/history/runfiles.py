@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from assay.errors import AssayError
 from assay.fsutil import atomic_write_text
+from assay.history.faults import die, fault_at
 from assay.history.records import CandidateRecord, EventRecord
 
 RESULTS_COLUMNS = (
@@ -128,10 +129,14 @@ def _cut_torn_tail(path: Path, valid: Callable[[str], bool]) -> bool:
 
 
 def _append(path: Path, line: str) -> None:
+    data = line.encode("utf-8") + b"\n"
+    fault = fault_at(path.name)
     with path.open("ab") as handle:
-        handle.write(line.encode("utf-8") + b"\n")
+        handle.write(data[: len(data) // 2] if fault == "torn" else data)
         handle.flush()
         os.fsync(handle.fileno())
+    if fault is not None:
+        die()
 
 
 class RunFiles:

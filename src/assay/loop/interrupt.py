@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Callable
+from typing import Protocol
 
-from assay.loop.stops import RunState
+
+class Interruptible(Protocol):
+    interrupted: bool
 
 
-def install_sigint(state: RunState, report: Callable[[str], None]) -> Callable[[], None]:
+def install_sigint(state: Interruptible, report: Callable[[str], None]) -> Callable[[], None]:
     """Install the handler on the running loop; returns the function that removes it. Where signals cannot be
     handled (not the main thread), nothing is installed and Ctrl-C keeps its default behaviour."""
     loop = asyncio.get_running_loop()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from assay.config import AssayConfig
 from assay.errors import ConfigError
-from assay.history.records import CandidateRecord
 from assay.llm import make_llm
 from assay.proposers.redaction import Redactor
 from assay.tournament import LLMJudge, PairwiseJudge, ScoresJudge
@@ -47,9 +46,3 @@ def make_match_judge(config: AssayConfig, redactor: Redactor, *, use_cache: bool
         show=settings.judge_show,
         seed=config.evolve.seed,
     )
-
-
-def judge_calls(record: CandidateRecord) -> int:
-    """Model calls the tournament judge made for this candidate (0 when none were logged)."""
-    numbers = record.gate.get("tournament", {}).get("numbers", {})
-    return int(numbers.get("judge_calls", 0) or 0)

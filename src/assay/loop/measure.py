@@ -5,28 +5,49 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from assay.config import AssayConfig
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import build_evaluator, static_report
-from assay.history.records import CandidateRecord, candidate_id
+from assay.history.records import CandidateRecord, Decision, candidate_id
 from assay.llm.base import RUN_INDEX
 from assay.model import Case, CaseResult, Split
+from assay.static.report import StaticReport
+
+OUTPUT_KEPT = 2000  # characters of each output kept in the event log (the trace file has all of it)
+
+
+def slim(result: EvalResult | None) -> EvalResult | None:
+    """``result`` as the event log keeps it: every verdict, score, timing and trace path, and each output's
+    text and tails cut to their first :data:`OUTPUT_KEPT` characters (the trace file holds them whole)."""
+    if result is None:
+        return None
+    cases = []
+    for case in result.cases:
+        output = case.output.model_copy(
+            update={
+                "text": case.output.text[:OUTPUT_KEPT],
+                "stdout_tail": case.output.stdout_tail[-OUTPUT_KEPT:],
+                "stderr_tail": case.output.stderr_tail[-OUTPUT_KEPT:],
+                "meta": {},
+            }
+        )
+        cases.append(case.model_copy(update={"output": output}))
+    return result.model_copy(update={"cases": cases})
 
 
 @dataclass
 class Measurement:
     """One candidate measured: its L1 report and its results per split (None: not run)."""
 
-    static: dict[str, Any]
+    static: StaticReport | None = None
     dev: EvalResult | None = None
     holdout: EvalResult | None = None
     regression: EvalResult | None = None
 
     @property
     def blocked(self) -> bool:
-        return not self.static.get("passed", True)
+        return self.static is not None and not self.static.passed
 
     def to_record(
         self,
@@ -38,7 +59,7 @@ class Measurement:
         layer: int,
         proposer: str,
         description: str,
-        decision: str,
+        decision: Decision,
         seconds: float,
         parent_dev: EvalResult | None,
     ) -> CandidateRecord:
@@ -54,7 +75,7 @@ class Measurement:
             layer=layer,
             proposer=proposer,
             description=description,
-            decision=decision,  # type: ignore[arg-type]
+            decision=decision,
             dev_score=dev.mean_score if dev else None,
             dev_pass_rate=dev.pass_rate if dev else None,
             holdout_score=holdout.mean_score if holdout else None,
@@ -83,7 +104,7 @@ class Measurer:
         self.evaluator = build_evaluator(config, everything, use_cache=use_cache, judge_votes=judge_votes)
         self.case_runs = 0
 
-    def static(self, workdir: Path) -> dict[str, Any]:
+    def static(self, workdir: Path) -> StaticReport:
         return static_report(self.config, workdir)
 
     async def split(

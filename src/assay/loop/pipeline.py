@@ -1,76 +1,94 @@
-"""Proposals ahead of evaluations (SIFT's asynchronous expansion): a producer task keeps up to ``depth``
-proposals waiting in a queue ordered by priority, so a slow evaluation does not stop proposing and a slow
-proposer does not stop evaluating."""
+"""Proposals ahead of evaluations (SIFT's asynchronous expansion), deterministic: with ``evolve.pipeline`` =
+depth d > 1, a producer task makes proposal n from the state right after decision n − d (the baseline for the
+first ones) while generations are evaluated, and generation g takes, among the proposals numbered up to
+g + d − 2 that no generation took yet, the one whose parent has the best rating rank plus accuracy rank.
+
+So while a candidate is evaluated the next proposal is being made, and which proposal a generation gets depends
+only on the run's events, not on timing: a resumed run, or the same seed run again, takes the same ones.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
 
-# Makes proposal ``number``: returns (priority, lower first; commit or None for a failed proposal; log info).
-Produce = Callable[[int], Awaitable[tuple[float, str | None, dict[str, Any]]]]
+from assay.loop.events import Proposed
+from assay.loop.proposing import Basis
+from assay.loop.state import LoopState
 
-
-@dataclass(order=True)
-class Queued:
-    """A proposal waiting for evaluation; ordered by ``priority``, then by ``number`` (older first)."""
-
-    priority: float
-    number: int
-    commit: str | None = field(compare=False)
-    info: dict[str, Any] = field(compare=False)
+# Makes, logs and returns proposal ``number`` from ``basis``.
+Make = Callable[[int, Basis], Awaitable[Proposed]]
 
 
-class ProposalPipeline:
-    """Runs ``produce`` in the background, numbering proposals from ``first``; ``take`` hands out the waiting
-    proposal with the lowest priority. At most ``depth`` proposals wait (or are being made) at any time."""
+class ProposalsAhead:
+    """The producer of proposals made ahead, and the rule by which generations take them."""
 
-    def __init__(self, produce: Produce, *, depth: int, first: int = 1) -> None:
-        if depth < 1:
-            raise ValueError(f"depth must be at least 1, got {depth}")
-        self._produce = produce
-        self._numbers = itertools.count(first)
-        self._queue: asyncio.PriorityQueue[Queued] = asyncio.PriorityQueue()
-        self._slots = asyncio.Semaphore(depth)
+    def __init__(self, make: Make, state: LoopState, *, depth: int) -> None:
+        if depth < 2:
+            raise ValueError(f"a pipeline needs a depth of at least 2, got {depth}")
+        self.make = make
+        self.state = state
+        self.depth = depth
+        self.bases: dict[int, Basis] = {}
+        self._changed = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
 
+    def needed_from(self) -> int:
+        """The first decision whose basis the producer will still need."""
+        return max(0, self.state.last_proposal + 1 - self.depth)
+
+    async def add_basis(self, basis: Basis) -> None:
+        """The state after decision ``basis.after`` (call after the baseline and after every decision)."""
+        self.bases[basis.after] = basis
+        async with self._changed:
+            self._changed.notify_all()
+
     def start(self) -> None:
-        """Start producing (call from inside the event loop)."""
+        """Start producing, after the last proposal the events know (call from inside the event loop)."""
         self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
+        try:
+            await self._produce()
+        finally:  # a failed producer wakes the generation waiting for it, which raises its error
+            async with self._changed:
+                self._changed.notify_all()
+
+    async def _produce(self) -> None:
+        number = self.state.last_proposal
         while True:
-            await self._slots.acquire()
-            number = next(self._numbers)
-            priority, commit, info = await self._produce(number)
-            self._queue.put_nowait(Queued(priority, number, commit, info))
+            number += 1
+            after = max(0, number - self.depth)
+            async with self._changed:
+                await self._changed.wait_for(lambda after=after: after in self.bases)
+            basis = self.bases[after]
+            await self.make(number, basis)
+            for old in [k for k in self.bases if k < after]:
+                del self.bases[old]
+            async with self._changed:
+                self._changed.notify_all()
 
-    async def take(self) -> Queued:
-        """The best waiting proposal, waiting for one if none is ready; re-raises the producer's error."""
+    async def take(self, generation: int) -> Proposed:
+        """The proposal generation ``generation`` evaluates (waiting for the producer when needed)."""
         assert self._task is not None, "start() the pipeline first"
-        if self._queue.empty():
-            getter = asyncio.ensure_future(self._queue.get())
-            await asyncio.wait({getter, self._task}, return_when=asyncio.FIRST_COMPLETED)
-            if not getter.done():
-                getter.cancel()
-                self._task.result()  # the producer failed: raise its error here
-            item = getter.result()
-        else:
-            item = self._queue.get_nowait()
-        self._slots.release()
-        return item
+        last = generation + self.depth - 2
 
-    async def close(self) -> list[Queued]:
-        """Stop producing; return the proposals that were made but never taken, best first."""
+        def ready() -> bool:
+            return self.state.last_proposal >= last or self._task is None or self._task.done()
+
+        async with self._changed:
+            await self._changed.wait_for(ready)
+        if self._task.done() and self.state.last_proposal < last:
+            self._task.result()  # the producer failed: raise its error here
+        waiting = [p for n, p in self.state.proposals.items() if n <= last]
+        return min(waiting, key=lambda p: (p.priority, p.number))
+
+    async def close(self) -> list[int]:
+        """Stop producing; return the numbers of the proposals made but never taken."""
         if self._task is not None and not self._task.done():
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        dropped = []
-        while not self._queue.empty():
-            dropped.append(self._queue.get_nowait())
-        return dropped
+        self._task = None
+        return sorted(self.state.proposals)

@@ -1,63 +1,47 @@
-"""Stop rules: small objects that look at the run's state after each generation and may end the run."""
+"""Stop rules: small objects that look at the run's folded state before each generation and may end it.
+
+Rules about the run's own history read :class:`~assay.loop.state.LoopState`; the few that watch something
+live (the clock, a STOP file, Ctrl-C) hold it themselves.
+"""
 
 from __future__ import annotations
 
-import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from assay.config import EvolveConfig
+    from assay.loop.state import LoopState
     from assay.presets import EvolveSettings
-
-
-@dataclass
-class RunState:
-    """What stop rules look at. The engine updates it after every generation."""
-
-    run_dir: Path
-    generation: int = 0
-    started: float = field(default_factory=time.monotonic)
-    tokens: int = 0
-    cost_usd: float = 0.0
-    evaluations: int = 0
-    judge_calls: int = 0
-    best_pass_rate: float = 0.0
-    since_keep: int = 0
-    kept_scores: list[float] = field(default_factory=list)
-    content_hashes: list[str] = field(default_factory=list)
-    failing_sets: list[frozenset[str]] = field(default_factory=list)
-    layers_exhausted: bool = False
-    interrupted: bool = False
-
-    @property
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
 
 
 class StopRule(ABC):
     """Returns a one-line reason to stop, or None to go on."""
 
     @abstractmethod
-    def check(self, state: RunState) -> str | None: ...
+    def check(self, state: LoopState) -> str | None: ...
 
 
 @dataclass
 class MaxGenerations(StopRule):
     limit: int
 
-    def check(self, state: RunState) -> str | None:
+    def check(self, state: LoopState) -> str | None:
         return f"reached {self.limit} generations" if state.generation >= self.limit else None
 
 
 @dataclass
 class WallClock(StopRule):
-    seconds: float
+    """The run's running time (``now``: seconds, sessions before a resume included) reached ``seconds``."""
 
-    def check(self, state: RunState) -> str | None:
-        return f"wall clock of {self.seconds:g}s used" if state.elapsed >= self.seconds else None
+    seconds: float
+    now: Callable[[], float]
+
+    def check(self, state: LoopState) -> str | None:
+        return f"wall clock of {self.seconds:g}s used" if self.now() >= self.seconds else None
 
 
 @dataclass
@@ -67,14 +51,15 @@ class Budget(StopRule):
     evaluations: int | None = None
     judge_calls: int | None = None
 
-    def check(self, state: RunState) -> str | None:
-        if self.tokens is not None and state.tokens >= self.tokens:
+    def check(self, state: LoopState) -> str | None:
+        spent = state.spent
+        if self.tokens is not None and spent.tokens >= self.tokens:
             return f"token budget of {self.tokens} used"
-        if self.cost_usd is not None and state.cost_usd >= self.cost_usd:
+        if self.cost_usd is not None and spent.cost_usd >= self.cost_usd:
             return f"cost budget of ${self.cost_usd:g} used"
-        if self.evaluations is not None and state.evaluations >= self.evaluations:
+        if self.evaluations is not None and spent.case_runs >= self.evaluations:
             return f"evaluation budget of {self.evaluations} case runs used"
-        if self.judge_calls is not None and state.judge_calls >= self.judge_calls:
+        if self.judge_calls is not None and spent.judge_calls >= self.judge_calls:
             return f"judge budget of {self.judge_calls} model calls used"
         return None
 
@@ -83,7 +68,7 @@ class Budget(StopRule):
 class TargetReached(StopRule):
     pass_rate: float
 
-    def check(self, state: RunState) -> str | None:
+    def check(self, state: LoopState) -> str | None:
         return (
             f"target dev pass rate {self.pass_rate:g} reached"
             if state.best_pass_rate >= self.pass_rate
@@ -95,7 +80,7 @@ class TargetReached(StopRule):
 class Plateau(StopRule):
     generations: int
 
-    def check(self, state: RunState) -> str | None:
+    def check(self, state: LoopState) -> str | None:
         if state.since_keep >= self.generations:
             return f"plateau: no candidate kept in {self.generations} generations"
         return None
@@ -107,7 +92,7 @@ class Oscillation(StopRule):
 
     repeats: int = 3
 
-    def check(self, state: RunState) -> str | None:
+    def check(self, state: LoopState) -> str | None:
         for label, seq in (("content", state.content_hashes), ("failing cases", state.failing_sets)):
             tail = seq[-self.repeats :]
             if len(tail) == self.repeats and len(set(tail)) == 1:
@@ -119,7 +104,7 @@ class Oscillation(StopRule):
 class ScoreRegression(StopRule):
     """Kept candidates whose score fell strictly two generations in a row."""
 
-    def check(self, state: RunState) -> str | None:
+    def check(self, state: LoopState) -> str | None:
         s = state.kept_scores[-3:]
         if len(s) == 3 and s[0] > s[1] > s[2]:
             return "regression: the kept score fell two generations in a row"
@@ -127,23 +112,31 @@ class ScoreRegression(StopRule):
 
 
 class LayersExhausted(StopRule):
-    def check(self, state: RunState) -> str | None:
+    def check(self, state: LoopState) -> str | None:
         return "all layers exhausted" if state.layers_exhausted else None
 
 
+@dataclass
 class StopFile(StopRule):
     """A file named STOP in the run directory ends the run after the current generation."""
 
-    def check(self, state: RunState) -> str | None:
-        return "STOP file found" if (state.run_dir / "STOP").exists() else None
+    run_dir: Path
+
+    def check(self, state: LoopState) -> str | None:
+        return "STOP file found" if (self.run_dir / "STOP").exists() else None
 
 
+@dataclass
 class Interrupted(StopRule):
-    def check(self, state: RunState) -> str | None:
-        return "interrupted (Ctrl-C)" if state.interrupted else None
+    """Ctrl-C once: ``pressed`` says so, and the run ends after the current generation."""
+
+    pressed: Callable[[], bool]
+
+    def check(self, state: LoopState) -> str | None:
+        return "interrupted (Ctrl-C)" if self.pressed() else None
 
 
-def first_reason(rules: list[StopRule], state: RunState) -> str | None:
+def first_reason(rules: list[StopRule], state: LoopState) -> str | None:
     """The first rule that says stop, in order."""
     for rule in rules:
         reason = rule.check(state)
@@ -152,13 +145,21 @@ def first_reason(rules: list[StopRule], state: RunState) -> str | None:
     return None
 
 
-def standard_rules(evolve: EvolveConfig, settings: EvolveSettings, max_generations: int) -> list[StopRule]:
-    """The rules every run checks after each generation, in the order their reasons are preferred."""
+def standard_rules(
+    evolve: EvolveConfig,
+    settings: EvolveSettings,
+    max_generations: int,
+    *,
+    run_dir: Path,
+    now: Callable[[], float],
+    pressed: Callable[[], bool],
+) -> list[StopRule]:
+    """The rules every run checks before each generation, in the order their reasons are preferred."""
     rules: list[StopRule] = [
-        Interrupted(),
-        StopFile(),
+        Interrupted(pressed),
+        StopFile(run_dir),
         MaxGenerations(max_generations),
-        WallClock(settings.wall_clock_s),
+        WallClock(settings.wall_clock_s, now),
         Budget(
             tokens=evolve.max_tokens,
             cost_usd=evolve.max_cost_usd,

@@ -1,0 +1,137 @@
+"""What the loop's steps work with and never change while a run goes on: the configuration, git, the run's
+files and log, the worktree, the cases, the measurer, the proposer, the search strategy, the judges, the
+gate, the clock and the reporter. State is elsewhere (:mod:`assay.loop.state`); :meth:`LoopContext.emit` is how
+a step changes it: the event is logged, then folded."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assay.config import AssayConfig
+from assay.gates import Gate
+from assay.history.git import Git
+from assay.history.records import RunRecord
+from assay.history.runfiles import RunFiles
+from assay.history.scope import artifact_files, out_of_scope
+from assay.history.store import RunStore
+from assay.loop.events import Event
+from assay.loop.measure import Measurer
+from assay.loop.noise import NoiseSampler, make_gate
+from assay.loop.runlog import RunLog
+from assay.loop.state import LoopState, apply
+from assay.loop.stops import StopRule
+from assay.model import Case, Split
+from assay.presets import EvolveSettings
+from assay.proposers import Proposer
+from assay.proposers.redaction import Redactor
+from assay.search import ParentSelector
+from assay.stats import NoiseEstimate
+from assay.tournament import PairwiseJudge
+
+
+class Clock:
+    """The run's running time: what earlier sessions logged plus this session's time since it started."""
+
+    def __init__(self, offset: float = 0.0) -> None:
+        self.offset = offset
+        self.started = time.monotonic()
+
+    def now(self) -> float:
+        return self.offset + time.monotonic() - self.started
+
+
+@dataclass
+class Parts:
+    """The run-independent parts, built (and their configuration errors raised) before a run is created."""
+
+    config: AssayConfig
+    settings: EvolveSettings
+    max_generations: int
+    git: Git
+    prefix: str
+    store: RunStore
+    cases: dict[Split, list[Case]]
+    redactor: Redactor
+    measurer: Measurer
+    proposer: Proposer
+    selector: ParentSelector
+    match_judge: PairwiseJudge
+    gate: Gate | None = None  # an object given through the Python API; else from the configuration
+    stop_rules: list[StopRule] = field(default_factory=list)
+
+
+@dataclass
+class LoopContext:
+    """The parts and one run's files, log, worktrees and clock (see the module docstring)."""
+
+    parts: Parts
+    run: RunRecord
+    files: RunFiles
+    log: RunLog
+    worktree: Path
+    noise: NoiseSampler
+    clock: Clock
+    report: Callable[[str], None]
+    interrupted: bool = False
+    file_cache: dict[str, dict[str, str]] = field(default_factory=dict)
+    _gates: dict[bool, tuple[Gate, bool]] = field(default_factory=dict)
+
+    @property
+    def config(self) -> AssayConfig:
+        return self.parts.config
+
+    @property
+    def git(self) -> Git:
+        return self.parts.git
+
+    @property
+    def workdir(self) -> Path:
+        """The artifact root inside the run's worktree."""
+        return self.worktree / self.parts.prefix if self.parts.prefix else self.worktree
+
+    def emit(self, state: LoopState, event: Event) -> None:
+        """Log ``event`` (with the run's running time) and fold it into ``state``."""
+        event.elapsed = self.clock.now()
+        self.log.append(event)
+        apply(state, event)
+
+    def gate_for(self, estimate: NoiseEstimate | None) -> tuple[Gate, bool]:
+        """The gate and whether it is the paired one (built once per kind of baseline noise)."""
+        noisy = estimate is not None and not estimate.deterministic
+        if noisy not in self._gates:
+            if self.parts.gate is not None:
+                self._gates[noisy] = (self.parts.gate, self.parts.gate.name in ("noisy", "paired"))
+            else:
+                self._gates[noisy] = make_gate(self.config, estimate)
+        return self._gates[noisy]
+
+    def artifact_paths(self, workdir: Path) -> list[str]:
+        return artifact_files(workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
+
+    def artifact_size(self, workdir: Path) -> int:
+        return sum((workdir / p).stat().st_size for p in self.artifact_paths(workdir))
+
+    def content_hash(self, workdir: Path) -> str:
+        digest = hashlib.sha256()
+        for path in self.artifact_paths(workdir):
+            digest.update(path.encode() + b"\0" + (workdir / path).read_bytes())
+        return digest.hexdigest()
+
+    def files_at(self, commit: str) -> dict[str, str]:
+        """The artifact files of a commit (path relative to the artifact root -> text), for a judge."""
+        prefix = self.parts.prefix
+        listed = self.git.run("ls-tree", "-r", "--name-only", commit, "--", prefix or ".").stdout
+        found: dict[str, str] = {}
+        for path in listed.splitlines():
+            if out_of_scope(
+                [path], self.config.artifact.paths, self.config.artifact.forbid, artifact_prefix=prefix
+            ):
+                continue
+            text = self.git.show_file(commit, path)
+            if text is not None:
+                found[path[len(prefix) + 1 :] if prefix else path] = text
+        return found

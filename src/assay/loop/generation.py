@@ -1,0 +1,292 @@
+"""One generation as small steps: propose (or take a proposal made ahead), measure (L1 + L2), gate, L3 when due,
+play the tournament, decide. Each step that changes state emits its event; a step whose event is already in
+the log (a resumed generation) is not done again.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from assay.evaluation.evaluator import EvalResult
+from assay.gates import GateInput
+from assay.history.records import CandidateRecord, candidate_id
+from assay.loop.context import LoopContext
+from assay.loop.events import Committed, Decided, ExtraRuns, Measured, Proposal, Spend
+from assay.loop.measure import Measurement, slim
+from assay.loop.pipeline import ProposalsAhead
+from assay.loop.proposing import Basis, choose_parent, make_proposal
+from assay.loop.rating import play_matches
+from assay.loop.state import LoopState, Pending, verdicts
+from assay.model import Dimension, Split
+
+OVERFIT_GAP = 0.15
+
+
+@dataclass
+class Judgement:
+    """The gate's verdict on a candidate, with what the gate spent (reruns, the paired test's fresh runs)."""
+
+    keep: bool
+    gate: dict[str, Dimension]
+    flags: list[str]
+    regressions: list[str] = field(default_factory=list)
+    extra: ExtraRuns = field(default_factory=ExtraRuns)
+    spend: Spend = field(default_factory=Spend)
+
+
+async def run_generation(ctx: LoopContext, state: LoopState, ahead: ProposalsAhead | None) -> CandidateRecord:
+    """Run generation ``state.generation + 1`` to its decision and return the decided record."""
+    started = time.monotonic()
+    generation = state.generation + 1
+    pending = state.pending
+    if pending is None or pending.committed.generation != generation:
+        pending = await propose(ctx, state, generation, ahead)
+        if pending is None:
+            return state.records[-1]
+    ctx.git.reset_worktree(ctx.worktree, pending.commit)
+    if pending.measured is None:
+        await measure(ctx, state, generation, pending.commit)
+    judgement = await judge(ctx, state, pending)
+    measurement = pending.measurement()
+    if judgement.keep and l3_due(ctx, generation, measurement):
+        if pending.l3 is None:
+            await measure_l3(ctx, state, generation, pending.commit)
+            measurement = pending.measurement()
+        judgement.keep = l3_holds(state, measurement, judgement)
+    if state.ratings is not None and measurement.dev is not None:
+        await play(ctx, state, pending, measurement.dev, judgement)
+    record = decide(ctx, state, pending, judgement, time.monotonic() - started)
+    if judgement.keep:
+        ctx.git.set_branch(ctx.run.branch, pending.commit)
+    return record
+
+
+async def propose(
+    ctx: LoopContext, state: LoopState, generation: int, ahead: ProposalsAhead | None
+) -> Pending | None:
+    """Make (or take) the generation's proposal and log it: ``committed``, or ``decided`` invalid when it made
+    no commit (then None is returned)."""
+    if ahead is not None:
+        taken = await ahead.take(generation)
+        proposal, sampled, spend = taken.proposal, True, Spend()  # its cost was logged when it was made
+    else:
+        basis = Basis.of(state)
+        parent, sampled = choose_parent(ctx, basis, f"parent:{generation}")
+        proposal = await make_proposal(
+            ctx, state, basis, worktree=ctx.worktree, parent=parent, number=generation
+        )
+        spend = Spend(tokens=proposal.tokens, cost_usd=proposal.cost_usd)
+    if proposal.commit is None:
+        record = CandidateRecord(
+            run_id=ctx.run.run_id,
+            generation=generation,
+            candidate_id=candidate_id(generation),
+            parent=proposal.parent,
+            layer=state.tracker.current,
+            proposer=proposal.proposer,
+            description=proposal.description,
+            decision="invalid",
+            tokens=proposal.tokens,
+            cost_usd=proposal.cost_usd,
+            flags=list(proposal.flags),
+            citations=list(proposal.citations),
+        )
+        ctx.emit(state, Decided(record=record, spent=spend, sampled=sampled, proposal=proposal.number))
+        return None
+    ctx.git.set_ref(f"refs/assay/{ctx.run.run_id}/{candidate_id(generation)}", proposal.commit)
+    ctx.emit(state, Committed(generation=generation, proposal=proposal, sampled=sampled, spent=spend))
+    return state.pending
+
+
+def _spent(before: int, ctx: LoopContext, *results: EvalResult | None) -> Spend:
+    done = [r for r in results if r is not None]
+    return Spend(
+        case_runs=ctx.parts.measurer.case_runs - before,
+        tokens=sum(r.tokens for r in done),
+        cost_usd=sum(r.cost_usd for r in done),
+    )
+
+
+async def measure(ctx: LoopContext, state: LoopState, generation: int, commit: str) -> None:
+    """L1 static and, unless it found something critical, L2 on the dev cases of the worktree's commit."""
+    measurer, workdir = ctx.parts.measurer, ctx.workdir
+    before = measurer.case_runs
+    static = measurer.static(workdir)
+    dev = (
+        await measurer.split(Split.DEV, workdir, ctx.files.traces_dir(generation)) if static.passed else None
+    )
+    event = Measured(
+        commit=commit,
+        generation=generation,
+        tier="L2",
+        static=static,
+        dev=slim(dev),
+        size=ctx.artifact_size(workdir),
+        content=ctx.content_hash(workdir),
+        spent=_spent(before, ctx, dev),
+    )
+    ctx.emit(state, event)
+
+
+async def l3_measurement(ctx: LoopContext, generation: int, commit: str) -> Measured:
+    """L3 (the holdout and regression cases) of the worktree's commit, as an event not yet logged."""
+    measurer, workdir = ctx.parts.measurer, ctx.workdir
+    traces = ctx.files.traces_dir(generation)
+    before = measurer.case_runs
+    holdout = await measurer.split(Split.HOLDOUT, workdir, traces)
+    regression = await measurer.split(Split.REGRESSION, workdir, traces)
+    return Measured(
+        commit=commit,
+        generation=generation,
+        tier="L3",
+        holdout=slim(holdout),
+        regression=slim(regression),
+        spent=_spent(before, ctx, holdout, regression),
+    )
+
+
+async def measure_l3(ctx: LoopContext, state: LoopState, generation: int, commit: str) -> None:
+    """L3 on the worktree's commit, logged."""
+    ctx.emit(state, await l3_measurement(ctx, generation, commit))
+
+
+async def judge(ctx: LoopContext, state: LoopState, pending: Pending) -> Judgement:
+    """The gate on the measured candidate, against the best so far."""
+    measurement = pending.measurement()
+    flags = list(pending.committed.proposal.flags)
+    dev = measurement.dev
+    if measurement.blocked or dev is None or pending.measured is None:
+        critical = Dimension(passed=False, detail="critical L1 findings: not evaluated")
+        return Judgement(False, {"structure": critical}, flags)
+    best, baseline = state.best, state.baseline
+    assert best is not None and baseline is not None
+    measurer = ctx.parts.measurer
+    gate, paired = ctx.gate_for(state.noise)
+    extra = ExtraRuns()
+    before = measurer.case_runs
+    noise_extra = (
+        ctx.noise.gate_extra(
+            best.commit, state.runs.get(best.commit) or verdicts(best.dev), ctx.workdir, extra
+        )
+        if paired
+        else {}
+    )
+    decision = await gate.decide(
+        GateInput(
+            parent=best.dev,
+            candidate=dev,
+            baseline=baseline.dev,
+            parent_static=best.measurement.static,
+            candidate_static=measurement.static,
+            parent_size=best.size,
+            candidate_size=pending.measured.size,
+            rerun=lambda case_id, times: measurer.rerun(case_id, times, ctx.workdir),
+            extra={"parent": best.commit, **noise_extra},
+        )
+    )
+    if decision.action not in ("keep", "discard"):
+        flags.append(f"gate-{decision.action}")
+    regression = decision.dimensions.get("regression")
+    tokens, cost = ctx.noise.take_cost()
+    return Judgement(
+        keep=decision.keep,
+        gate=dict(decision.dimensions),
+        flags=flags,
+        regressions=list(regression.numbers.get("regressed", [])) if regression else [],
+        extra=extra,
+        spend=Spend(case_runs=measurer.case_runs - before, tokens=tokens, cost_usd=cost),
+    )
+
+
+def l3_due(ctx: LoopContext, generation: int, measurement: Measurement) -> bool:
+    """L3 runs on a kept candidate every ``l3_every`` generations and when its dev pass rate is high."""
+    dev = measurement.dev
+    return generation % ctx.parts.settings.l3_every == 0 or bool(
+        dev and dev.pass_rate > ctx.config.tiers.l3_when_dev_above
+    )
+
+
+def l3_holds(state: LoopState, measurement: Measurement, judgement: Judgement) -> bool:
+    """L3: the regression split must not lose a case the best candidate passed; a holdout far below dev is
+    flagged as overfitting."""
+    assert state.best is not None and state.baseline is not None
+    best_regression = state.best.measurement.regression or state.baseline.measurement.regression
+    if measurement.regression and best_regression:
+        before = {c.id for c in best_regression.cases if c.passed}
+        lost = sorted(c.id for c in measurement.regression.cases if c.id in before and not c.passed)
+        judgement.gate["l3_regression"] = Dimension(
+            passed=not lost,
+            # Count only: the detail reaches the next proposal, and regression cases are hidden from it.
+            detail=f"the regression split lost {len(lost)} cases" if lost else "regression split holds",
+            numbers={"lost": lost},
+        )
+        if lost:
+            return False
+    dev, holdout = measurement.dev, measurement.holdout
+    if dev and holdout and holdout.pass_rate < dev.pass_rate - OVERFIT_GAP:
+        judgement.flags.append("overfitting")
+    return True
+
+
+async def play(
+    ctx: LoopContext, state: LoopState, pending: Pending, dev: EvalResult, judgement: Judgement
+) -> None:
+    """The candidate's tournament matches (once: a resumed generation reuses the logged ones)."""
+    assert state.ratings is not None
+    if pending.matches is None:
+        event, calls, tokens, cost = await play_matches(
+            state.ratings,
+            candidate_id(pending.committed.generation),
+            dev,
+            judgement.keep,
+            commit=pending.commit,
+            judge=ctx.parts.match_judge,
+            read_files=ctx.files_at,
+            file_cache=ctx.file_cache,
+        )
+        event.spent = Spend(tokens=tokens, cost_usd=cost, judge_calls=calls)
+        ctx.emit(state, event)
+    played = pending.matches
+    assert played is not None
+    judgement.gate["tournament"] = Dimension(
+        passed=True,
+        detail=f"rating {played.rating:.0f}, baseline win rate {played.baseline_win_rate:.2f}",
+        numbers={
+            "rating": played.rating,
+            "uncertainty": played.uncertainty,
+            "baseline_win_rate": played.baseline_win_rate,
+            "judge_calls": played.spent.judge_calls,
+        },
+    )
+
+
+def decide(
+    ctx: LoopContext, state: LoopState, pending: Pending, judgement: Judgement, seconds: float
+) -> CandidateRecord:
+    """Log the decision on the candidate (its record, its costs, the gate's numbers)."""
+    assert state.best is not None
+    proposal: Proposal = pending.committed.proposal
+    measurement = pending.measurement()
+    generation = pending.committed.generation
+    record = measurement.to_record(
+        run_id=ctx.run.run_id,
+        generation=generation,
+        commit=pending.commit,
+        parent=proposal.parent,
+        layer=state.tracker.current,
+        proposer=proposal.proposer,
+        description=proposal.description,
+        decision="keep" if judgement.keep else "discard",
+        seconds=seconds,
+        parent_dev=state.best.measurement.dev,
+    )
+    matches = pending.matches.spent if pending.matches else Spend()
+    record.tokens += proposal.tokens + judgement.spend.tokens + matches.tokens
+    record.cost_usd += proposal.cost_usd + judgement.spend.cost_usd + matches.cost_usd
+    record.gate, record.regressions, record.flags = judgement.gate, judgement.regressions, judgement.flags
+    record.citations = list(proposal.citations)
+    dev = measurement.dev
+    record.evidence = [c.trace_path for c in (dev.cases if dev else []) if not c.passed and c.trace_path][:20]
+    ctx.emit(state, Decided(record=record, extra_runs=judgement.extra, spent=judgement.spend))
+    return record

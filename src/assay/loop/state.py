@@ -1,0 +1,344 @@
+"""Loop state as a fold over the run's events: ``apply(state, event) -> state`` is the one way it changes,
+live and on resume, so a resumed run continues exactly where the events end.
+
+What the state holds: the generation count, the baseline and the best candidate with their measurements, the
+measurements a non-greedy search may build on, the archive of candidates, the ratings, the noise runs, the
+layer tracker, the histories the stop rules and the proposer read, what was spent and for how long the run has
+been running, and the candidate of a generation that was committed but not yet decided.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from assay.config import TournamentConfig
+from assay.evaluation.evaluator import EvalResult
+from assay.history.records import CandidateRecord
+from assay.loop.events import (
+    Committed,
+    Decided,
+    Dropped,
+    Event,
+    ExtraRuns,
+    Finished,
+    Interrupted,
+    LayerPromoted,
+    MatchesPlayed,
+    Measured,
+    NoiseMeasured,
+    Proposed,
+    Runs,
+    Spend,
+    Started,
+    Verified,
+)
+from assay.loop.layers import LayerTracker
+from assay.loop.measure import Measurement
+from assay.loop.rating import Ratings
+from assay.search import Archive, Node
+from assay.stats import NoiseEstimate, estimate_noise
+
+SUSPECT_AFTER = 5
+
+
+@dataclass
+class Best:
+    """A kept candidate (or the baseline): its record, its measurement and its artifact size in bytes."""
+
+    record: CandidateRecord
+    measurement: Measurement
+    size: int
+
+    @property
+    def commit(self) -> str:
+        assert self.record.commit is not None, "a kept candidate has a commit"
+        return self.record.commit
+
+    @property
+    def dev(self) -> EvalResult:
+        return self.measurement.dev or EvalResult()
+
+
+@dataclass
+class Pending:
+    """The candidate of the generation in progress: committed, maybe measured and matched, not yet decided."""
+
+    committed: Committed
+    measured: Measured | None = None
+    l3: Measured | None = None
+    matches: MatchesPlayed | None = None
+
+    @property
+    def commit(self) -> str:
+        assert self.committed.proposal.commit is not None
+        return self.committed.proposal.commit
+
+    def measurement(self) -> Measurement:
+        measured, l3 = self.measured, self.l3
+        return Measurement(
+            static=measured.static if measured else None,
+            dev=measured.dev if measured else None,
+            holdout=l3.holdout if l3 else None,
+            regression=l3.regression if l3 else None,
+        )
+
+
+@dataclass
+class HistoryItem:
+    """One decided generation as the proposer's history shows it."""
+
+    generation: int
+    description: str
+    decision: str
+
+
+@dataclass
+class LoopState:
+    """Everything the loop knows, folded from the events (see the module docstring)."""
+
+    tracker: LayerTracker
+    keep_all_measurements: bool = False
+    tournament: TournamentConfig | None = None
+    ratings: Ratings | None = None
+    generation: int = 0
+    sessions: int = 0
+    records: list[CandidateRecord] = field(default_factory=list)
+    baseline: Best | None = None
+    best: Best | None = None
+    measurements: dict[str, Measurement] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
+    archive: Archive = field(default_factory=Archive)
+    noise: NoiseEstimate | None = None
+    noise_spent: Spend = field(default_factory=Spend)
+    runs: dict[str, Runs] = field(default_factory=dict)
+    history: list[HistoryItem] = field(default_factory=list)
+    last_gate: list[str] = field(default_factory=list)
+    since_keep: int = 0
+    kept_scores: list[float] = field(default_factory=list)
+    content_hashes: list[str] = field(default_factory=list)
+    failing_sets: list[frozenset[str]] = field(default_factory=list)
+    failing_streak: dict[str, int] = field(default_factory=dict)
+    spent: Spend = field(default_factory=Spend)
+    elapsed: float = 0.0
+    pending: Pending | None = None
+    proposals: dict[int, Proposed] = field(default_factory=dict)
+    last_proposal: int = 0
+    promotion_due: bool = False
+    finished: Finished | None = None
+
+    @property
+    def best_pass_rate(self) -> float:
+        return self.best.dev.pass_rate if self.best else 0.0
+
+    @property
+    def layers_exhausted(self) -> bool:
+        return self.tracker.exhausted
+
+    @property
+    def suspects(self) -> list[str]:
+        """Dev cases the best candidate has failed :data:`SUSPECT_AFTER` generations in a row or more."""
+        return sorted(cid for cid, streak in self.failing_streak.items() if streak >= SUSPECT_AFTER)
+
+    def measurement(self, commit: str) -> Measurement | None:
+        """What is known of ``commit``: the best's, the baseline's, or a kept measurement of a candidate."""
+        for known in (self.best, self.baseline):
+            if known is not None and known.record.commit == commit:
+                return known.measurement
+        return self.measurements.get(commit)
+
+
+def apply(state: LoopState, event: Event) -> LoopState:
+    """Fold one event into ``state`` (changed in place and returned)."""
+    state.spent = state.spent + event.spent
+    state.elapsed = max(state.elapsed, event.elapsed)
+    match event:
+        case Started():
+            state.sessions += 1
+        case Measured():
+            _measured(state, event)
+        case NoiseMeasured():
+            state.runs[event.commit] = {k: list(v) for k, v in event.runs.items()}
+            state.noise = estimate_noise(state.runs[event.commit])
+            state.noise_spent = event.spent
+        case Committed():
+            state.pending = Pending(event)
+            proposal = event.proposal
+            if proposal.number is not None:
+                state.proposals.pop(proposal.number, None)
+            if event.sampled:
+                state.archive.record_choice(proposal.parent)
+        case Proposed():
+            # The parent's visit counts when the proposal is taken (committed or decided), in generation
+            # order, so the archive a later proposal samples from does not depend on the pipeline's timing.
+            state.proposals[event.number] = event
+            state.last_proposal = max(state.last_proposal, event.number)
+        case Dropped():
+            for number in event.numbers:
+                state.proposals.pop(number, None)
+        case MatchesPlayed():
+            if state.pending is not None:
+                state.pending.matches = event
+            if state.ratings is not None:
+                pending = state.pending
+                dev = pending.measured.dev if pending and pending.measured else None
+                state.ratings.apply(event, dev)
+        case Decided():
+            if event.record.decision == "baseline":
+                _baseline(state, event.record)
+            else:
+                if event.proposal is not None:
+                    state.proposals.pop(event.proposal, None)
+                if event.sampled and event.record.parent is not None:
+                    state.archive.record_choice(event.record.parent)
+                _decided(state, event.record, event.extra_runs)
+        case Verified():
+            _verified(state, event)
+        case LayerPromoted():
+            state.promotion_due = False
+        case Interrupted():
+            pass
+        case Finished():
+            state.finished = event
+    return state
+
+
+def fold(state: LoopState, events: list[Event]) -> LoopState:
+    """Apply every event in order."""
+    for event in events:
+        apply(state, event)
+    return state
+
+
+def _measured(state: LoopState, event: Measured) -> None:
+    pending = state.pending
+    if (
+        pending is not None
+        and pending.committed.generation == event.generation
+        and pending.commit == event.commit
+    ):
+        if event.tier == "L2":
+            pending.measured = event
+        else:
+            pending.l3 = event
+    if event.tier == "L2":
+        state.sizes[event.commit] = event.size
+        state.measurements[event.commit] = Measurement(static=event.static, dev=event.dev)
+    else:
+        known = state.measurements.setdefault(event.commit, Measurement())
+        known.holdout, known.regression = event.holdout, event.regression
+
+
+def _baseline(state: LoopState, record: CandidateRecord) -> None:
+    commit = record.commit or ""
+    measurement = state.measurements.get(commit, Measurement())
+    best = Best(record, measurement, state.sizes.get(commit, 0))
+    state.records.append(record)
+    state.baseline = best
+    state.best = Best(record, measurement, best.size)
+    state.archive = Archive([Node(commit, None, _unit(record.dev_score))])
+    if state.tournament is not None:
+        state.ratings = Ratings.start(state.tournament, record.candidate_id, measurement.dev, commit)
+        state.ratings.rank_archive(state.archive)
+
+
+def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> None:
+    pending, state.pending = state.pending, None
+    state.records.append(record)
+    state.generation = record.generation
+    kept = record.decision == "keep"
+    measurement = pending.measurement() if pending is not None else Measurement()
+    commit = record.commit
+    if commit is not None and measurement.dev is not None:
+        parent = record.parent if record.parent in state.archive else state.archive.nodes()[0].id
+        state.archive.add(Node(commit, parent, _unit(measurement.dev.mean_score)))
+        state.archive.record_child(parent)
+        if state.ratings is not None:
+            state.ratings.rank_archive(state.archive)
+    _settle_runs(state, extra, commit if kept else None, measurement.dev)
+    # A gate's "retry" asks for another try from the same parent: it does not count toward the layer.
+    if "gate-retry" not in record.flags and state.tracker.record(kept):
+        state.promotion_due = True
+    state.since_keep = 0 if kept else state.since_keep + 1
+    assert state.best is not None, "the baseline is decided first"
+    if kept and commit is not None:
+        state.kept_scores.append(record.dev_score or 0.0)
+        state.best = Best(record, measurement, state.sizes.get(commit, 0))
+    if commit is not None:
+        if pending is not None and pending.measured is not None and pending.measured.content:
+            state.content_hashes.append(pending.measured.content)
+        _track_failing(state, measurement)
+        _track_suspects(state)
+    state.history.append(HistoryItem(record.generation, record.description, record.decision))
+    if commit is None:
+        state.last_gate = [record.description]
+    elif kept:
+        state.last_gate = []
+    else:
+        state.last_gate = [f"{name}: {d.detail}" for name, d in record.gate.items() if not d.passed]
+    if commit is not None and not kept and not state.keep_all_measurements:
+        state.measurements.pop(commit, None)
+    elif commit is not None:
+        state.measurements[commit] = measurement
+
+
+def _settle_runs(state: LoopState, extra: ExtraRuns, kept: str | None, dev: EvalResult | None) -> None:
+    """The paired gate's runs: the parent keeps its new runs; a kept candidate keeps all of its own."""
+    if not extra.parent:
+        return
+    parent_dev = state.measurement(extra.parent)
+    known = state.runs.setdefault(
+        extra.parent, verdicts(parent_dev.dev if parent_dev and parent_dev.dev else None)
+    )
+    for cid, runs in extra.on_parent.items():
+        known.setdefault(cid, []).extend(runs)
+    if kept is not None and dev is not None:
+        mine = verdicts(dev)
+        for cid, runs in extra.on_candidate.items():
+            mine.setdefault(cid, []).extend(runs)
+        state.runs[kept] = mine
+
+
+def verdicts(result: EvalResult | None) -> Runs:
+    """One run per case: 1.0 for a pass, 0.0 for a failure."""
+    return {c.id: [1.0 if c.passed else 0.0] for c in (result.cases if result else [])}
+
+
+def _track_failing(state: LoopState, measurement: Measurement) -> None:
+    """Oscillation watches the failing-case sets that differ from the best's: a proposer landing on the same
+    wrong set again and again. (A candidate that changes nothing is the plateau rule's business.)"""
+    assert state.best is not None
+    best_dev = state.best.measurement.dev
+    if measurement.dev is None or best_dev is None:
+        return
+    failing = frozenset(c.id for c in measurement.dev.cases if not c.passed)
+    if failing != frozenset(c.id for c in best_dev.cases if not c.passed):
+        state.failing_sets.append(failing)
+
+
+def _track_suspects(state: LoopState) -> None:
+    """A dev case the best candidate still fails, generation after generation, may be a wrong case."""
+    assert state.best is not None
+    dev = state.best.measurement.dev
+    if dev is None:
+        return
+    for case in dev.cases:
+        state.failing_streak[case.id] = 0 if case.passed else state.failing_streak.get(case.id, 0) + 1
+
+
+def _verified(state: LoopState, event: Verified) -> None:
+    scores = {
+        "holdout_score": event.holdout.mean_score if event.holdout else None,
+        "regression_pass_rate": event.regression.pass_rate if event.regression else None,
+    }
+    for index, record in enumerate(state.records):
+        if record.candidate_id == event.candidate_id:
+            state.records[index] = record.model_copy(update=scores)
+    for holder in (state.best, state.baseline):
+        if holder is not None and holder.record.candidate_id == event.candidate_id:
+            holder.measurement.holdout = event.holdout
+            holder.measurement.regression = event.regression
+            holder.record = holder.record.model_copy(update=scores)
+
+
+def _unit(score: float | None) -> float:
+    return min(1.0, max(0.0, score or 0.0))
