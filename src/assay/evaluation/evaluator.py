@@ -61,7 +61,9 @@ class EvalResult(BaseModel):
     @property
     def blocked(self) -> bool:
         """True when the L1 static tier found a critical problem and no case was run."""
-        return bool(self.static) and not self.static.get("passed", True)
+        if not self.static:
+            return False
+        return not self.static.get("passed", True)
 
 
 class Evaluator:

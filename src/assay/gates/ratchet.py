@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from assay.evaluation.evaluator import EvalResult
 from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
 
@@ -25,7 +27,7 @@ def _per_case(result: EvalResult) -> tuple[float, float]:
     return result.tokens / n, sum(c.output.duration_s for c in result.cases) / n
 
 
-def _findings(static: dict | None) -> tuple[int, int]:
+def _findings(static: dict[str, Any] | None) -> tuple[int, int]:
     findings = (static or {}).get("findings", [])
     critical = sum(f.get("severity") == "critical" for f in findings)
     return critical, len(findings) - critical
@@ -69,7 +71,7 @@ class RatchetGate(Gate):
 
     def _progress(self, data: GateInput) -> Dimension:
         old, new = data.parent, data.candidate
-        numbers = {
+        numbers: dict[str, float | str | None] = {
             "parent_pass_rate": old.pass_rate,
             "pass_rate": new.pass_rate,
             "parent_score": old.mean_score,

@@ -91,7 +91,8 @@ class _Comparison:
         jobs: list[tuple[str, Side, int]] = []
         for cid in self.batches:
             old_n, new_n = self.wanted(parent[cid], candidate[cid], look, target)
-            jobs += [(cid, side, n) for side, n in (("parent", old_n), ("candidate", new_n)) if n > 0]
+            wanted: tuple[tuple[Side, int], ...] = (("parent", old_n), ("candidate", new_n))
+            jobs += [(cid, side, n) for side, n in wanted if n > 0]
         got = await asyncio.gather(*(self.sampler(cid, side, n) for cid, side, n in jobs))
         fresh: dict[str, tuple[list[float], list[float]]] = {}
         for (cid, side, n), runs in zip(jobs, got, strict=True):

@@ -76,8 +76,8 @@ def _substitute(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
 def mutate_constant(src: Source, rng: random.Random) -> PyChange | None:
     """Perturb one number (or flip one True/False). A written ``-x`` is treated as the number -x."""
     parents = {id(child): node for node in ast.walk(src.tree) for child in ast.iter_child_nodes(node)}
-    found = [
-        n
+    found: list[tuple[ast.Constant, int | float]] = [
+        (n, n.value)
         for n in ast.walk(src.tree)
         if isinstance(n, ast.Constant)
         and isinstance(n.value, int | float)
@@ -85,17 +85,14 @@ def mutate_constant(src: Source, rng: random.Random) -> PyChange | None:
     ]
     if not found:
         return None
-    node = rng.choice(found)
+    node, value = rng.choice(found)
     parent = parents.get(id(node))
-    negated = (
-        isinstance(parent, ast.UnaryOp)
-        and isinstance(parent.op, ast.USub)
-        and not isinstance(node.value, bool)
-    )
-    target: ast.AST = parent if negated else node  # type: ignore[assignment]
-    old = -node.value if negated else node.value
+    target: ast.AST = node
+    old = value
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub) and not isinstance(value, bool):
+        target, old = parent, -value
     new = (not old) if isinstance(old, bool) else perturb_number(old, rng)
-    replacement = ast.Constant(new)
+    replacement: ast.expr = ast.Constant(new)
     if isinstance(new, int | float) and not isinstance(new, bool) and new < 0:
         replacement = ast.UnaryOp(ast.USub(), ast.Constant(-new))
     _substitute(parents[id(target)], target, replacement)
