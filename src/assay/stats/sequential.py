@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from assay.stats.boundaries import efficacy_bounds
 from assay.stats.options import SequentialOptions
-from assay.stats.result import Decision, SequentialResult
+from assay.stats.result import SequentialResult, TestDecision
 from assay.stats.stratified import case_regressions, mean_difference, stratified_test
 
 Side = Literal["parent", "candidate"]
@@ -139,7 +139,7 @@ async def compare_sequential(
         final = look == len(schedule) - 1
         regressed, pending = state.regressions(final)
         level = 1 - NormalDist().cdf(bounds[look])
-        decision: Decision = "undecided"
+        decision: TestDecision = "undecided"
         if regressed:
             decision, reason = "worse", f"{len(regressed)} cases regressed: {', '.join(regressed[:5])}"
         elif test.p_worse <= level:

@@ -4,10 +4,10 @@ baseline and the self-play pool, turned into rating outcomes."""
 from assay.tournament.judges import (
     JUDGES,
     Contestant,
-    LLMJudge,
+    LLMPairJudge,
+    PairVerdict,
     PairwiseJudge,
     ScoresJudge,
-    Verdict,
     parse_answer,
 )
 from assay.tournament.matches import (
@@ -21,15 +21,17 @@ from assay.tournament.matches import (
     update_pool,
 )
 
+LLMJudge = LLMPairJudge  # alias for assay.loop until its rewrite lands
+
 __all__ = [
     "JUDGES",
     "Contestant",
     "GenerationMatches",
-    "LLMJudge",
+    "LLMPairJudge",
     "Match",
+    "PairVerdict",
     "PairwiseJudge",
     "ScoresJudge",
-    "Verdict",
     "clamp_score",
     "effective_score",
     "outcome_for",
