@@ -46,7 +46,7 @@ from scipy.stats import spearmanr  # noqa: E402
 from assay.evaluation.evaluator import EvalResult  # noqa: E402
 from assay.gates import GATES, GateInput  # noqa: E402
 from assay.model import CaseResult, Output, Split  # noqa: E402
-from assay.ratings import BradleyTerryRating, Outcome, RatingBackend, make_rating  # noqa: E402
+from assay.ratings import BradleyTerryRating, MatchOutcome, RatingBackend, make_rating  # noqa: E402
 from assay.ratings.bradley_terry import ConstantAccuracyRanking  # noqa: E402
 from assay.search import Archive, Node, make_selector, top_k  # noqa: E402
 from assay.search.opponents import NoisyBisection, boundary_pairs  # noqa: E402
@@ -83,7 +83,7 @@ def _estimates(
     return rate, {n: 0.5 / math.sqrt(1 + r.comparisons) for n, r in rated.items()}
 
 
-def _accuracy(backend: Backend, history: Sequence[Outcome], current: dict[str, float]) -> float:
+def _accuracy(backend: Backend, history: Sequence[MatchOutcome], current: dict[str, float]) -> float:
     """The judge accuracy the opponent choice assumes: learned by the posterior, or the (smoothed) share of
     past outcomes that agree with the current estimates. Never the true p."""
     if isinstance(backend, ConstantAccuracyRanking):
@@ -93,19 +93,25 @@ def _accuracy(backend: Backend, history: Sequence[Outcome], current: dict[str, f
 
 
 def _adaptive(
-    new: str, backend: Backend, kind: str, names: Sequence[str], k: int, judge: Judge, history: list[Outcome]
-) -> list[Outcome]:
+    new: str,
+    backend: Backend,
+    kind: str,
+    names: Sequence[str],
+    k: int,
+    judge: Judge,
+    history: list[MatchOutcome],
+) -> list[MatchOutcome]:
     """The newcomer's K comparisons: ``K // 5`` on the incumbent pairs that best settle the top (once there are
     2·TOP incumbents), the rest by noisy bisection of the newcomer, repeats allowed."""
     current, errors = _estimates(kind, backend, names)
     incumbents = list(current.items())
     refine = k // 5 if len(names) >= 2 * TOP else 0
-    outcomes = [Outcome(a, b, judge(a, b)) for a, b in boundary_pairs(incumbents, errors, TOP, refine)]
+    outcomes = [MatchOutcome(a, b, judge(a, b)) for a, b in boundary_pairs(incumbents, errors, TOP, refine)]
     bisection = NoisyBisection(incumbents, _accuracy(backend, history, current), errors)
     while len(outcomes) < k and (opponent := bisection.next()) is not None:
         winner = judge(new, opponent)
         bisection.observe(opponent, winner == new)
-        outcomes.append(Outcome(new, opponent, winner))
+        outcomes.append(MatchOutcome(new, opponent, winner))
     return outcomes
 
 
@@ -126,11 +132,13 @@ def rank_run(task: tuple[float, int, str, str, int]) -> tuple[float, float]:
         backend = ConstantAccuracyRanking(seed=seed)
     else:
         backend = make_rating("bradley_terry" if kind == "bradley_terry" else "elo")
-    history: list[Outcome] = []
+    history: list[MatchOutcome] = []
     for i in range(1, N_CANDIDATES):
         if opponents == "top_k":
             current, _ = _estimates(kind, backend, names[:i])
-            outcomes = [Outcome(names[i], o, judge(names[i], o)) for o in top_k(list(current.items()), k)]
+            outcomes = [
+                MatchOutcome(names[i], o, judge(names[i], o)) for o in top_k(list(current.items()), k)
+            ]
         else:
             outcomes = _adaptive(names[i], backend, kind, names[:i], k, judge, history)
         history += outcomes

@@ -30,6 +30,9 @@ MAX_CONCURRENCY = 1024
 MAX_OUTPUT_BYTES = 2**30
 MAX_PATH_BYTES = 4096
 
+Layer = Literal[1, 2, 3]
+ALL_LAYERS: tuple[Layer, ...] = (1, 2, 3)
+
 
 def _duration(value: float) -> float:
     if value > MAX_DURATION_S:
@@ -274,7 +277,7 @@ class EvolveConfig(Strict):
     target_pass_rate: float | None = Field(default=1.0, ge=0, le=1)
     plateau: int | None = Field(default=None, ge=1)
     stop_on_oscillation: bool = True
-    layers: list[Literal[1, 2, 3]] = Field(default_factory=lambda: [1, 2, 3], min_length=1)
+    layers: list[Layer] = Field(default_factory=lambda: list(ALL_LAYERS), min_length=1)
     discards_per_layer: int = Field(default=3, ge=1)
     l3_every: int | None = Field(default=None, ge=1)
     max_files_changed: int = Field(default=5, ge=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -33,7 +34,7 @@ class UnreadableFile(ConfigError):
     """A file cannot be read as text: missing, a directory or device, too large, not UTF-8."""
 
 
-def field_path(parts: tuple[object, ...] | list[object]) -> str:
+def field_path(parts: Sequence[object]) -> str:
     """Render a location such as ``("tests", 3, "assert", 0, "type")`` as ``tests[3].assert[0].type``."""
     out = ""
     for part in parts:

@@ -271,9 +271,9 @@ def load_json(text: str) -> Any:
         where, path = _too_deep_in_text(text)
         raise NestingError(f"{where}: {too_deep_message()}", short_path(path)) from None
     if text.count("[") + text.count("{") > MAX_DEPTH:
-        where = too_deep_at(data)
-        if where is not None:
-            raise NestingError(too_deep_message(), short_path(where))
+        deep = too_deep_at(data)
+        if deep is not None:
+            raise NestingError(too_deep_message(), short_path(deep))
     return data
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from assay.checks import CHECKS, CheckContext, CheckSpecError, build_check
-from assay.checks.judged import NO_JUDGE, FactCoverage, LLMJudge, parse_verdict
+from assay.checks.judged import NO_JUDGE, FactCoverage, LLMJudgeCheck, parse_verdict
 from assay.config import JudgeConfig
 from assay.llm import ChatModel, make_llm
 from assay.model import Case, CheckResult, CheckSpec, Output
@@ -51,8 +51,8 @@ def facts(value: Any, **kw: Any) -> CheckSpec:
 
 
 def test_registered_and_judged() -> None:
-    assert CHECKS.get("llm_judge") is LLMJudge and CHECKS.get("fact_coverage") is FactCoverage
-    assert LLMJudge.judged and FactCoverage.judged
+    assert CHECKS.get("llm_judge") is LLMJudgeCheck and CHECKS.get("fact_coverage") is FactCoverage
+    assert LLMJudgeCheck.judged and FactCoverage.judged
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from assay.ratings import BradleyTerryRating, Outcome
+from assay.ratings import BradleyTerryRating, MatchOutcome
 from assay.ratings.bradley_terry import ConstantAccuracyRanking, win_matrix
 
 SCALE = 400 / math.log(10)
@@ -45,10 +45,10 @@ DATA = [
 ]
 
 
-def outcomes() -> list[Outcome]:
+def outcomes() -> list[MatchOutcome]:
     result = []
     for x, y, wins_x, wins_y in DATA:
-        result += [Outcome(x, y, x)] * wins_x + [Outcome(x, y, y)] * wins_y
+        result += [MatchOutcome(x, y, x)] * wins_x + [MatchOutcome(x, y, y)] * wins_y
     return result
 
 
@@ -69,7 +69,9 @@ def test_matches_a_direct_maximum_likelihood_fit(pseudo_count):
 
 def test_pseudo_count_gives_an_unbeaten_name_a_finite_rating():
     bt = BradleyTerryRating(pseudo_count=1.0)
-    bt.update([Outcome("champ", "x", "champ")] * 4 + [Outcome("x", "y", "x"), Outcome("y", "x", "y")])
+    bt.update(
+        [MatchOutcome("champ", "x", "champ")] * 4 + [MatchOutcome("x", "y", "x"), MatchOutcome("y", "x", "y")]
+    )
     champ = bt.rating("champ")
     assert math.isfinite(champ.rating) and math.isfinite(champ.uncertainty)
     # the champ-x pair alone holds 5 vs 1 wins: log-strength gap about ln 5
@@ -78,7 +80,9 @@ def test_pseudo_count_gives_an_unbeaten_name_a_finite_rating():
 
 
 def test_ties_and_weights_enter_the_win_matrix():
-    wins = win_matrix(["p", "q"], [Outcome("p", "q", None), Outcome("q", "p", "q", weight=2.0)], 0.25)
+    wins = win_matrix(
+        ["p", "q"], [MatchOutcome("p", "q", None), MatchOutcome("q", "p", "q", weight=2.0)], 0.25
+    )
     assert wins.tolist() == [[0.0, 0.75], [2.75, 0.0]]
 
 
@@ -106,7 +110,7 @@ def test_constant_accuracy_posterior_matches_exact_enumeration():
     data = [("a", "b", 3, 1), ("b", "c", 1, 1), ("c", "d", 2, 0), ("a", "d", 0, 1), ("b", "e", 1, 0)]
     results = []
     for x, y, wins_x, wins_y in data:
-        results += [Outcome(x, y, x)] * wins_x + [Outcome(x, y, y)] * wins_y
+        results += [MatchOutcome(x, y, x)] * wins_x + [MatchOutcome(x, y, y)] * wins_y
     ranking = ConstantAccuracyRanking(chains=4000, sweeps=30, accuracy=0.75, seed=1)
     ranking.update(results)
     names = ["a", "b", "c", "d", "e"]
@@ -128,7 +132,7 @@ def test_constant_accuracy_ranking_recovers_order_and_learns_the_accuracy():
         for _ in range(10):
             i, j = rng.choice(12, size=2, replace=False)
             stronger, weaker = names[min(i, j)], names[max(i, j)]
-            batch.append(Outcome(stronger, weaker, stronger if rng.random() < 0.8 else weaker))
+            batch.append(MatchOutcome(stronger, weaker, stronger if rng.random() < 0.8 else weaker))
         ranking.update(batch)
     scores = ranking.scores()
     assert set(scores) == set(names)
@@ -143,9 +147,9 @@ def test_constant_accuracy_ranking_recovers_order_and_learns_the_accuracy():
 
 def test_constant_accuracy_ranking_counts_ties_half_and_weights():
     ranking = ConstantAccuracyRanking(chains=400, accuracy=0.9, seed=0)
-    ranking.update([Outcome("p", "q", None)] * 3)
+    ranking.update([MatchOutcome("p", "q", None)] * 3)
     assert abs(ranking.scores()["p"] - ranking.scores()["q"]) < 0.15  # ties: no side favoured
-    ranking.update([Outcome("p", "q", "q", weight=3.0)])
+    ranking.update([MatchOutcome("p", "q", "q", weight=3.0)])
     assert ranking.scores()["q"] > -0.05  # q on top in nearly every chain
 
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from assay.ratings import RATINGS, Outcome, RatingBackend, make_rating
+from assay.ratings import RATINGS, MatchOutcome, RatingBackend, make_rating
 
 BACKENDS = RATINGS.names()
 
@@ -16,14 +16,14 @@ def backend(request: pytest.FixtureRequest) -> RatingBackend:
     return make_rating(request.param)
 
 
-def mixed_outcomes(seed: int = 7) -> list[Outcome]:
+def mixed_outcomes(seed: int = 7) -> list[MatchOutcome]:
     rng = random.Random(seed)
     names = ["ann", "bob", "cat", "dan"]
     outcomes = []
     for _ in range(40):
         a, b = rng.sample(names, 2)
         winner = rng.choice([a, b, None])
-        outcomes.append(Outcome(a, b, winner, category=rng.choice(["x", "y", None])))
+        outcomes.append(MatchOutcome(a, b, winner, category=rng.choice(["x", "y", None])))
     return outcomes
 
 
@@ -36,8 +36,8 @@ def test_registry_lists_all_four_backends():
 def test_clearly_stronger_player_ends_first(backend):
     outcomes = []
     for _ in range(15):
-        outcomes += [Outcome("strong", "mid", "strong"), Outcome("mid", "weak", "mid")]
-        outcomes += [Outcome("weak", "strong", "strong")]
+        outcomes += [MatchOutcome("strong", "mid", "strong"), MatchOutcome("mid", "weak", "mid")]
+        outcomes += [MatchOutcome("weak", "strong", "strong")]
     for start in range(0, len(outcomes), 9):
         backend.update(outcomes[start : start + 9])
     board = backend.leaderboard()
@@ -55,7 +55,7 @@ def test_win_probabilities_sum_to_one(backend):
 
 
 def test_ties_are_symmetric(backend):
-    backend.update([Outcome("p", "q", None)] * 3)
+    backend.update([MatchOutcome("p", "q", None)] * 3)
     p, q = backend.rating("p"), backend.rating("q")
     assert p.rating == pytest.approx(q.rating, abs=1e-9)
     assert p.uncertainty == pytest.approx(q.uncertainty, abs=1e-9)
@@ -88,7 +88,7 @@ def test_unknown_name_has_the_start_rating(backend):
 
 
 def test_evidence_lowers_uncertainty_and_raises_confidence(backend):
-    backend.update([Outcome("p", "q", "p"), Outcome("q", "p", "q")] * 6)
+    backend.update([MatchOutcome("p", "q", "p"), MatchOutcome("q", "p", "q")] * 6)
     p = backend.rating("p")
     assert p.uncertainty < backend.start_uncertainty
     assert p.comparisons == 12
@@ -130,4 +130,4 @@ def test_bradley_terry_is_order_independent():
 )
 def test_invalid_outcomes_are_refused(a, b, winner, weight, message):
     with pytest.raises(ValueError, match=message):
-        Outcome(a, b, winner, weight=weight)
+        MatchOutcome(a, b, winner, weight=weight)

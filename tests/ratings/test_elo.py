@@ -4,19 +4,21 @@ import math
 
 import pytest
 
-from assay.ratings import EloRating, Outcome
+from assay.ratings import EloRating, MatchOutcome
 
 
 def test_one_win_between_equals_moves_half_k():
     elo = EloRating()
-    elo.update([Outcome("a", "b", "a")])
+    elo.update([MatchOutcome("a", "b", "a")])
     assert elo.rating("a").rating == pytest.approx(1516.0)
     assert elo.rating("b").rating == pytest.approx(1484.0)
 
 
 def test_expected_score_formula_and_sum_conserved():
     elo = EloRating(k=20)
-    elo.update([Outcome("a", "b", "a")] * 5 + [Outcome("b", "c", None), Outcome("c", "a", "c")])
+    elo.update(
+        [MatchOutcome("a", "b", "a")] * 5 + [MatchOutcome("b", "c", None), MatchOutcome("c", "a", "c")]
+    )
     ratings = {n: r.rating for n, r in elo.ratings().items()}
     assert sum(ratings.values()) == pytest.approx(3 * 1500.0)
     expected = 1 / (1 + 10 ** ((ratings["b"] - ratings["a"]) / 400))
@@ -25,16 +27,16 @@ def test_expected_score_formula_and_sum_conserved():
 
 def test_tie_between_unequal_moves_toward_each_other():
     elo = EloRating()
-    elo.update([Outcome("a", "b", "a")] * 3)
+    elo.update([MatchOutcome("a", "b", "a")] * 3)
     gap = elo.rating("a").rating - elo.rating("b").rating
-    elo.update([Outcome("a", "b", None)])
+    elo.update([MatchOutcome("a", "b", None)])
     assert 0 < elo.rating("a").rating - elo.rating("b").rating < gap
 
 
 def test_weight_scales_k():
     light, heavy = EloRating(), EloRating()
-    light.update([Outcome("a", "b", "a", weight=0.5)])
-    heavy.update([Outcome("a", "b", "a", weight=2.0)])
+    light.update([MatchOutcome("a", "b", "a", weight=0.5)])
+    heavy.update([MatchOutcome("a", "b", "a", weight=2.0)])
     assert light.rating("a").rating == pytest.approx(1508.0)
     assert heavy.rating("a").rating == pytest.approx(1532.0)
 
@@ -51,5 +53,5 @@ def test_update_single_moves_a_tenth_of_k_and_counts_nothing():
 
 def test_uncertainty_proxy():
     elo = EloRating()
-    elo.update([Outcome("a", "b", "a")] * 8)
+    elo.update([MatchOutcome("a", "b", "a")] * 8)
     assert elo.rating("a").uncertainty == pytest.approx(350 / math.sqrt(9))

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.ratings import Glicko2Rating, Glicko2State, Outcome, glicko2_period
+from assay.ratings import Glicko2Rating, Glicko2State, MatchOutcome, glicko2_period
 
 
 def test_glickman_worked_example():
@@ -35,10 +35,10 @@ def test_weight_two_equals_the_game_played_twice():
 
 def test_a_batch_is_one_rating_period():
     glicko = Glicko2Rating()
-    glicko.update([Outcome("a", "b", "a"), Outcome("a", "c", "a")])
+    glicko.update([MatchOutcome("a", "b", "a"), MatchOutcome("a", "c", "a")])
     # both games used a's start rating: b and c had the same opponent state, so they end equal
     assert glicko.rating("b").rating == pytest.approx(glicko.rating("c").rating)
     before = glicko.rating("c").uncertainty
-    glicko.update([Outcome("a", "b", "a")])
+    glicko.update([MatchOutcome("a", "b", "a")])
     assert glicko.rating("c").uncertainty > before  # c sat out the period
     assert glicko.rating("c").rating == pytest.approx(glicko.state("c").rating)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from assay.errors import ConfigError
-from assay.ratings import Outcome
+from assay.ratings import MatchOutcome
 from assay.ratings.io import filter_category, read_outcomes
 
 
@@ -15,10 +15,10 @@ def test_csv_with_ties_categories_and_weights(tmp_path):
     path.write_text("a,b,winner,category,weight\nx,y,x,code,2\nx,y,tie,,\ny,z,,prose,0.5\nz,x,z,code,\n")
     outcomes = read_outcomes(path)
     assert outcomes == [
-        Outcome("x", "y", "x", "code", 2.0),
-        Outcome("x", "y", None),
-        Outcome("y", "z", None, "prose", 0.5),
-        Outcome("z", "x", "z", "code"),
+        MatchOutcome("x", "y", "x", "code", 2.0),
+        MatchOutcome("x", "y", None),
+        MatchOutcome("y", "z", None, "prose", 0.5),
+        MatchOutcome("z", "x", "z", "code"),
     ]
     assert [o.winner for o in filter_category(outcomes, "code")] == ["x", "z"]
     assert filter_category(outcomes, None) == outcomes
@@ -27,7 +27,7 @@ def test_csv_with_ties_categories_and_weights(tmp_path):
 def test_csv_minimal_header(tmp_path):
     path = tmp_path / "r.csv"
     path.write_text("a,b,winner\np,q,q\n")
-    assert read_outcomes(path) == [Outcome("p", "q", "q")]
+    assert read_outcomes(path) == [MatchOutcome("p", "q", "q")]
 
 
 def test_jsonl(tmp_path):
@@ -35,7 +35,7 @@ def test_jsonl(tmp_path):
     path.write_text(
         '{"a": "p", "b": "q", "winner": "p", "weight": 3}\n\n{"a": "p", "b": "q", "winner": null}\n'
     )
-    assert read_outcomes(path) == [Outcome("p", "q", "p", weight=3.0), Outcome("p", "q", None)]
+    assert read_outcomes(path) == [MatchOutcome("p", "q", "p", weight=3.0), MatchOutcome("p", "q", None)]
 
 
 @pytest.mark.parametrize(

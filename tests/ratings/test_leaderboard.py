@@ -2,13 +2,13 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from assay.ratings import EloRating, Outcome
+from assay.ratings import EloRating, MatchOutcome
 from assay.ratings.leaderboard import leaderboard_records, leaderboard_table
 
 
 def test_table_and_records():
     elo = EloRating()
-    elo.update([Outcome("alpha", "beta", "alpha"), Outcome("alpha", "beta", None)])
+    elo.update([MatchOutcome("alpha", "beta", "alpha"), MatchOutcome("alpha", "beta", None)])
     board = elo.leaderboard()
     records = leaderboard_records(board)
     assert [(r["rank"], r["name"], r["wins"], r["ties"]) for r in records] == [

@@ -3,12 +3,12 @@ from __future__ import annotations
 import pytest
 from openskill.models import PlackettLuce
 
-from assay.ratings import Outcome, WengLinRating
+from assay.ratings import MatchOutcome, WengLinRating
 
 
 def test_matches_openskill_directly():
     ours = WengLinRating()
-    ours.update([Outcome("a", "b", "a"), Outcome("b", "c", None)])
+    ours.update([MatchOutcome("a", "b", "a"), MatchOutcome("b", "c", None)])
     model = PlackettLuce()
     a, b, c = model.rating(), model.rating(), model.rating()
     [[a], [b]] = model.rate([[a], [b]], ranks=[0, 1])
@@ -20,14 +20,14 @@ def test_matches_openskill_directly():
 
 def test_half_weight_moves_half_as_far():
     full, half = WengLinRating(), WengLinRating()
-    full.update([Outcome("a", "b", "a")])
-    half.update([Outcome("a", "b", "a", weight=0.5)])
+    full.update([MatchOutcome("a", "b", "a")])
+    half.update([MatchOutcome("a", "b", "a", weight=0.5)])
     assert half.rating("a").rating - 25 == pytest.approx((full.rating("a").rating - 25) / 2)
 
 
 def test_bradley_terry_model_and_unknown_model():
     bt = WengLinRating(model="bradley_terry")
-    bt.update([Outcome("a", "b", "a")] * 3)
+    bt.update([MatchOutcome("a", "b", "a")] * 3)
     assert bt.win_probability("a", "b") > 0.5
     with pytest.raises(ValueError, match="known: plackett_luce, bradley_terry"):
         WengLinRating(model="nope")

@@ -14,7 +14,7 @@ from assay.errors import ConfigError
 from assay.model import Case
 from assay.runners import RUNNERS
 from assay.runners.base import RunContext
-from assay.runners.llm import LLMRunner, TemplateError, render_template
+from assay.runners.llm import LLMRunner, PromptTemplateError, render_template
 from tests.fakes.llm_server import ScriptedLLMServer
 
 
@@ -94,7 +94,7 @@ async def test_template_mode_with_vars(llm_server: ScriptedLLMServer, workdir: P
 
 def test_render_template_prefers_input_and_rejects_unknown() -> None:
     assert render_template("Q: {{input}}", Case(id="a", input="why?", vars={"input": "x"})) == "Q: why?"
-    with pytest.raises(TemplateError, match="'missing' is not defined by case 'a'"):
+    with pytest.raises(PromptTemplateError, match="'missing' is not defined by case 'a'"):
         render_template("{{missing}}", Case(id="a"))
 
 

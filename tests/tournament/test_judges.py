@@ -11,7 +11,7 @@ import pytest
 
 from assay.proposers.redaction import REDACTED, Redactor
 from assay.registry import UnknownName
-from assay.tournament import JUDGES, Contestant, LLMJudge, ScoresJudge, parse_answer
+from assay.tournament import JUDGES, Contestant, LLMPairJudge, ScoresJudge, parse_answer
 from tests.fakes.llm_server import ScriptedLLMServer
 from tests.tournament._helpers import chat_model, results
 
@@ -66,7 +66,7 @@ async def test_scores_judge_counts_only_shared_cases() -> None:
 
 
 def test_registry_and_parse() -> None:
-    assert JUDGES.get("scores") is ScoresJudge and JUDGES.get("llm") is LLMJudge
+    assert JUDGES.get("scores") is ScoresJudge and JUDGES.get("llm") is LLMPairJudge
     with pytest.raises(UnknownName, match="known: llm, scores"):
         JUDGES.get("elo-judge")
     assert parse_answer("WINNER: B\nREASON: shorter and clearer") == ("B", "shorter and clearer")
@@ -82,7 +82,7 @@ async def test_llm_judge_picks_the_better_side_in_both_orders(
 ) -> None:
     llm_server.default = prefers_good
     good, bad = good_and_bad()
-    judge = LLMJudge(chat_model(llm_server), "a support bot prompt", redactor=Redactor([]))
+    judge = LLMPairJudge(chat_model(llm_server), "a support bot prompt", redactor=Redactor([]))
     verdict = await judge.compare(bad, good)
     assert verdict.winner == good.id
     assert verdict.votes == [good.id] * 3
@@ -98,7 +98,7 @@ async def test_majority_of_three_votes_with_distinct_samples(
     good, bad = good_and_bad()
     # With the cache on, identical prompts reach the server only because each vote has its own sample index.
     model = chat_model(llm_server, cache_dir=tmp_path / "cache")
-    judge = LLMJudge(model, "task", redactor=Redactor([]), both_orders=False)
+    judge = LLMPairJudge(model, "task", redactor=Redactor([]), both_orders=False)
     llm_server.add_rule(["WINNER: A\nREASON: one", "WINNER: B\nREASON: two", "WINNER: A\nREASON: three"])
     verdict = await judge.compare(good, bad)
     assert len(llm_server.requests) == 3
@@ -117,16 +117,16 @@ async def test_position_bias_disagreement_is_a_tie(llm_server: ScriptedLLMServer
     llm_server.default = "WINNER: A\nREASON: the first one is better"
     good, bad = good_and_bad()
     model = chat_model(llm_server)
-    verdict = await LLMJudge(model, "task", redactor=Redactor([])).compare(good, bad)
+    verdict = await LLMPairJudge(model, "task", redactor=Redactor([])).compare(good, bad)
     assert verdict.winner is None and verdict.votes == ["tie"] * 3
-    one_order = await LLMJudge(model, "task", redactor=Redactor([]), both_orders=False).compare(bad, good)
+    one_order = await LLMPairJudge(model, "task", redactor=Redactor([]), both_orders=False).compare(bad, good)
     assert one_order.winner == bad.id  # the same bias, unchecked, crowns whichever is shown first
 
 
 async def test_garbage_and_failed_answers_are_ties(llm_server: ScriptedLLMServer) -> None:
     llm_server.default = "Both are fine, honestly. I'd go with the first."
     good, bad = good_and_bad()
-    judge = LLMJudge(chat_model(llm_server), "task", redactor=Redactor([]))
+    judge = LLMPairJudge(chat_model(llm_server), "task", redactor=Redactor([]))
     verdict = await judge.compare(good, bad)
     assert verdict.winner is None and verdict.votes == ["tie"] * 3
     assert "unparseable" in verdict.reason
@@ -150,7 +150,7 @@ async def test_judge_never_sees_secrets_or_candidate_ids(
         results({"c1": 1.0, "c2": 1.0, "only-a": 1.0}, {"c1": f"Sure! {SECRET}", "only-a": "UNSHARED-A"}),
     )
     b = Contestant("base-0b12cd", {"prompt.md": BAD}, results({"c1": 0.0, "c2": 0.0}, {"c1": SECRET.lower()}))
-    judge = LLMJudge(
+    judge = LLMPairJudge(
         chat_model(llm_server), f"make replies contain {SECRET}", redactor=Redactor([SECRET]), show=show
     )
     await judge.compare(a, b)

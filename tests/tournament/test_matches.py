@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from assay.proposers.redaction import Redactor
-from assay.ratings import Outcome, make_rating
+from assay.ratings import MatchOutcome, make_rating
 from assay.tournament import (
     Contestant,
-    LLMJudge,
+    LLMPairJudge,
+    PairVerdict,
     ScoresJudge,
-    Verdict,
     clamp_score,
     effective_score,
     outcome_for,
@@ -37,17 +37,17 @@ def test_clamp_score(a: float, b: float, expected: float) -> None:
 
 
 def test_effective_score_from_means_or_verdict() -> None:
-    assert effective_score(Verdict("x", "", means=(0.9, 0.3)), "x") == pytest.approx(0.8)
-    assert effective_score(Verdict("x", ""), "x") == 1.0
-    assert effective_score(Verdict("y", ""), "x") == 0.0
-    assert effective_score(Verdict(None, ""), "x") == 0.5
+    assert effective_score(PairVerdict("x", "", means=(0.9, 0.3)), "x") == pytest.approx(0.8)
+    assert effective_score(PairVerdict("x", ""), "x") == 1.0
+    assert effective_score(PairVerdict("y", ""), "x") == 0.0
+    assert effective_score(PairVerdict(None, ""), "x") == 0.5
 
 
 @pytest.mark.parametrize(
     ("score", "winner"), [(0.55, "c"), (0.5499, None), (0.5, None), (0.4501, None), (0.45, "o"), (0.0, "o")]
 )
 def test_outcome_threshold(score: float, winner: str | None) -> None:
-    assert outcome_for("c", "o", score, 0.55) == Outcome("c", "o", winner)
+    assert outcome_for("c", "o", score, 0.55) == MatchOutcome("c", "o", winner)
 
 
 @pytest.mark.parametrize(("mean", "rate"), [(0.6, 1.0), (0.59, 0.0), (0.5, 0.0), (0.95, 1.0)])
@@ -94,7 +94,7 @@ async def test_llm_judge_matches_draw_fresh_samples_per_round(
     llm_server.default = "WINNER: TIE\nREASON: equal"
     llm_server.add_rule("WINNER: A\nREASON: candidate first", user=r"Candidate A ===[^=]*cand text")
     llm_server.add_rule("WINNER: B\nREASON: candidate second", user=r"Candidate B ===[^=]*cand text")
-    judge = LLMJudge(chat_model(llm_server, tmp_path / "cache"), "task", redactor=Redactor([]), votes=1)
+    judge = LLMPairJudge(chat_model(llm_server, tmp_path / "cache"), "task", redactor=Redactor([]), votes=1)
     cand = Contestant("cand", {"f.md": "cand text"})
     base = Contestant("base", {"f.md": "base text"})
     played = await play_generation(cand, baseline=base, pool=[Contestant("p1", {"f.md": "p1"})], judge=judge)

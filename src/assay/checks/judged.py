@@ -44,21 +44,21 @@ class UnparseableVerdict(ValueError):
 
 
 @dataclass
-class Verdict:
+class JudgeVerdict:
     """One parsed judge answer."""
 
     passed: bool
     reason: str
 
 
-def parse_verdict(answer: str) -> Verdict | None:
+def parse_verdict(answer: str) -> JudgeVerdict | None:
     """Parse ``VERDICT: PASS|FAIL`` / ``REASON: ...`` (a bare leading PASS/FAIL is tolerated); None if
     the answer has no verdict."""
     match = _VERDICT.search(answer) or _BARE.match(answer.strip())
     if match is None:
         return None
     reason = _REASON.search(answer)
-    return Verdict(match.group(1).upper() == "PASS", reason.group(1).strip() if reason else "")
+    return JudgeVerdict(match.group(1).upper() == "PASS", reason.group(1).strip() if reason else "")
 
 
 def _section(tag: str, text: str) -> str:
@@ -90,7 +90,7 @@ class _Tally:
         return result
 
 
-async def _ask(judge: LLM, system: str, user: str, sample: int, tally: _Tally) -> Verdict:
+async def _ask(judge: LLM, system: str, user: str, sample: int, tally: _Tally) -> JudgeVerdict:
     """One judge call; raises LLMError for a failed call and UnparseableVerdict for a bad answer."""
     sample += RUN_INDEX.get() * VOTES_PER_RUN
     completion = await judge.complete([{"role": "user", "content": user}], system=system, sample=sample)
@@ -122,7 +122,7 @@ class _JudgedCheck(Check):
 
 
 @CHECKS.register("llm_judge")
-class LLMJudge(_JudgedCheck):
+class LLMJudgeCheck(_JudgedCheck):
     """Asks the judge whether the output meets the rubric (``value``), ``ctx.judge_votes`` times at the
     judge's temperature (0 by default) with distinct ``sample`` indices; the majority wins. The first
     majority-many votes run together and more are asked only while the outcome is open, so 3 votes cost
@@ -147,7 +147,7 @@ class LLMJudge(_JudgedCheck):
         votes_total = max(1, ctx.judge_votes)
         majority = votes_total // 2 + 1
         tally = _Tally()
-        votes: list[Verdict] = []
+        votes: list[JudgeVerdict] = []
         try:
             first = await asyncio.gather(
                 *(_ask(judge, RUBRIC_SYSTEM, user, i, tally) for i in range(majority)), return_exceptions=True
@@ -231,7 +231,7 @@ class FactCoverage(_JudgedCheck):
         missing = [
             fact
             for fact, item in zip(self.facts, results, strict=True)
-            if isinstance(item, Verdict) and not item.passed
+            if isinstance(item, JudgeVerdict) and not item.passed
         ]
         covered = len(self.facts) - len(missing)
         score = covered / len(self.facts)

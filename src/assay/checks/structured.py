@@ -55,7 +55,8 @@ def _check_schema(schema: Any, where: str) -> dict[str, Any] | bool:
             f"json_schema: {where} must be a JSON schema object, got {type(schema).__name__}"
         )
     try:
-        validators.validator_for(schema).check_schema(schema)
+        # types-jsonschema types the schema as a dict, but True and False are valid schemas too.
+        validators.validator_for(schema).check_schema(schema)  # type: ignore[arg-type]
     except schema_errors.SchemaError as exc:
         at = _json_path(exc.absolute_path)
         raise CheckSpecError(

@@ -187,7 +187,8 @@ class _ContainsManyCheck(Check):
 
     def split(self, text: str) -> tuple[list[str], list[str]]:
         haystack = text.casefold() if self.ignore_case else text
-        found, missing = [], []
+        found: list[str] = []
+        missing: list[str] = []
         for needle in self.needles:
             (found if (needle.casefold() if self.ignore_case else needle) in haystack else missing).append(
                 needle

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.text import Text
@@ -91,7 +92,7 @@ def resume_command(
     _run(lambda: evolution.resume(run_id))
 
 
-def _run(start) -> None:  # type: ignore[no-untyped-def]
+def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]]) -> None:
     try:
         outcome = run_sync(start())
     except KeyboardInterrupt:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from assay.cases import assign_splits, load_cases, select
 from assay.checks import CHECKS
@@ -214,13 +215,19 @@ def write_summary(eval_dir: Path, result: EvalResult) -> Path:
     return path
 
 
+class _Expectation(TypedDict):
+    text: str
+    passed: bool
+    evidence: str
+
+
 def write_grading(directory: Path, cases: list[tuple[Case, Split]], result: EvalResult) -> list[Path]:
     """Write skill-creator compatible ``eval-<id>/grading.json`` files (expectations + summary)."""
     written = []
     by_id = {case.id: case for case, _ in cases}
     for case_result in result.cases:
         case = by_id[case_result.id]
-        expectations = [
+        expectations: list[_Expectation] = [
             {
                 "text": check.text or _spec_text(check.type, spec),
                 "passed": check.passed,

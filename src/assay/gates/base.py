@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from assay.evaluation.evaluator import EvalResult
-from assay.model import Dimension
+from assay.model import Dimension as Dimension  # re-exported: gates build their decisions from it
 from assay.registry import Registry
 from assay.static.report import StaticReport
 

@@ -70,7 +70,7 @@ class RatchetGate(Gate):
 
     def _progress(self, data: GateInput) -> Dimension:
         old, new = data.parent, data.candidate
-        numbers = {
+        numbers: dict[str, float | str | None] = {
             "parent_pass_rate": old.pass_rate,
             "pass_rate": new.pass_rate,
             "parent_score": old.mean_score,

@@ -167,7 +167,7 @@ class RunStore:
             if old is None:
                 raise StoreError(f"run store {self.location}: no run {run_id}")
             try:
-                new = RunRecord.load({**dict(old._mapping), **fields})
+                new: RunRecord = RunRecord.load({**dict(old._mapping), **fields})
             except ValidationError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(part) for part in first["loc"])

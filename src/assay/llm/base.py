@@ -45,3 +45,6 @@ class LLM(Protocol):
         max_tokens: int | None = None,
         sample: int = 0,
     ) -> Completion: ...
+
+    async def aclose(self) -> None:
+        """Release the model's clients (an HTTP pool); call from the event loop that used them."""

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from assay.config import AssayConfig
 from assay.gates import Gate
+from assay.gates.paired import PairedGate
 from assay.history.git import Git
 from assay.history.records import RunRecord
 from assay.history.runfiles import RunFiles
@@ -104,7 +105,7 @@ class LoopContext:
         noisy = estimate is not None and not estimate.deterministic
         if noisy not in self._gates:
             if self.parts.gate is not None:
-                self._gates[noisy] = (self.parts.gate, self.parts.gate.name in ("noisy", "paired"))
+                self._gates[noisy] = (self.parts.gate, isinstance(self.parts.gate, PairedGate))
             else:
                 self._gates[noisy] = make_gate(self.config, estimate)
         return self._gates[noisy]

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from assay.config import AssayConfig
 from assay.errors import AssayError, ConfigError
@@ -402,7 +403,9 @@ class Evolution:
         best = state.best
         assert best is not None and state.baseline is not None
         holdout = best.measurement.holdout
-        status = "stopped" if ctx.interrupted or reason == "STOP file found" else "finished"
+        status: Literal["finished", "stopped"] = (
+            "stopped" if ctx.interrupted or reason == "STOP file found" else "finished"
+        )
         ctx.emit(
             state,
             Finished(

@@ -29,4 +29,8 @@ def install_sigint(state: Interruptible, report: Callable[[str], None]) -> Calla
         loop.add_signal_handler(signal.SIGINT, on_sigint)
     except (NotImplementedError, RuntimeError, ValueError):
         return lambda: None
-    return lambda: loop.remove_signal_handler(signal.SIGINT)
+
+    def uninstall() -> None:
+        loop.remove_signal_handler(signal.SIGINT)
+
+    return uninstall

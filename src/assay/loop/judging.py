@@ -6,7 +6,7 @@ from assay.config import AssayConfig
 from assay.errors import ConfigError
 from assay.llm import make_llm
 from assay.proposers.redaction import Redactor
-from assay.tournament import LLMJudge, PairwiseJudge, ScoresJudge
+from assay.tournament import LLMPairJudge, PairwiseJudge, ScoresJudge
 
 FIELD = "evolve.tournament.judge_llm"
 
@@ -37,7 +37,7 @@ def make_match_judge(config: AssayConfig, redactor: Redactor, *, use_cache: bool
     llm = make_llm(
         llm_settings, cache_dir=config.data_path / "cache" / "llm", use_cache=use_cache, section=FIELD
     )
-    return LLMJudge(
+    return LLMPairJudge(
         llm,
         task_text(config),
         redactor=redactor,

@@ -17,6 +17,7 @@ from assay.config import AssayConfig
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import uses_judge
 from assay.gates import GATES, Gate
+from assay.gates.paired import PairedGate
 from assay.history.git import Git
 from assay.loop.events import ExtraRuns, Runs
 from assay.loop.measure import Measurer
@@ -49,11 +50,10 @@ def make_gate(config: AssayConfig, estimate: NoiseEstimate | None) -> tuple[Gate
     options = dict(config.evolve.gate_options)
     noisy = estimate is not None and not estimate.deterministic
     if name in PAIRED or (name == "ratchet" and noisy):
-        cls = GATES.get("noisy")
         # The strict rule's own options (noise_reruns, score_tolerance) mean nothing to the paired test.
-        accepted = inspect.signature(cls).parameters
-        kept = {k: v for k, v in options.items() if k in accepted}
-        return cls(options=sequential_options(config), **kept), True
+        accepted = inspect.signature(PairedGate).parameters
+        kept = {k: float(v) for k, v in options.items() if k in accepted}
+        return PairedGate(options=sequential_options(config), **kept), True
     return GATES.get(name)(**options), False
 
 

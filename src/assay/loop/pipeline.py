@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import operator
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from assay.loop.events import Proposed
 from assay.loop.proposing import Basis
@@ -61,7 +63,7 @@ class ProposalsAhead:
             number += 1
             after = max(0, number - self.depth)
             async with self._changed:
-                await self._changed.wait_for(lambda after=after: after in self.bases)
+                await self._changed.wait_for(partial(operator.contains, self.bases, after))
             basis = self.bases[after]
             await self.make(number, basis)
             for old in [k for k in self.bases if k < after]:

@@ -16,7 +16,7 @@ from assay.config import TournamentConfig
 from assay.evaluation.evaluator import EvalResult
 from assay.loop.events import MatchesPlayed, MatchLog, MatchOutcomeData
 from assay.ratings import make_rating
-from assay.ratings.base import Outcome, RatingBackend
+from assay.ratings.base import MatchOutcome, RatingBackend
 from assay.search import Archive, adaptive_next, top_k
 from assay.tournament import (
     Contestant,
@@ -57,7 +57,7 @@ class Ratings:
     def apply(self, event: MatchesPlayed, dev: EvalResult | None) -> None:
         """Fold one generation's matches: the rating updates in order, the candidate, and the pool."""
         for batch in event.updates:
-            self.backend.update([Outcome(o.a, o.b, o.winner, weight=o.weight) for o in batch])
+            self.backend.update([MatchOutcome(o.a, o.b, o.winner, weight=o.weight) for o in batch])
         self.results[event.candidate] = dev
         if event.commit is not None:
             self.commits[event.candidate] = event.commit

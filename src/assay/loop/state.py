@@ -249,7 +249,9 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
     measurement = pending.measurement() if pending is not None else Measurement()
     commit = record.commit
     if commit is not None and measurement.dev is not None:
-        parent = record.parent if record.parent in state.archive else state.archive.nodes()[0].id
+        parent = (
+            record.parent if record.parent and record.parent in state.archive else state.archive.nodes()[0].id
+        )
         state.archive.add(Node(commit, parent, _unit(measurement.dev.mean_score)))
         state.archive.record_child(parent)
         if state.ratings is not None:

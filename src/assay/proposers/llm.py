@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from assay.config import LLMSettings
 from assay.errors import ConfigError
@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 # Whole files and several blocks need more room than the 1024-token default of a runner or a judge.
 DEFAULT_MAX_TOKENS = 4096
 MAX_DESCRIPTION = 200
+
+
+class _Usage(TypedDict):
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float
 
 
 def one_line(text: str, limit: int = MAX_DESCRIPTION) -> str:
@@ -89,7 +95,7 @@ class LLMProposer(Proposer):
             return Proposal(
                 ok=False, description="llm proposal", error=one_line(f"model call failed: {exc}", 300)
             )
-        usage = {
+        usage: _Usage = {
             "tokens_in": completion.tokens_in,
             "tokens_out": completion.tokens_out,
             "cost_usd": completion.cost_usd,

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from assay.ratings.base import MIN_COMPARISONS, Outcome, Rating, RatingBackend, confidence
+from assay.ratings.base import MIN_COMPARISONS, MatchOutcome, Rating, RatingBackend, confidence
 from assay.ratings.bradley_terry import BradleyTerryRating, ConstantAccuracyRanking
 from assay.ratings.elo import EloRating
 from assay.ratings.glicko2 import Glicko2Rating, Glicko2State, glicko2_period
@@ -30,7 +30,7 @@ __all__ = [
     "EloRating",
     "Glicko2Rating",
     "Glicko2State",
-    "Outcome",
+    "MatchOutcome",
     "Rating",
     "RatingBackend",
     "WengLinRating",

@@ -12,7 +12,7 @@ MIN_COMPARISONS = 5
 
 
 @dataclass(frozen=True)
-class Outcome:
+class MatchOutcome:
     """One comparison of ``a`` with ``b``: ``winner`` is ``a``, ``b`` or ``None`` for a tie.
 
     ``weight`` scales how much the comparison counts (1.0 = one ordinary comparison); ``category`` is a
@@ -87,7 +87,7 @@ class RatingBackend(ABC):
     def __init__(self) -> None:
         self._counts: dict[str, _Counts] = {}
 
-    def update(self, outcomes: Sequence[Outcome]) -> None:
+    def update(self, outcomes: Sequence[MatchOutcome]) -> None:
         """Rate a batch of outcomes (in order, for online backends)."""
         outcomes = list(outcomes)
         for outcome in outcomes:
@@ -110,7 +110,7 @@ class RatingBackend(ABC):
         self._counts.setdefault(name, _Counts())
 
     @abstractmethod
-    def _update(self, outcomes: list[Outcome]) -> None: ...
+    def _update(self, outcomes: list[MatchOutcome]) -> None: ...
 
     @abstractmethod
     def _estimate(self, name: str) -> tuple[float, float]:

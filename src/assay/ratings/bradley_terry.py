@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 
-from assay.ratings.base import Outcome, RatingBackend
+from assay.ratings.base import MatchOutcome, RatingBackend
 
 ELO_PER_NAT = 400.0 / math.log(10.0)
 
 
-def win_matrix(names: list[str], outcomes: list[Outcome], pseudo_count: float) -> np.ndarray:
+def win_matrix(names: list[str], outcomes: list[MatchOutcome], pseudo_count: float) -> np.ndarray:
     """``W[i, j]`` = weighted wins of ``names[i]`` over ``names[j]``: a tie is half a win each way, and every
     pair compared at least once gets ``pseudo_count`` virtual wins each way."""
     index = {name: i for i, name in enumerate(names)}
@@ -51,12 +51,12 @@ class BradleyTerryRating(RatingBackend):
         super().__init__()
         self.pseudo_count = pseudo_count
         self.regularization = regularization
-        self._outcomes: list[Outcome] = []
+        self._outcomes: list[MatchOutcome] = []
         self._fit: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None
         self._errors: np.ndarray | None = None
         self._previous: dict[str, float] = {}
 
-    def _update(self, outcomes: list[Outcome]) -> None:
+    def _update(self, outcomes: list[MatchOutcome]) -> None:
         self._outcomes.extend(outcomes)
         self._fit = self._errors = None
 
@@ -140,7 +140,7 @@ class ConstantAccuracyRanking:
         self._order = np.zeros((chains, 0), dtype=int)  # per chain: item indices, strongest first
         self._p = np.full(chains, accuracy or 0.75)
 
-    def update(self, outcomes: list[Outcome]) -> None:
+    def update(self, outcomes: list[MatchOutcome]) -> None:
         """Add the outcomes, place new names, re-sample the names they touched and mix the chains."""
         touched: list[int] = []
         for o in outcomes:

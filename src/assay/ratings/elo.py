@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from assay.ratings.base import Outcome, RatingBackend
+from assay.ratings.base import MatchOutcome, RatingBackend
 
 
 class EloRating(RatingBackend):
@@ -29,7 +29,7 @@ class EloRating(RatingBackend):
     def _expected(self, a: str, b: str) -> float:
         return 1.0 / (1.0 + 10.0 ** ((self._value(b) - self._value(a)) / 400.0))
 
-    def _update(self, outcomes: list[Outcome]) -> None:
+    def _update(self, outcomes: list[MatchOutcome]) -> None:
         for outcome in outcomes:
             change = (
                 self.k * outcome.weight * (outcome.score(outcome.a) - self._expected(outcome.a, outcome.b))

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.ratings.base import Outcome, RatingBackend
+from assay.ratings.base import MatchOutcome, RatingBackend
 
 SCALE = 400.0 / math.log(10.0)  # 173.7178: Glicko scale <-> Glicko-2 scale
 START_RD = 350.0
@@ -101,7 +101,7 @@ class Glicko2Rating(RatingBackend):
         """The Glicko-2 state of ``name`` (the start state if unknown)."""
         return self._states.get(name, Glicko2State())
 
-    def _update(self, outcomes: list[Outcome]) -> None:
+    def _update(self, outcomes: list[MatchOutcome]) -> None:
         games: dict[str, list[tuple[Glicko2State, float, float]]] = {}
         for o in outcomes:
             games.setdefault(o.a, []).append((self.state(o.b), o.score(o.a), o.weight))

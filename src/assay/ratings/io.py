@@ -12,14 +12,14 @@ from typing import Any
 from assay.config import MAX_FILE_BYTES
 from assay.errors import ConfigError
 from assay.fsutil import read_user_text
-from assay.ratings.base import Outcome
+from assay.ratings.base import MatchOutcome
 from assay.safeload import load_json
 
 REQUIRED = ("a", "b", "winner")
 TIE_WORDS = ("", "tie")
 
 
-def outcome_from_row(row: Mapping[str, Any]) -> Outcome:
+def outcome_from_row(row: Mapping[str, Any]) -> MatchOutcome:
     """One outcome from a row: ``winner`` is a name, ``tie``, empty or null (a tie); raises ValueError."""
     missing = [key for key in REQUIRED if key not in row]
     if missing:
@@ -33,7 +33,7 @@ def outcome_from_row(row: Mapping[str, Any]) -> Outcome:
         value = 1.0 if weight is None else float(weight)
     except (TypeError, ValueError):
         raise ValueError(f"weight {weight!r} is not a number") from None
-    return Outcome(
+    return MatchOutcome(
         a=a,
         b=b,
         winner=None if winner.lower() in TIE_WORDS else winner,
@@ -50,7 +50,7 @@ def _text(value: Any, key: str) -> str:
     return str(value).strip()
 
 
-def read_outcomes(path: str | Path) -> list[Outcome]:
+def read_outcomes(path: str | Path) -> list[MatchOutcome]:
     """All outcomes in a ``.csv`` (header a,b,winner[,category,weight]) or ``.jsonl`` file, in file order.
 
     A malformed row raises ConfigError naming the file and the line.
@@ -66,8 +66,8 @@ def read_outcomes(path: str | Path) -> list[Outcome]:
     raise ConfigError(f"unknown format {suffix or '(no suffix)'!r}; expected .csv or .jsonl", file=path)
 
 
-def _read_csv(path: Path, text: str) -> list[Outcome]:
-    outcomes: list[Outcome] = []
+def _read_csv(path: Path, text: str) -> list[MatchOutcome]:
+    outcomes: list[MatchOutcome] = []
     with io.StringIO(text, newline="") as handle:
         reader = csv.DictReader(handle)
         fields = [name.strip() for name in reader.fieldnames or []]
@@ -88,8 +88,8 @@ def _read_csv(path: Path, text: str) -> list[Outcome]:
     return outcomes
 
 
-def _read_jsonl(path: Path, text: str) -> list[Outcome]:
-    outcomes: list[Outcome] = []
+def _read_jsonl(path: Path, text: str) -> list[MatchOutcome]:
+    outcomes: list[MatchOutcome] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -105,13 +105,13 @@ def _read_jsonl(path: Path, text: str) -> list[Outcome]:
     return outcomes
 
 
-def _parse(row: Mapping[str, Any], path: Path, line: int) -> Outcome:
+def _parse(row: Mapping[str, Any], path: Path, line: int) -> MatchOutcome:
     try:
         return outcome_from_row(row)
     except ValueError as exc:
         raise ConfigError(str(exc), file=path, field=f"line {line}") from None
 
 
-def filter_category(outcomes: Sequence[Outcome], category: str | None) -> list[Outcome]:
+def filter_category(outcomes: Sequence[MatchOutcome], category: str | None) -> list[MatchOutcome]:
     """The outcomes of one category (all of them when ``category`` is None)."""
     return [o for o in outcomes if category is None or o.category == category]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay.ratings.base import Outcome, RatingBackend
+from assay.ratings.base import MatchOutcome, RatingBackend
 
 MODELS = {"plackett_luce": "PlackettLuce", "bradley_terry": "BradleyTerryFull"}
 MIN_SIGMA = 1e-3
@@ -34,7 +34,7 @@ class WengLinRating(RatingBackend):
         player = self._players.get(name)
         return player if player is not None else self.model.rating(name=name)
 
-    def _update(self, outcomes: list[Outcome]) -> None:
+    def _update(self, outcomes: list[MatchOutcome]) -> None:
         for o in outcomes:
             before = [self._player(o.a), self._player(o.b)]
             ranks = [0, 0] if o.winner is None else ([0, 1] if o.winner == o.a else [1, 0])

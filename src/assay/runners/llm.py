@@ -21,14 +21,14 @@ GLOB_CHARS = frozenset("*?[")
 MAX_PROMPT_BYTES = 10 * 2**20
 
 
-class TemplateError(ValueError):
+class PromptTemplateError(ValueError):
     """A template names a variable the case does not define."""
 
 
 def render_template(template: str, case: Case) -> str:
     """Fill ``{{name}}`` / ``{{vars.name}}`` from the case's vars and ``{{input}}`` from its input.
 
-    Non-string values are rendered as JSON. An undefined name raises TemplateError (a typo in a prompt
+    Non-string values are rendered as JSON. An undefined name raises PromptTemplateError (a typo in a prompt
     should fail the case visibly, not silently send an empty slot).
     """
 
@@ -42,7 +42,7 @@ def render_template(template: str, case: Case) -> str:
         elif name == "input":
             found = case.prompt_text()
         else:
-            raise TemplateError(f"template variable {name!r} is not defined by case {case.id!r}")
+            raise PromptTemplateError(f"template variable {name!r} is not defined by case {case.id!r}")
         return found if isinstance(found, str) else json.dumps(found, ensure_ascii=False)
 
     return PLACEHOLDER.sub(value, template)
@@ -128,7 +128,7 @@ class LLMRunner(Runner):
             completion = await self.llm.complete(
                 [{"role": "user", "content": user}], system=system, sample=RUN_INDEX.get()
             )
-        except (LLMError, TemplateError) as exc:
+        except (LLMError, PromptTemplateError) as exc:
             return Output(error=str(exc), duration_s=time.perf_counter() - started, workdir=str(workdir))
         except Exception as exc:  # a runner never raises for a case
             return Output(

@@ -31,14 +31,19 @@ class _ExitAwareProtocol(asyncio.subprocess.SubprocessStreamProtocol):
     def process_exited(self) -> None:
         super().process_exited()
         self.exited.set_result(None)
-        if not self.done.done():
-            self.done.set_result("exit")
+        _settle(self.done, "exit")
+
+
+def _settle(done: asyncio.Future[str], reason: str) -> None:
+    """The first reason to stop wins; later ones are dropped."""
+    if not done.done():
+        done.set_result(reason)
 
 
 async def _drain(stream: asyncio.StreamReader, capture: Capture, done: asyncio.Future[str]) -> None:
     while chunk := await stream.read(READ_CHUNK):
-        if capture.add(chunk) and not done.done():
-            done.set_result("flood")
+        if capture.add(chunk):
+            _settle(done, "flood")
 
 
 async def _feed(pipe: asyncio.StreamWriter, data: bytes) -> None:
@@ -76,7 +81,7 @@ async def run(
         asyncio.ensure_future(_drain(proc.stderr, stderr, done)),
     )
     feeder = asyncio.ensure_future(_feed(proc.stdin, stdin)) if stdin is not None and proc.stdin else None
-    timer = loop.call_later(limits.timeout_s, lambda: done.done() or done.set_result("timeout"))
+    timer = loop.call_later(limits.timeout_s, _settle, done, "timeout")
     try:
         timed_out = await done == "timeout"
     finally:

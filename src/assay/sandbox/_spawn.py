@@ -126,7 +126,7 @@ async def run(
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
     in_r, in_w = os.pipe2(os.O_CLOEXEC) if stdin is not None else (-1, -1)
-    actions: list[tuple[int, ...]] = [
+    actions: list[tuple[int, int, int] | tuple[int, int, str, int, int]] = [
         (os.POSIX_SPAWN_DUP2, out_w, 1),
         (os.POSIX_SPAWN_DUP2, err_w, 2),
     ]

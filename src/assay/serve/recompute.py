@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.ratings import RATINGS, EloRating, Rating, RatingBackend
-from assay.ratings.base import Outcome
+from assay.ratings.base import MatchOutcome
 from assay.registry import UnknownName
 from assay.serve.errors import ApiError
 from assay.serve.scoring import decay_weight
@@ -47,7 +47,7 @@ def replay(
         winner, loser = event["winner"], event["loser"]
         if winner is not None and loser is not None:
             outcome_winner = None if event["kind"] == "tie" else winner
-            backend.update([Outcome(winner, loser, outcome_winner, event["category"], weight)])
+            backend.update([MatchOutcome(winner, loser, outcome_winner, event["category"], weight)])
         elif isinstance(backend, EloRating):
             name = winner if winner is not None else loser
             k = backend.k

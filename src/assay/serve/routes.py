@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 
@@ -28,7 +29,10 @@ from assay.serve.state import ServeState
 from assay.serve.validation import category_name, check_feedback, finite_in, variant_name
 
 router = APIRouter(prefix="/api/v1")
-ERRORS = {400: {"description": "Invalid request"}, 401: {"description": "Missing or wrong token"}}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "Invalid request"},
+    401: {"description": "Missing or wrong token"},
+}
 
 
 def _state(request: Request) -> ServeState:

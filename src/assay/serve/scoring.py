@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from assay.ratings.base import Outcome
+from assay.ratings.base import MatchOutcome
 from assay.ratings.elo import EloRating
 
 
@@ -20,7 +20,7 @@ def elo_pairwise(a: float, b: float, winner: str | None, k: float) -> tuple[floa
     elo = _SeededElo(k=k)
     elo.seed("a", a)
     elo.seed("b", b)
-    elo.update([Outcome("a", "b", winner)])
+    elo.update([MatchOutcome("a", "b", winner)])
     return elo.rating("a").rating, elo.rating("b").rating
 
 

@@ -4,19 +4,19 @@ from assay.stats.boundaries import efficacy_bounds, spent_alpha
 from assay.stats.noise import CaseNoise, NoiseEstimate, default_repeats, estimate_noise
 from assay.stats.options import SequentialOptions
 from assay.stats.paired import PairedTest, case_differences, paired_bootstrap, sign_test, wilcoxon_test
-from assay.stats.result import Decision, SequentialResult
+from assay.stats.result import SequentialResult, TestDecision
 from assay.stats.sequential import Sampler, compare_sequential, majority_votes
 from assay.stats.stratified import StratifiedTest, case_regressions, holm, mean_difference, stratified_test
 
 __all__ = [
     "CaseNoise",
-    "Decision",
     "NoiseEstimate",
     "PairedTest",
     "Sampler",
     "SequentialOptions",
     "SequentialResult",
     "StratifiedTest",
+    "TestDecision",
     "case_differences",
     "case_regressions",
     "compare_sequential",

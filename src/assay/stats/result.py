@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from assay.stats.stratified import StratifiedTest
 
-Decision = Literal["better", "worse", "undecided"]
+TestDecision = Literal["better", "worse", "undecided"]
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,7 @@ class SequentialResult:
     in pass rate) with its confidence interval as (effect, low, high), regressed cases, the runs used per case
     on each side, and how many runs were added (``extra_runs``: charge them to the budgets)."""
 
-    decision: Decision
+    decision: TestDecision
     reason: str
     test: StratifiedTest
     effect: tuple[float, float, float]

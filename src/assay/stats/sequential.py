@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from assay.stats.boundaries import efficacy_bounds
 from assay.stats.options import SequentialOptions
-from assay.stats.result import Decision, SequentialResult
+from assay.stats.result import SequentialResult, TestDecision
 from assay.stats.stratified import case_regressions, mean_difference, stratified_test
 
 Side = Literal["parent", "candidate"]
@@ -91,7 +91,8 @@ class _Comparison:
         jobs: list[tuple[str, Side, int]] = []
         for cid in self.batches:
             old_n, new_n = self.wanted(parent[cid], candidate[cid], look, target)
-            jobs += [(cid, side, n) for side, n in (("parent", old_n), ("candidate", new_n)) if n > 0]
+            wanted: tuple[tuple[Side, int], ...] = (("parent", old_n), ("candidate", new_n))
+            jobs += [(cid, side, n) for side, n in wanted if n > 0]
         got = await asyncio.gather(*(self.sampler(cid, side, n) for cid, side, n in jobs))
         fresh: dict[str, tuple[list[float], list[float]]] = {}
         for (cid, side, n), runs in zip(jobs, got, strict=True):
@@ -138,7 +139,7 @@ async def compare_sequential(
         final = look == len(schedule) - 1
         regressed, pending = state.regressions(final)
         level = 1 - NormalDist().cdf(bounds[look])
-        decision: Decision = "undecided"
+        decision: TestDecision = "undecided"
         if regressed:
             decision, reason = "worse", f"{len(regressed)} cases regressed: {', '.join(regressed[:5])}"
         elif test.p_worse <= level:

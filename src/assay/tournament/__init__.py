@@ -4,10 +4,10 @@ baseline and the self-play pool, turned into rating outcomes."""
 from assay.tournament.judges import (
     JUDGES,
     Contestant,
-    LLMJudge,
+    LLMPairJudge,
+    PairVerdict,
     PairwiseJudge,
     ScoresJudge,
-    Verdict,
     parse_answer,
 )
 from assay.tournament.matches import (
@@ -25,11 +25,11 @@ __all__ = [
     "JUDGES",
     "Contestant",
     "GenerationMatches",
-    "LLMJudge",
+    "LLMPairJudge",
     "Match",
+    "PairVerdict",
     "PairwiseJudge",
     "ScoresJudge",
-    "Verdict",
     "clamp_score",
     "effective_score",
     "outcome_for",

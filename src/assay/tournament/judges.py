@@ -28,7 +28,7 @@ class Contestant:
 
 
 @dataclass
-class Verdict:
+class PairVerdict:
     """A judge's decision: ``winner`` is a contestant id or None for a tie; ``votes`` are each vote's winner
     id or ``"tie"``; ``means`` are (a, b) mean scores on shared cases when the judge compared scores;
     ``calls`` the model calls it took (0 for a judge that asks no model)."""
@@ -49,7 +49,7 @@ class PairwiseJudge(ABC):
     name: ClassVar[str]
 
     @abstractmethod
-    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> Verdict:
+    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> PairVerdict:
         """Which of ``a`` and ``b`` is better, with the reason and the cost of deciding."""
 
 
@@ -72,10 +72,10 @@ class ScoresJudge(PairwiseJudge):
     name: ClassVar[str] = "scores"
     tolerance: float = 1e-9
 
-    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> Verdict:
+    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> PairVerdict:
         shared = shared_scores(a.results, b.results)
         if not shared:
-            return Verdict(None, f"tie: {a.id} and {b.id} share no cases", [TIE])
+            return PairVerdict(None, f"tie: {a.id} and {b.id} share no cases", [TIE])
         mean_a = sum(s for _, s, _ in shared) / len(shared)
         mean_b = sum(s for _, _, s in shared) / len(shared)
         diff = mean_a - mean_b
@@ -84,7 +84,7 @@ class ScoresJudge(PairwiseJudge):
             f"{winner or TIE}: {a.id} mean {mean_a:.4f} vs {b.id} mean {mean_b:.4f} "
             f"on {len(shared)} shared cases (difference {diff:+.4f})"
         )
-        return Verdict(winner, reason, [winner or TIE], means=(mean_a, mean_b))
+        return PairVerdict(winner, reason, [winner or TIE], means=(mean_a, mean_b))
 
 
 SYSTEM = (
@@ -107,7 +107,7 @@ def parse_answer(text: str) -> tuple[str, str] | None:
 
 
 @JUDGES.register("llm")
-class LLMJudge(PairwiseJudge):
+class LLMPairJudge(PairwiseJudge):
     """A model compares the two candidates' files (``show="files"``) or their outputs on up to ``cases``
     sampled shared cases (``show="outputs"``), labelled only A and B.
 
@@ -138,7 +138,7 @@ class LLMJudge(PairwiseJudge):
         self.votes, self.both_orders, self.show = votes, both_orders, show
         self.cases, self.max_chars, self.max_tokens, self.seed = cases, max_chars, max_tokens, seed
 
-    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> Verdict:
+    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> PairVerdict:
         texts = self._render(a, b)
         orders = [(a, b), (b, a)] if self.both_orders else [(a, b)]
         calls = [(x, y, round * self.votes + vote) for vote in range(self.votes) for x, y in orders]
@@ -155,7 +155,7 @@ class LLMJudge(PairwiseJudge):
         )
         done = [c for _, _, c in answers if c is not None]
         tokens, cost = sum(c.tokens_in + c.tokens_out for c in done), sum(c.cost_usd for c in done)
-        return Verdict(winner, reason, votes, tokens, cost, calls=len(calls))
+        return PairVerdict(winner, reason, votes, tokens, cost, calls=len(calls))
 
     async def _ask(
         self, first: Contestant, second: Contestant, texts: dict[str, str], sample: int

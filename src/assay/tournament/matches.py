@@ -1,5 +1,5 @@
 """A generation's matches: the candidate against the baseline (several rounds) and against each member of the
-self-play pool, each match scored 0..1 for the candidate and turned into a rating ``Outcome``."""
+self-play pool, each match scored 0..1 for the candidate and turned into a rating ``MatchOutcome``."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from assay.ratings.base import Outcome
-from assay.tournament.judges import Contestant, PairwiseJudge, Verdict
+from assay.ratings.base import MatchOutcome
+from assay.tournament.judges import Contestant, PairVerdict, PairwiseJudge
 
 MATCHES_PER_GENERATION = 3
 WIN_THRESHOLD = 0.55
@@ -23,7 +23,7 @@ def clamp_score(a: float, b: float) -> float:
     return min(1.0, max(0.0, 0.5 + (a - b) / 2))
 
 
-def effective_score(verdict: Verdict, candidate: str) -> float:
+def effective_score(verdict: PairVerdict, candidate: str) -> float:
     """The candidate's 0..1 score in a match: from the two mean scores when the judge compared scores
     (``verdict.means`` is (candidate, opponent)), else 1 for a win, 0 for a loss, 0.5 for a tie."""
     if verdict.means is not None:
@@ -33,7 +33,9 @@ def effective_score(verdict: Verdict, candidate: str) -> float:
     return 1.0 if verdict.winner == candidate else 0.0
 
 
-def outcome_for(candidate: str, opponent: str, score: float, threshold: float = WIN_THRESHOLD) -> Outcome:
+def outcome_for(
+    candidate: str, opponent: str, score: float, threshold: float = WIN_THRESHOLD
+) -> MatchOutcome:
     """The rating outcome of a match: the candidate wins at ``score`` ≥ threshold, loses at ≤ 1 − threshold,
     and ties in between (so the ratings and the baseline win rule agree)."""
     if score >= threshold - _EPSILON:
@@ -42,7 +44,7 @@ def outcome_for(candidate: str, opponent: str, score: float, threshold: float = 
         winner = opponent
     else:
         winner = None
-    return Outcome(candidate, opponent, winner)
+    return MatchOutcome(candidate, opponent, winner)
 
 
 @dataclass
@@ -52,10 +54,10 @@ class Match:
 
     opponent: str
     kind: Literal["baseline", "pool"]
-    verdict: Verdict
+    verdict: PairVerdict
     score: float
     won: bool
-    outcome: Outcome
+    outcome: MatchOutcome
 
 
 @dataclass
@@ -66,12 +68,12 @@ class GenerationMatches:
     matches: list[Match] = field(default_factory=list)
 
     @property
-    def outcomes(self) -> list[Outcome]:
+    def outcomes(self) -> list[MatchOutcome]:
         """The matches as outcomes for a rating backend, in play order (baseline first)."""
         return [m.outcome for m in self.matches]
 
     @property
-    def verdicts(self) -> list[Verdict]:
+    def verdicts(self) -> list[PairVerdict]:
         return [m.verdict for m in self.matches]
 
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import random
 
-from assay.proposers.mutate.pysource import Edit, PyChange, Source, apply_python
+from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python
 
 
 def test_byte_offsets_handle_non_ascii_text() -> None:
@@ -13,7 +13,7 @@ def test_byte_offsets_handle_non_ascii_text() -> None:
     src = Source(text, ast.parse(text))
     binop = src.tree.body[1].value  # type: ignore[attr-defined]
     assert src.segment(binop) == "1 + 2"
-    assert src.apply([Edit(src.start(binop), src.end(binop), "3")]) == 'name = "héllo"; x = 3\n'
+    assert src.apply([SourceEdit(src.start(binop), src.end(binop), "3")]) == 'name = "héllo"; x = 3\n'
 
 
 def test_where_names_the_innermost_scope() -> None:
@@ -26,7 +26,7 @@ def test_a_wrong_plan_is_rejected_and_the_file_is_unparsed() -> None:
     def bad_plan(src: Source, rng: random.Random) -> PyChange:
         assign = src.tree.body[0]
         assign.value = ast.Constant(2)  # type: ignore[attr-defined]
-        return PyChange("set x to 2", [[Edit(0, 1, "y")]])  # claims an edit that does something else
+        return PyChange("set x to 2", [[SourceEdit(0, 1, "y")]])  # claims an edit that does something else
 
     mutation = apply_python("test.bad", bad_plan, "m.py", "x = 1  # keep\n", random.Random(0))
     assert (
@@ -37,7 +37,7 @@ def test_a_wrong_plan_is_rejected_and_the_file_is_unparsed() -> None:
 
 def test_a_change_that_does_nothing_or_does_not_compile_is_dropped() -> None:
     def no_op(src: Source, rng: random.Random) -> PyChange:
-        return PyChange("nothing", [[Edit(0, 0, "")]])
+        return PyChange("nothing", [[SourceEdit(0, 0, "")]])
 
     def break_it(src: Source, rng: random.Random) -> PyChange:
         src.tree.body.insert(0, ast.Return(ast.Constant(1)))

@@ -18,7 +18,7 @@ SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @dataclass(frozen=True)
-class Edit:
+class SourceEdit:
     """Replace the UTF-8 bytes ``start:end`` of the source with ``text``."""
 
     start: int
@@ -31,7 +31,7 @@ class PyChange:
     """What an operator did: a one-line description and alternative edit plans."""
 
     description: str
-    plans: list[list[Edit]] = field(default_factory=list)
+    plans: list[list[SourceEdit]] = field(default_factory=list)
 
 
 class Source:
@@ -77,7 +77,7 @@ class Source:
         prefix = self.data[line_start:start].decode()
         return prefix if not prefix.strip() else None
 
-    def apply(self, edits: list[Edit]) -> str:
+    def apply(self, edits: list[SourceEdit]) -> str:
         data = self.data
         last = len(data) + 1
         for edit in sorted(edits, key=lambda e: e.start, reverse=True):
@@ -98,10 +98,10 @@ class Source:
         return f"in {inner.name}() line {line}" if inner else f"line {line}"
 
 
-def replace_node(src: Source, original: ast.AST, new: ast.AST) -> list[list[Edit]]:
+def replace_node(src: Source, original: ast.AST, new: ast.AST) -> list[list[SourceEdit]]:
     """Plans that put ``new`` where ``original`` was: bare, then parenthesised."""
     start, end, text = src.start(original), src.end(original), ast.unparse(new)
-    return [[Edit(start, end, text)], [Edit(start, end, f"({text})")]]
+    return [[SourceEdit(start, end, text)], [SourceEdit(start, end, f"({text})")]]
 
 
 def canonical(tree: ast.AST) -> str | None:

@@ -9,7 +9,7 @@ import random
 from collections.abc import Iterator
 
 from assay.proposers.mutate.base import shorten
-from assay.proposers.mutate.pysource import Edit, PyChange, Source, replace_node
+from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replace_node
 from assay.proposers.mutate.python_stmt_ops import blocks, swap_in_block
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -19,11 +19,11 @@ NON_COMMUTATIVE = (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift,
 
 def _swap_segments(
     src: Source, a: ast.AST, b: ast.AST, wrap_a: bool = False, wrap_b: bool = False
-) -> list[Edit]:
+) -> list[SourceEdit]:
     """Edits that exchange the source of ``a`` and ``b``, optionally parenthesising what moves into each slot."""
     into_a, into_b = src.segment(b), src.segment(a)
     into_a, into_b = f"({into_a})" if wrap_a else into_a, f"({into_b})" if wrap_b else into_b
-    return [Edit(src.start(a), src.end(a), into_a), Edit(src.start(b), src.end(b), into_b)]
+    return [SourceEdit(src.start(a), src.end(a), into_a), SourceEdit(src.start(b), src.end(b), into_b)]
 
 
 def reorder_definitions(src: Source, rng: random.Random) -> PyChange | None:

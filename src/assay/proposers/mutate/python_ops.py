@@ -13,7 +13,7 @@ import random
 import re
 
 from assay.proposers.mutate.base import perturb_number
-from assay.proposers.mutate.pysource import Edit, PyChange, Source, replace_node
+from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replace_node
 
 COMPARE_SWAPS: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -46,7 +46,7 @@ def _token_pattern(op: type[ast.AST], suffix: str = "") -> re.Pattern[str]:
 
 def _token_edit(
     src: Source, left: ast.AST, right: ast.AST, old: type[ast.AST], new: str, suffix: str = ""
-) -> list[Edit]:
+) -> list[SourceEdit]:
     """Replace the operator token between two operands, leaving everything else as written."""
     start, end = src.end(left), src.start(right)
     gap = src.data[start:end].decode()
@@ -55,7 +55,7 @@ def _token_edit(
         return []
     match = matches[0]
     offset = start + len(gap[: match.start()].encode())
-    return [Edit(offset, offset + len(match.group().encode()), new + suffix)]
+    return [SourceEdit(offset, offset + len(match.group().encode()), new + suffix)]
 
 
 def _is_stringy(node: ast.AST) -> bool:
@@ -76,8 +76,8 @@ def _substitute(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
 def mutate_constant(src: Source, rng: random.Random) -> PyChange | None:
     """Perturb one number (or flip one True/False). A written ``-x`` is treated as the number -x."""
     parents = {id(child): node for node in ast.walk(src.tree) for child in ast.iter_child_nodes(node)}
-    found = [
-        n
+    found: list[tuple[ast.Constant, int | float]] = [
+        (n, n.value)
         for n in ast.walk(src.tree)
         if isinstance(n, ast.Constant)
         and isinstance(n.value, int | float)
@@ -85,17 +85,14 @@ def mutate_constant(src: Source, rng: random.Random) -> PyChange | None:
     ]
     if not found:
         return None
-    node = rng.choice(found)
+    node, value = rng.choice(found)
     parent = parents.get(id(node))
-    negated = (
-        isinstance(parent, ast.UnaryOp)
-        and isinstance(parent.op, ast.USub)
-        and not isinstance(node.value, bool)
-    )
-    target: ast.AST = parent if negated else node  # type: ignore[assignment]
-    old = -node.value if negated else node.value
+    target: ast.AST = node
+    old = value
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.USub) and not isinstance(value, bool):
+        target, old = parent, -value
     new = (not old) if isinstance(old, bool) else perturb_number(old, rng)
-    replacement = ast.Constant(new)
+    replacement: ast.expr = ast.Constant(new)
     if isinstance(new, int | float) and not isinstance(new, bool) and new < 0:
         replacement = ast.UnaryOp(ast.USub(), ast.Constant(-new))
     _substitute(parents[id(target)], target, replacement)
@@ -152,7 +149,7 @@ def mutate_boolean(src: Source, rng: random.Random) -> PyChange | None:
     node = rng.choice(found)
     old = type(node.op)
     new = ast.Or if old is ast.And else ast.And
-    token: list[Edit] = []
+    token: list[SourceEdit] = []
     for left, right in itertools.pairwise(node.values):
         token += _token_edit(src, left, right, old, SYMBOLS[new])
     plans = [token] if len(token) == len(node.values) - 1 else []

@@ -9,7 +9,7 @@ import copy
 import random
 
 from assay.proposers.mutate.base import shorten
-from assay.proposers.mutate.pysource import Edit, PyChange, Source, replace_node
+from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replace_node
 
 NOT_DELETED = (
     ast.FunctionDef,
@@ -54,12 +54,12 @@ def first_line(src: Source, node: ast.AST) -> str:
     return shorten(src.segment(node).splitlines()[0])
 
 
-def swap_in_block(src: Source, block: list[ast.stmt], i: int) -> list[Edit]:
+def swap_in_block(src: Source, block: list[ast.stmt], i: int) -> list[SourceEdit]:
     """Swap ``block[i]`` and ``block[i + 1]`` in the tree; the edit swaps their source text."""
     a, b = block[i], block[i + 1]
     edits = [
-        Edit(src.start(a), src.stmt_end(a), src.stmt_segment(b)),
-        Edit(src.start(b), src.stmt_end(b), src.stmt_segment(a)),
+        SourceEdit(src.start(a), src.stmt_end(a), src.stmt_segment(b)),
+        SourceEdit(src.start(b), src.stmt_end(b), src.stmt_segment(a)),
     ]
     block[i], block[i + 1] = b, a
     return edits
@@ -94,7 +94,7 @@ def delete_statement(src: Source, rng: random.Random) -> PyChange | None:
     block, i = rng.choice(found)
     stmt = block.pop(i)
     description = f"deleted statement `{first_line(src, stmt)}` {src.where(stmt.lineno)}"
-    return PyChange(description, [[Edit(src.start(stmt), src.start(block[i]), "")]])
+    return PyChange(description, [[SourceEdit(src.start(stmt), src.start(block[i]), "")]])
 
 
 def duplicate_statement(src: Source, rng: random.Random) -> PyChange | None:
@@ -111,7 +111,7 @@ def duplicate_statement(src: Source, rng: random.Random) -> PyChange | None:
     description = f"duplicated statement `{first_line(src, stmt)}` {src.where(stmt.lineno)}"
     indent = src.indent(stmt)
     plans = (
-        [[Edit(src.stmt_end(stmt), src.stmt_end(stmt), f"\n{indent}{src.stmt_segment(stmt)}")]]
+        [[SourceEdit(src.stmt_end(stmt), src.stmt_end(stmt), f"\n{indent}{src.stmt_segment(stmt)}")]]
         if indent is not None
         else []
     )
@@ -149,8 +149,8 @@ def swap_branches(src: Source, rng: random.Random) -> PyChange | None:
     body = (src.start(node.body[0]), src.stmt_end(node.body[-1]))
     orelse = (src.start(node.orelse[0]), src.stmt_end(node.orelse[-1]))
     edits = [
-        Edit(*body, src.data[orelse[0] : orelse[1]].decode()),
-        Edit(*orelse, src.data[body[0] : body[1]].decode()),
+        SourceEdit(*body, src.data[orelse[0] : orelse[1]].decode()),
+        SourceEdit(*orelse, src.data[body[0] : body[1]].decode()),
     ]
     node.body, node.orelse = node.orelse, node.body
     description = (
