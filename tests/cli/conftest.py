@@ -13,8 +13,8 @@ import pytest
 EXAMPLE = Path(__file__).parents[2] / "examples" / "binpack"
 
 
-def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200"}  # wide tables: ids are not folded across lines
+def assay(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200", **(env or {})}  # wide tables: ids are not folded across lines
     return subprocess.run(
         [sys.executable, "-m", "assay", *args], cwd=cwd, capture_output=True, text=True, timeout=300, env=env
     )

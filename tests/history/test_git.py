@@ -9,56 +9,9 @@ import pytest
 
 from assay.history import Git, GitError
 
+from .conftest import candidate, sh, write
 
-@pytest.fixture(autouse=True)
-def _no_user_git_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run as on a machine where git was never configured (no global or system config)."""
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for var in (
-        "GIT_AUTHOR_NAME",
-        "GIT_AUTHOR_EMAIL",
-        "GIT_COMMITTER_NAME",
-        "GIT_COMMITTER_EMAIL",
-        "GIT_DIR",
-    ):
-        monkeypatch.delenv(var, raising=False)
-
-
-def sh(cwd: Path, *args: str) -> str:
-    """An independent git call (not through assay) to check what the code under test did."""
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Git:
-    root = tmp_path / "project"
-    write(root / "prompt.md", "be brief\nbe kind\n")
-    write(root / "src" / "a.py", "x = 1\n")
-    write(root / ".gitignore", "*.log\n.assay/\n")
-    write(root / "debug.log", "noise\n")
-    return Git.init(root)
-
-
-def candidate(git: Git, wt: Path, edits: dict[str, str | None], message: str = "gen 1") -> str:
-    """Make a candidate commit in worktree ``wt`` at HEAD: write (or delete, for None) files and commit."""
-    git.add_worktree(wt, git.head())
-    for name, text in edits.items():
-        if text is None:
-            (wt / name).unlink()
-        else:
-            write(wt / name, text)
-    sha = git.commit_all(wt, message)
-    assert sha is not None
-    return sha
+pytestmark = pytest.mark.usefixtures("no_user_git_config")
 
 
 def test_init_commits_files_respecting_gitignore_and_discover_finds_the_root(

@@ -192,14 +192,18 @@ def adopt_command(
     config: Path = CONFIG,
     run_id: str | None = RUN,
 ) -> None:
-    """Bring a candidate into your branch (fast-forward when possible, else a merge commit)."""
+    """Bring a candidate into your branch: fast-forward when possible, else a merge commit built in a temporary
+    work tree; the branch moves in one step at the end, and what a killed adopt left is cleaned up first."""
     cfg = load_config(config)
     run, record, commit = _committed(cfg, run_id, candidate)
     git = _git(cfg)
     branch = git.current_branch() or run.user_branch
     if branch is None:
         raise AssayError("HEAD is detached; check out the branch to adopt into first")
-    kind = git.merge_into(branch, commit, message=f"assay: adopt {record.candidate_id} of run {run.run_id}")
+    message = f"assay: adopt {record.candidate_id} of run {run.run_id}"
+    kind = git.merge_into(
+        branch, commit, message=message, notify=lambda line: out.print(line, highlight=False, soft_wrap=True)
+    )
     out.print(
         f"{branch}: {kind} to {record.candidate_id} ({commit[:12]}): {record.description}",
         markup=False,

@@ -8,7 +8,7 @@ for the environment every command runs with (identity fallback, no hooks, no sig
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from assay.history import merge as _merge
@@ -211,10 +211,20 @@ class Git:
         return parse_log(self.run(*args, f"--max-count={max_count}", rev, "--").stdout)
 
     def merge_into(
-        self, branch: str, commit: str, *, message: str | None = None, ignore: Sequence[str] = (".assay",)
+        self,
+        branch: str,
+        commit: str,
+        *,
+        message: str | None = None,
+        ignore: Sequence[str] = (".assay",),
+        notify: Callable[[str], None] | None = None,
     ) -> MergeKind:
         """Adopt ``commit`` into ``branch``: fast-forward when possible, else a merge commit ("up-to-date"
-        when ``branch`` already contains it). When ``branch`` is checked out in a work tree, that tree is
-        updated too and refused (GitError) if it has changes outside ``ignore``; a conflicting merge is
-        aborted (GitError) and leaves everything as it was."""
-        return _merge.merge_into(self, branch, commit, message=message, ignore=ignore)
+        when ``branch`` already contains it), built in a temporary work tree; the branch moves in one step
+        at the end, so a process killed before leaves it as it was. When ``branch`` is checked out in a work
+        tree, that tree moves with it (``git merge --ff-only``, never a merge in progress) and is refused
+        (GitError) if it has changes outside ``ignore``; a conflicting merge fails (GitError) and leaves
+        everything as it was. What an earlier adopt that was killed left is cleaned up first (one line to
+        ``notify`` for each thing done); a merge in progress that assay did not start, or a git lock file,
+        is refused (see :mod:`assay.history.recover`)."""
+        return _merge.merge_into(self, branch, commit, message=message, ignore=ignore, notify=notify)
