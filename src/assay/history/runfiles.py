@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from assay.errors import AssayError
+from assay.faults import die, line_fault
 from assay.fsutil import atomic_write_text
-from assay.history.faults import die, fault_at
 from assay.history.records import CandidateRecord, EventRecord
 
 RESULTS_COLUMNS = (
@@ -130,7 +130,7 @@ def _cut_torn_tail(path: Path, valid: Callable[[str], bool]) -> bool:
 
 def _append(path: Path, line: str) -> None:
     data = line.encode("utf-8") + b"\n"
-    fault = fault_at(path.name)
+    fault = line_fault(path.name)
     with path.open("ab") as handle:
         handle.write(data[: len(data) // 2] if fault == "torn" else data)
         handle.flush()
