@@ -263,6 +263,10 @@ class Evolution:
             ) from None
         state = self.state = fold(self.new_state(), events)
         log.catch_up(events)
+        if state.finished is not None and state.finished.status == "finished":
+            # Killed after its last event, before the store said so; a stopped run (Ctrl-C, STOP) goes on.
+            await parts.measurer.aclose()
+            return self._outcome(run, state, state.finished)
         worktree = config.data_path / "worktrees" / run.run_id
         self._clear_stale_locks(run.run_id)
         git.remove_worktree(worktree)
@@ -418,13 +422,21 @@ class Evolution:
                 suspects=state.suspects,
             ),
         )
-        self.store.update_run(ctx.run.run_id, status=status, stop_reason=reason, best=best.commit)
+        assert state.finished is not None
+        return self._outcome(ctx.run, state, state.finished)
+
+    def _outcome(self, run: RunRecord, state: LoopState, finished: Finished) -> RunOutcome:
+        """Mark the run as it finished in the store and say what it found."""
+        assert state.best is not None
+        self.store.update_run(
+            run.run_id, status=finished.status, stop_reason=finished.reason, best=finished.best
+        )
         return RunOutcome(
-            run_id=ctx.run.run_id,
-            stop_reason=reason,
+            run_id=run.run_id,
+            stop_reason=finished.reason,
             generations=state.generation,
             baseline=state.records[0],
-            best=best.record,
+            best=state.best.record,
             case_runs=state.spent.case_runs,
             seconds=state.elapsed,
             suspects=state.suspects,
