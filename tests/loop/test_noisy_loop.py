@@ -225,27 +225,6 @@ def test_a_resumed_noisy_run_keeps_its_baseline_runs_and_its_gate(
     assert len(llm_server.requests) > requests_before
 
 
-def test_ratchet_options_do_not_break_the_switch_to_the_paired_gate(tmp_path: Path) -> None:
-    from assay.config import AssayConfig
-    from assay.gates.paired import PairedGate
-    from assay.loop.noise import make_gate
-    from assay.stats import estimate_noise
-
-    config = AssayConfig.model_validate(
-        {
-            "artifact": {"paths": ["p.md"]},
-            "cases": {"files": ["c.yaml"]},
-            "runner": {"type": "command", "command": "true"},
-            "evolve": {"gate_options": {"noise_reruns": 5, "cost_factor": 3.0}, "noise": {"alpha": 0.01}},
-        }
-    )
-    gate, paired = make_gate(config, estimate_noise({"a": [1.0, 0.0, 1.0]}))
-    assert paired and isinstance(gate, PairedGate)
-    assert gate.cost_factor == 3.0 and gate.options.alpha == 0.01
-    strict, paired = make_gate(config, estimate_noise({"a": [1.0, 1.0, 1.0]}))
-    assert not paired and strict.noise_reruns == 5
-
-
 def test_the_gates_extra_runs_keep_to_the_configured_concurrency(
     tmp_path: Path, llm_server: ScriptedLLMServer
 ) -> None:

@@ -133,3 +133,17 @@ def restore_paths(git: Git, tree: Path, commit: str, paths: Sequence[str]) -> No
         while parent != tree and parent.is_dir() and not any(parent.iterdir()):
             parent.rmdir()
             parent = parent.parent
+
+
+def clear_run_locks(git: Git, run_id: str) -> None:
+    """Remove the lock files a run killed inside a git command left on its own refs and worktree (only this
+    run's: its branch ``assay/<run-id>``, its refs ``refs/assay/<run-id>/`` and its worktree's admin folder)."""
+    git_dir = Path(git.run("rev-parse", "--git-common-dir").stdout.strip())
+    if not git_dir.is_absolute():
+        git_dir = git.root / git_dir
+    for lock in [
+        *(git_dir / "refs" / "heads" / "assay").glob(f"{run_id}*.lock"),
+        *(git_dir / "refs" / "assay" / run_id).glob("*.lock"),
+        *(git_dir / "worktrees" / run_id).glob("*.lock"),
+    ]:
+        lock.unlink(missing_ok=True)

@@ -7,29 +7,35 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.config import AssayConfig
+from assay.errors import ConfigError
+from assay.evaluation.session import in_config, select_cases
 from assay.gates import Gate
-from assay.gates.paired import PairedGate
+from assay.gates.factory import is_paired, make_gate
 from assay.history.git import Git
 from assay.history.records import RunRecord
 from assay.history.runfiles import RunFiles
 from assay.history.scope import artifact_files, out_of_scope
 from assay.history.store import RunStore
 from assay.loop.events import Event
+from assay.loop.judging import make_match_judge
 from assay.loop.measure import Measurer
-from assay.loop.noise import NoiseSampler, make_gate
+from assay.loop.noise import NoiseSampler, sequential_options
 from assay.loop.runlog import RunLog
 from assay.loop.state import LoopState, apply
 from assay.loop.stops import StopRule
 from assay.model import Case, Split
 from assay.presets import EvolveSettings
 from assay.proposers import Proposer
-from assay.proposers.redaction import Redactor
-from assay.search import ParentSelector
+from assay.proposers.factory import make_proposer
+from assay.proposers.redaction import Redactor, secrets_for
+from assay.ratings import RATINGS
+from assay.registry import UnknownName
+from assay.search import ParentSelector, SearchError, make_selector
 from assay.stats import NoiseEstimate
 from assay.tournament import PairwiseJudge
 
@@ -63,6 +69,63 @@ class Parts:
     match_judge: PairwiseJudge
     gate: Gate | None = None  # an object given through the Python API; else from the configuration
     stop_rules: list[StopRule] = field(default_factory=list)
+
+
+def build_parts(
+    config: AssayConfig,
+    settings: EvolveSettings,
+    max_generations: int,
+    *,
+    git: Git,
+    store: RunStore,
+    use_cache: bool = True,
+    proposer: Proposer | None = None,
+    gate: Gate | None = None,
+    selector: ParentSelector | None = None,
+    stop_rules: Sequence[StopRule] = (),
+) -> Parts:
+    """Load and split the cases, build the runner, judge and proposer (errors name assay.yaml)."""
+    selection = select_cases(config, "all")
+    cases = {s: [c for c, cs in selection.cases if cs == s] for s in Split}
+    redactor = Redactor(
+        secrets_for([c for c, _ in selection.cases], cases[Split.HOLDOUT] + cases[Split.REGRESSION])
+    )
+    with in_config(config):
+        measurer = Measurer(config, cases, use_cache=use_cache, judge_votes=settings.judge_votes)
+        made = proposer or make_proposer(config, use_cache=use_cache)
+        try:
+            chosen = selector or make_selector(config.evolve.search, **config.evolve.search_options)
+        except (SearchError, TypeError) as exc:
+            raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
+        match_judge = make_match_judge(config, redactor, use_cache=use_cache)
+        try:
+            RATINGS.get(config.evolve.tournament.rating)
+        except UnknownName as exc:
+            raise ConfigError(str(exc), file=config.path, field="evolve.tournament.rating") from None
+    if config.evolve.pipeline_depth > 1 and config.evolve.search == "greedy" and selector is None:
+        raise ConfigError(
+            "a pipeline of proposals needs a search that samples parents from the archive; "
+            "set `evolve.search: ranked` (or dgm), or `evolve.pipeline: 1`",
+            file=config.path,
+            field="evolve.pipeline",
+        )
+    prefix = config.artifact_dir.relative_to(git.root).as_posix() if config.artifact_dir != git.root else ""
+    return Parts(
+        config=config,
+        settings=settings,
+        max_generations=max_generations,
+        git=git,
+        prefix=prefix,
+        store=store,
+        cases=cases,
+        redactor=redactor,
+        measurer=measurer,
+        proposer=made,
+        selector=chosen,
+        match_judge=match_judge,
+        gate=gate,
+        stop_rules=list(stop_rules),
+    )
 
 
 @dataclass
@@ -104,10 +167,11 @@ class LoopContext:
         """The gate and whether it is the paired one (built once per kind of baseline noise)."""
         noisy = estimate is not None and not estimate.deterministic
         if noisy not in self._gates:
-            if self.parts.gate is not None:
-                self._gates[noisy] = (self.parts.gate, isinstance(self.parts.gate, PairedGate))
-            else:
-                self._gates[noisy] = make_gate(self.config, estimate)
+            evolve = self.config.evolve
+            gate = self.parts.gate or make_gate(
+                evolve.gate, evolve.gate_options, noisy=noisy, sequential=sequential_options(self.config)
+            )
+            self._gates[noisy] = (gate, is_paired(gate))
         return self._gates[noisy]
 
     def artifact_paths(self, workdir: Path) -> list[str]:

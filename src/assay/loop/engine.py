@@ -21,46 +21,39 @@ from typing import Literal
 
 from assay.config import AssayConfig
 from assay.errors import AssayError, ConfigError
-from assay.evaluation.session import in_config, select_cases
-from assay.gates import GATES, Gate
+from assay.gates import Gate
+from assay.gates.factory import make_gate
 from assay.history.git import Git
 from assay.history.owner import RunOwner, live_status, resumable
 from assay.history.records import CandidateRecord, RunRecord
 from assay.history.runfiles import RunFiles
 from assay.history.store import RunStore
+from assay.history.worktree import clear_run_locks
 from assay.loop.baseline import measure_baseline, verify_best
-from assay.loop.context import Clock, LoopContext, Parts
+from assay.loop.context import Clock, LoopContext, Parts, build_parts
 from assay.loop.events import (
-    Decided,
     Dropped,
     Event,
     Finished,
     Interrupted,
     LayerPromoted,
-    Proposed,
-    Spend,
     Started,
     UntypedRun,
 )
 from assay.loop.generation import run_generation
 from assay.loop.interrupt import install_sigint
-from assay.loop.judging import make_match_judge
 from assay.loop.layers import LayerTracker
-from assay.loop.measure import Measurer
 from assay.loop.noise import NoiseSampler
-from assay.loop.pipeline import ProposalsAhead
-from assay.loop.proposing import Basis, choose_parent, make_proposal, priority
-from assay.loop.report import generation_line, plan_text, score
+from assay.loop.pipeline import start_ahead
+from assay.loop.proposing import Basis
+from assay.loop.report import baseline_lines, generation_line, plan_text
 from assay.loop.runlog import RunLog
-from assay.loop.state import LoopState, apply, fold
+from assay.loop.state import LoopState, fold
 from assay.loop.stops import StopRule, first_reason, standard_rules
-from assay.model import Split
 from assay.presets import resolve
 from assay.proposers import Proposer
-from assay.proposers.redaction import Redactor, secrets_for
-from assay.ratings import RATINGS
 from assay.registry import UnknownName
-from assay.search import ParentSelector, SearchError, make_selector
+from assay.search import ParentSelector
 
 
 @dataclass
@@ -123,8 +116,7 @@ class Evolution:
         self.store = RunStore(f"sqlite:///{config.data_path / 'assay.db'}")
         if self._gate is None:
             try:
-                with in_config(config):
-                    GATES.get(config.evolve.gate)(**config.evolve.gate_options)
+                make_gate(config.evolve.gate, config.evolve.gate_options)
             except (UnknownName, TypeError) as exc:
                 raise ConfigError(str(exc), file=config.path, field="evolve.gate") from None
 
@@ -185,57 +177,16 @@ class Evolution:
             return None
 
     def _parts(self) -> Parts:
-        """Load and split the cases, build the runner, judge and proposer (errors name assay.yaml)."""
-        config = self.config
-        selection = select_cases(config, "all")
-        cases = {s: [c for c, cs in selection.cases if cs == s] for s in Split}
-        redactor = Redactor(
-            secrets_for([c for c, _ in selection.cases], cases[Split.HOLDOUT] + cases[Split.REGRESSION])
-        )
-        with in_config(config):
-            measurer = Measurer(
-                config, cases, use_cache=self.use_cache, judge_votes=self.settings.judge_votes
-            )
-            from assay.loop.proposing import make_proposer
-
-            proposer = self._proposer or make_proposer(config, use_cache=self.use_cache)
-            try:
-                selector = self._selector or make_selector(
-                    config.evolve.search, **config.evolve.search_options
-                )
-            except (SearchError, TypeError) as exc:
-                raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
-            match_judge = make_match_judge(config, redactor, use_cache=self.use_cache)
-            try:
-                RATINGS.get(config.evolve.tournament.rating)
-            except UnknownName as exc:
-                raise ConfigError(str(exc), file=config.path, field="evolve.tournament.rating") from None
-        if config.evolve.pipeline_depth > 1 and config.evolve.search == "greedy" and self._selector is None:
-            raise ConfigError(
-                "a pipeline of proposals needs a search that samples parents from the archive; "
-                "set `evolve.search: ranked` (or dgm), or `evolve.pipeline: 1`",
-                file=config.path,
-                field="evolve.pipeline",
-            )
-        prefix = (
-            config.artifact_dir.relative_to(self.git.root).as_posix()
-            if config.artifact_dir != self.git.root
-            else ""
-        )
-        return Parts(
-            config=config,
-            settings=self.settings,
-            max_generations=self.max_generations,
+        return build_parts(
+            self.config,
+            self.settings,
+            self.max_generations,
             git=self.git,
-            prefix=prefix,
             store=self.store,
-            cases=cases,
-            redactor=redactor,
-            measurer=measurer,
-            proposer=proposer,
-            selector=selector,
-            match_judge=match_judge,
+            use_cache=self.use_cache,
+            proposer=self._proposer,
             gate=self._gate,
+            selector=self._selector,
             stop_rules=self._stop_rules,
         )
 
@@ -268,7 +219,7 @@ class Evolution:
             await parts.measurer.aclose()
             return self._outcome(run, state, state.finished)
         worktree = config.data_path / "worktrees" / run.run_id
-        self._clear_stale_locks(run.run_id)
+        clear_run_locks(git, run.run_id)
         git.remove_worktree(worktree)
         git.add_worktree(worktree, run.base_commit)
         self.store.update_run(run.run_id, status="running")
@@ -288,7 +239,8 @@ class Evolution:
             ctx.emit(state, Started(resumed=bool(events)))
             if state.baseline is None:
                 await measure_baseline(ctx, state)
-                self._report_baseline(ctx, state)
+                for line in baseline_lines(state):
+                    self.report(line)
             if not files.plan_path.exists():
                 counts = {s.value: len(c) for s, c in parts.cases.items()}
                 files.write_plan(
@@ -303,16 +255,6 @@ class Evolution:
             await parts.measurer.aclose()
             git.remove_worktree(worktree)
 
-    def _report_baseline(self, ctx: LoopContext, state: LoopState) -> None:
-        assert state.baseline is not None
-        record = state.baseline.record
-        if state.noise is not None:
-            self.report(f"noise at the baseline: {state.noise.summary()}")
-        self.report(
-            f"baseline: dev pass rate {score(record.dev_pass_rate)}, score {score(record.dev_score)},"
-            f" holdout score {score(record.holdout_score)}"
-        )
-
     async def _loop(self, ctx: LoopContext, state: LoopState, events: list[Event]) -> str:
         rules = [
             *standard_rules(
@@ -325,7 +267,9 @@ class Evolution:
             ),
             *ctx.parts.stop_rules,
         ]
-        ahead = await self._ahead(ctx, state, events)
+        ahead = None
+        if self.config.evolve.pipeline_depth > 1:
+            ahead = await start_ahead(ctx, state, events, self._proposals_tree(ctx), fresh=self.new_state)
         uninstall = install_sigint(ctx, self.report)
         try:
             while True:
@@ -358,46 +302,6 @@ class Evolution:
                 if dropped:
                     ctx.emit(state, Dropped(numbers=dropped))
                 self.git.remove_worktree(self._proposals_tree(ctx))
-
-    async def _ahead(self, ctx: LoopContext, state: LoopState, events: list[Event]) -> ProposalsAhead | None:
-        """With ``evolve.pipeline`` > 1, the producer of proposals made ahead, given the bases it needs."""
-        depth = self.config.evolve.pipeline_depth
-        if depth <= 1:
-            return None
-        tree = self._proposals_tree(ctx)
-        self.git.remove_worktree(tree)
-        self.git.add_worktree(tree, ctx.run.base_commit)
-        ctx.file_cache.clear()
-
-        async def make(number: int, basis: Basis) -> Proposed:
-            parent, _ = choose_parent(ctx, basis, f"proposal:{number}")
-            proposal = await make_proposal(
-                ctx, state, basis, worktree=tree, parent=parent, number=number, label="proposal"
-            )
-            proposal.number = number
-            if proposal.commit is not None:
-                self.git.set_ref(f"refs/assay/{ctx.run.run_id}/proposal-{number:04d}", proposal.commit)
-            event = Proposed(
-                number=number,
-                proposal=proposal,
-                priority=priority(basis, parent),
-                spent=Spend(tokens=proposal.tokens, cost_usd=proposal.cost_usd),
-            )
-            ctx.emit(state, event)
-            return event
-
-        ahead = ProposalsAhead(make, state, depth=depth)
-        # The bases the producer still needs: the state after each of those decisions, folded again.
-        first = ahead.needed_from()
-        if first < state.generation:
-            replay = self.new_state()
-            for event in events:
-                apply(replay, event)
-                if isinstance(event, Decided) and first <= replay.generation < state.generation:
-                    await ahead.add_basis(Basis.of(replay))
-        await ahead.add_basis(Basis.of(state))
-        ahead.start()
-        return ahead
 
     def _proposals_tree(self, ctx: LoopContext) -> Path:
         return self.config.data_path / "worktrees" / f"{ctx.run.run_id}-proposals"
@@ -441,15 +345,3 @@ class Evolution:
             seconds=state.elapsed,
             suspects=state.suspects,
         )
-
-    def _clear_stale_locks(self, run_id: str) -> None:
-        """A run killed inside a git command leaves its lock files behind; only this run's refs are ours."""
-        git_dir = Path(self.git.run("rev-parse", "--git-common-dir").stdout.strip())
-        if not git_dir.is_absolute():
-            git_dir = self.git.root / git_dir
-        for lock in [
-            *(git_dir / "refs" / "heads" / "assay").glob(f"{run_id}*.lock"),
-            *(git_dir / "refs" / "assay" / run_id).glob("*.lock"),
-            *(git_dir / "worktrees" / run_id).glob("*.lock"),
-        ]:
-            lock.unlink(missing_ok=True)

@@ -9,23 +9,18 @@ regression with the paired sequential test (`assay.gates.paired`); when all agre
 from __future__ import annotations
 
 import asyncio
-import inspect
 from pathlib import Path
 from typing import Any, Literal
 
 from assay.config import AssayConfig
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import uses_judge
-from assay.gates import GATES, Gate
-from assay.gates.paired import PairedGate
 from assay.history.git import Git
 from assay.loop.events import ExtraRuns, Runs
 from assay.loop.measure import Measurer
 from assay.loop.state import verdicts
 from assay.model import Split
-from assay.stats import NoiseEstimate, SequentialOptions, default_repeats
-
-PAIRED = ("noisy", "paired")
+from assay.stats import SequentialOptions, default_repeats
 
 
 def baseline_runs(config: AssayConfig, cases: dict[Split, list[Any]]) -> int:
@@ -41,20 +36,6 @@ def baseline_runs(config: AssayConfig, cases: dict[Split, list[Any]]) -> int:
 def sequential_options(config: AssayConfig) -> SequentialOptions:
     noise = config.evolve.noise
     return SequentialOptions(alpha=noise.alpha, max_runs_per_case=noise.max_runs_per_case)
-
-
-def make_gate(config: AssayConfig, estimate: NoiseEstimate | None) -> tuple[Gate, bool]:
-    """The gate for this run and whether it is the paired one. ``ratchet`` becomes the paired gate when the
-    baseline was noisy; ``ratchet_strict`` never does; ``noisy`` (``paired``) always is."""
-    name = config.evolve.gate
-    options = dict(config.evolve.gate_options)
-    noisy = estimate is not None and not estimate.deterministic
-    if name in PAIRED or (name == "ratchet" and noisy):
-        # The strict rule's own options (noise_reruns, score_tolerance) mean nothing to the paired test.
-        accepted = inspect.signature(PairedGate).parameters
-        kept = {k: float(v) for k, v in options.items() if k in accepted}
-        return PairedGate(options=sequential_options(config), **kept), True
-    return GATES.get(name)(**options), False
 
 
 class NoiseSampler:

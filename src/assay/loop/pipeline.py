@@ -14,10 +14,12 @@ import contextlib
 import operator
 from collections.abc import Awaitable, Callable
 from functools import partial
+from pathlib import Path
 
-from assay.loop.events import Proposed
-from assay.loop.proposing import Basis
-from assay.loop.state import LoopState
+from assay.loop.context import LoopContext
+from assay.loop.events import Decided, Event, Proposed, Spend
+from assay.loop.proposing import Basis, choose_parent, make_proposal, priority
+from assay.loop.state import LoopState, apply
 
 # Makes, logs and returns proposal ``number`` from ``basis``.
 Make = Callable[[int, Basis], Awaitable[Proposed]]
@@ -94,3 +96,41 @@ class ProposalsAhead:
                 await self._task
         self._task = None
         return sorted(self.state.proposals)
+
+
+async def start_ahead(
+    ctx: LoopContext, state: LoopState, events: list[Event], tree: Path, *, fresh: Callable[[], LoopState]
+) -> ProposalsAhead:
+    """Start the producer of proposals made ahead (in the worktree ``tree``), given the bases it still needs:
+    the state after each of those decisions, folded again from ``events`` on a ``fresh`` state."""
+    ctx.git.remove_worktree(tree)
+    ctx.git.add_worktree(tree, ctx.run.base_commit)
+
+    async def make(number: int, basis: Basis) -> Proposed:
+        parent, _ = choose_parent(ctx, basis, f"proposal:{number}")
+        proposal = await make_proposal(
+            ctx, state, basis, worktree=tree, parent=parent, number=number, label="proposal"
+        )
+        proposal.number = number
+        if proposal.commit is not None:
+            ctx.git.set_ref(f"refs/assay/{ctx.run.run_id}/proposal-{number:04d}", proposal.commit)
+        event = Proposed(
+            number=number,
+            proposal=proposal,
+            priority=priority(basis, parent),
+            spent=Spend(tokens=proposal.tokens, cost_usd=proposal.cost_usd),
+        )
+        ctx.emit(state, event)
+        return event
+
+    ahead = ProposalsAhead(make, state, depth=ctx.config.evolve.pipeline_depth)
+    first = ahead.needed_from()
+    if first < state.generation:
+        replay = fresh()
+        for event in events:
+            apply(replay, event)
+            if isinstance(event, Decided) and first <= replay.generation < state.generation:
+                await ahead.add_basis(Basis.of(replay))
+    await ahead.add_basis(Basis.of(state))
+    ahead.start()
+    return ahead

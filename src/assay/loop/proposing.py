@@ -12,38 +12,17 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.config import AssayConfig
 from assay.history.git import Git
 from assay.loop.context import LoopContext
 from assay.loop.events import Proposal
 from assay.loop.state import HistoryItem, LoopState
 from assay.model import Split
-from assay.proposers import MutateProposer, Proposer
+from assay.proposers import MutateProposer
 from assay.proposers.context import build_view
 from assay.search import Archive
 from assay.search.archive import accuracy_ranks
 
 HISTORY_SHOWN = 20
-
-
-def make_proposer(config: AssayConfig, *, use_cache: bool = True) -> Proposer:
-    """The proposer named in ``evolve.proposer``."""
-    spec = config.evolve.proposer
-    if spec.type == "mutate":
-        return MutateProposer(seed=config.evolve.seed)
-    if spec.type == "llm":
-        from assay.proposers.llm import LLMProposer
-
-        assert spec.llm is not None
-        return LLMProposer(spec.llm, cache_dir=config.data_path / "cache" / "llm", use_cache=use_cache)
-    from assay.proposers.agent import AgentProposer
-
-    assert spec.command is not None
-    # The agent works in the worktree, which also holds the cases and the config: hide them while it runs.
-    hidden = [*config.cases.files, *config.artifact.forbid]
-    if config.path is not None:
-        hidden.append(config.path.name)
-    return AgentProposer(spec.command, timeout=spec.timeout, env_allow=spec.env_allow, hide=hidden)
 
 
 @dataclass

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from assay.config import AssayConfig
 from assay.history.records import CandidateRecord, RunRecord
 from assay.presets import EvolveSettings
 from assay.stats import NoiseEstimate
+
+if TYPE_CHECKING:
+    from assay.loop.state import LoopState
 
 
 def plan_text(
@@ -77,3 +82,15 @@ def generation_line(record: CandidateRecord) -> str:
         f"gen {record.generation:3d} L{record.layer} {record.decision:8s} dev score {score(record.dev_score)}"
         f" pass {score(record.dev_pass_rate)} ({record.seconds:.1f}s) {record.description[:80]}{flags}"
     )
+
+
+def baseline_lines(state: LoopState) -> list[str]:
+    """What a run says once its baseline is measured: the noise estimate and the baseline's scores."""
+    assert state.baseline is not None
+    record = state.baseline.record
+    lines = [f"noise at the baseline: {state.noise.summary()}"] if state.noise is not None else []
+    lines.append(
+        f"baseline: dev pass rate {score(record.dev_pass_rate)}, score {score(record.dev_score)},"
+        f" holdout score {score(record.holdout_score)}"
+    )
+    return lines
