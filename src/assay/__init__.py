@@ -1,6 +1,78 @@
-"""assay: make any evaluable artifact improve itself against cases, keeping only changes that prove better."""
+"""assay: make any evaluable artifact improve itself against cases, keeping only changes that prove better.
+
+The front door (docs/api.md): :func:`evaluate` and :func:`evolve` (and their ``*_async`` forms), with the
+types a caller plugs in or gets back. They are imported on first use, so ``import assay`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
 
-__all__ = ["Case", "CaseResult", "CheckResult", "CheckSpec", "Output", "Split"]
+if TYPE_CHECKING:
+    from assay.api import evaluate, evaluate_async, evolve, evolve_async
+    from assay.config import AssayConfig, load_config
+    from assay.evaluation.evaluator import EvalResult
+    from assay.gates import Gate, GateDecision, GateInput
+    from assay.loop.engine import RunOutcome
+    from assay.loop.stops import StopRule
+    from assay.proposers import Proposal, Proposer, ProposerView
+    from assay.search import ParentSelector
+
 __version__ = "0.1.0"
+
+_LAZY = {
+    "evaluate": "assay.api",
+    "evaluate_async": "assay.api",
+    "evolve": "assay.api",
+    "evolve_async": "assay.api",
+    "AssayConfig": "assay.config",
+    "load_config": "assay.config",
+    "EvalResult": "assay.evaluation.evaluator",
+    "Gate": "assay.gates",
+    "GateDecision": "assay.gates",
+    "GateInput": "assay.gates",
+    "RunOutcome": "assay.loop.engine",
+    "StopRule": "assay.loop.stops",
+    "Proposal": "assay.proposers",
+    "Proposer": "assay.proposers",
+    "ProposerView": "assay.proposers",
+    "ParentSelector": "assay.search",
+}
+
+__all__ = [
+    "AssayConfig",
+    "Case",
+    "CaseResult",
+    "CheckResult",
+    "CheckSpec",
+    "EvalResult",
+    "Gate",
+    "GateDecision",
+    "GateInput",
+    "Output",
+    "ParentSelector",
+    "Proposal",
+    "Proposer",
+    "ProposerView",
+    "RunOutcome",
+    "Split",
+    "StopRule",
+    "evaluate",
+    "evaluate_async",
+    "evolve",
+    "evolve_async",
+    "load_config",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'assay' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

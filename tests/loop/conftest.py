@@ -39,3 +39,41 @@ def make_project(root: Path, *, cases: int = 10, items: int = 80, extra: str = "
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     return make_project(tmp_path / "proj")
+
+
+@pytest.fixture
+def loop_context(project: Path):  # type: ignore[no-untyped-def]
+    """A live context and an empty state for a new run of ``project`` (its baseline not yet measured), for
+    testing the generation's steps one by one; the worktree and the run's files are real."""
+    from assay.config import load_config
+    from assay.history.records import RunRecord
+    from assay.history.runfiles import RunFiles
+    from assay.loop.context import Clock, LoopContext
+    from assay.loop.engine import Evolution
+    from assay.loop.events import Started
+    from assay.loop.noise import NoiseSampler
+    from assay.loop.runlog import RunLog
+
+    evolution = Evolution(load_config(project / "assay.yaml"))
+    parts = evolution._parts()
+    base = evolution.git.head()
+    run = RunRecord(run_id="r1", branch="assay/r1", base_commit=base)
+    evolution.git.set_branch(run.branch, base)
+    evolution.store.create_run(run)
+    files = RunFiles(project / ".assay" / "runs" / "r1")
+    worktree = project / ".assay" / "worktrees" / "r1"
+    evolution.git.add_worktree(worktree, base)
+    ctx = LoopContext(
+        parts=parts,
+        run=run,
+        files=files,
+        log=RunLog(files, evolution.store, "r1"),
+        worktree=worktree,
+        noise=NoiseSampler(parts.measurer, evolution.git, project / ".assay" / "worktrees" / "r1-parent", ""),
+        clock=Clock(),
+        report=lambda line: None,
+    )
+    state = evolution.new_state()
+    ctx.emit(state, Started())
+    yield ctx, state
+    evolution.git.remove_worktree(worktree)

@@ -13,7 +13,7 @@ from assay.config import load_config
 from assay.errors import ConfigError
 from assay.history.runfiles import RunFiles
 from assay.loop.engine import Evolution
-from assay.loop.events import Proposal, Proposed
+from assay.loop.events import ProposalMade, Proposed
 from assay.loop.layers import LayerTracker
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis
@@ -34,7 +34,7 @@ def pipeline(
         if number == fail_at:
             raise RuntimeError("proposer broke")
         made.append((number, base.after))
-        proposal = Proposal(
+        proposal = ProposalMade(
             parent="c0", layer=1, proposer="fake", description="", commit=f"c{number}", number=number
         )
         event = Proposed(number=number, proposal=proposal, priority=priorities.get(number, 9.0))
@@ -93,7 +93,7 @@ def test_the_loop_proposes_ahead_and_logs_what_it_dropped(tmp_path: Path) -> Non
     assert [r.generation for r in records] == list(range(6))
     events = files.read_events()
     kinds = [(e.kind, e.data.get("number") or e.data.get("generation")) for e in events]
-    # Proposal 3 was made before generation 2 was committed for evaluation: proposing ran ahead.
+    # ProposalMade 3 was made before generation 2 was committed for evaluation: proposing ran ahead.
     assert kinds.index(("proposed", 3)) < kinds.index(("committed", 2))
     proposed = {e.data["number"]: e.data["proposal"] for e in events if e.kind == "proposed"}
     committed = [e.data["proposal"] for e in events if e.kind == "committed"]

@@ -88,7 +88,7 @@ class NoiseMeasured(_Event):
     runs_per_case: int
 
 
-class Proposal(BaseModel):
+class ProposalMade(BaseModel):
     """One change a proposer made on top of ``parent`` (``commit`` None: it failed or changed nothing)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -112,7 +112,7 @@ class Committed(_Event):
 
     type: Literal["committed"] = "committed"
     generation: int
-    proposal: Proposal
+    proposal: ProposalMade
     sampled: bool = False
 
 
@@ -121,7 +121,7 @@ class Proposed(_Event):
 
     type: Literal["proposed"] = "proposed"
     number: int
-    proposal: Proposal
+    proposal: ProposalMade
     priority: float
 
 

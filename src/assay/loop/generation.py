@@ -12,7 +12,7 @@ from assay.evaluation.evaluator import EvalResult
 from assay.gates import GateInput
 from assay.history.records import CandidateRecord, candidate_id
 from assay.loop.context import LoopContext
-from assay.loop.events import Committed, Decided, ExtraRuns, Measured, Proposal, Spend
+from assay.loop.events import Committed, Decided, ExtraRuns, Measured, ProposalMade, Spend
 from assay.loop.measure import Measurement, slim
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
@@ -266,7 +266,7 @@ def decide(
 ) -> CandidateRecord:
     """Log the decision on the candidate (its record, its costs, the gate's numbers)."""
     assert state.best is not None
-    proposal: Proposal = pending.committed.proposal
+    proposal: ProposalMade = pending.committed.proposal
     measurement = pending.measurement()
     generation = pending.committed.generation
     record = measurement.to_record(

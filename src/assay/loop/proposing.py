@@ -14,7 +14,7 @@ from pathlib import Path
 
 from assay.history.git import Git
 from assay.loop.context import LoopContext
-from assay.loop.events import Proposal
+from assay.loop.events import ProposalMade
 from assay.loop.state import HistoryItem, LoopState
 from assay.model import Split
 from assay.proposers import MutateProposer
@@ -75,7 +75,7 @@ async def make_proposal(
     parent: str,
     number: int,
     label: str = "gen",
-) -> Proposal:
+) -> ProposalMade:
     """One proposal on top of ``parent`` in ``worktree``, committed there; ``number`` seeds the mutate proposer
     and names the commit (``assay gen 12`` or ``assay proposal 12``)."""
     config, git = ctx.config, ctx.git
@@ -103,7 +103,7 @@ async def make_proposal(
     if isinstance(proposer, MutateProposer):
         proposer.generation = number
     made = await proposer.propose(view, workdir, editable=list(config.artifact.paths))
-    proposal = Proposal(
+    proposal = ProposalMade(
         parent=parent,
         layer=basis.layer,
         proposer=proposer.name,

@@ -31,7 +31,7 @@ class RunLog:
         self._candidates: dict[str, CandidateRecord] = {}
 
     def events(self) -> list[Event]:
-        """The typed events logged so far (UntypedRun for a run folder of an older assay)."""
+        """The typed events logged so far, read back (UntypedRun for a run folder of an older assay)."""
         return typed_events(self._records)
 
     def append(self, event: Event) -> None:
@@ -40,6 +40,7 @@ class RunLog:
         record = to_record(event, run_id=self.run_id, seq=self.seq)
         self.files.append_event(record)
         self.store.add_event(record)
+        self._records.append(record)
         self._view(event)
 
     def catch_up(self, events: list[Event]) -> None:

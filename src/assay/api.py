@@ -1,0 +1,133 @@
+"""The front door for Python: :func:`evaluate` measures an artifact on its cases, :func:`evolve` improves it.
+
+Both take a configuration as a path to ``assay.yaml`` or an :class:`~assay.config.AssayConfig`. ``evolve``
+takes the proposer, the gate, the search strategy and extra stop rules as objects (or, for gate and search,
+registry names); the command line and ``assay serve`` are thin layers over the same code. See docs/api.md.
+
+    import assay
+
+    result = assay.evaluate("assay.yaml", split="dev")
+    print(result.pass_rate)
+    outcome = assay.evolve("assay.yaml", max_generations=10)
+    print(outcome.best.dev_score, outcome.stop_reason)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from assay.aio import run_sync
+from assay.config import AssayConfig, load_config
+from assay.evaluation.evaluator import EvalResult
+from assay.evaluation.session import evaluate_project, select_cases
+from assay.gates import Gate
+from assay.loop.engine import Evolution, RunOutcome
+from assay.loop.stops import StopRule
+from assay.proposers import Proposer
+from assay.search import ParentSelector
+
+ConfigLike = AssayConfig | str | Path
+
+
+def _config(config: ConfigLike) -> AssayConfig:
+    return config if isinstance(config, AssayConfig) else load_config(config)
+
+
+async def evaluate_async(
+    config: ConfigLike = "assay.yaml",
+    *,
+    split: str = "all",
+    workdir: str | Path | None = None,
+    concurrency: int | None = None,
+    use_cache: bool = True,
+) -> EvalResult:
+    """Measure the artifact (or the copy of it in ``workdir``) on the cases of ``split`` (dev, holdout,
+    regression or all): the L1 static tier, then every case through the runner and its checks. Traces and
+    ``summary.json`` are written under the project's data directory. A failing case is a result, never an
+    exception; a configuration error raises :class:`~assay.errors.ConfigError`."""
+    cfg = _config(config)
+    selection = select_cases(cfg, split)
+    return await evaluate_project(
+        cfg,
+        selection,
+        workdir=Path(workdir) if workdir is not None else None,
+        concurrency=concurrency,
+        use_cache=use_cache,
+    )
+
+
+def evaluate(
+    config: ConfigLike = "assay.yaml",
+    *,
+    split: str = "all",
+    workdir: str | Path | None = None,
+    concurrency: int | None = None,
+    use_cache: bool = True,
+) -> EvalResult:
+    """:func:`evaluate_async`, run to completion (from code that is not already in an event loop)."""
+    return run_sync(
+        evaluate_async(config, split=split, workdir=workdir, concurrency=concurrency, use_cache=use_cache)
+    )
+
+
+async def evolve_async(
+    config: ConfigLike = "assay.yaml",
+    *,
+    proposer: Proposer | None = None,
+    gate: Gate | str | None = None,
+    search: ParentSelector | str | None = None,
+    stop_rules: Sequence[StopRule] = (),
+    max_generations: int | None = None,
+    preset: str | None = None,
+    resume: bool | str = False,
+    use_cache: bool = True,
+    report: Callable[[str], None] | None = None,
+) -> RunOutcome:
+    """Run the evolve loop on the project of ``config`` (which must be a clean git repository: see
+    ``assay init``) and return what the run found. ``resume`` continues the latest unfinished run (True) or
+    the run with that id instead of starting a new one. ``report`` receives one line per generation."""
+    evolution = Evolution(
+        _config(config),
+        preset=preset,
+        max_generations=max_generations,
+        use_cache=use_cache,
+        report=report,
+        proposer=proposer,
+        gate=gate,
+        search=search,
+        stop_rules=stop_rules,
+    )
+    if resume:
+        return await evolution.resume(resume if isinstance(resume, str) else None)
+    return await evolution.start()
+
+
+def evolve(
+    config: ConfigLike = "assay.yaml",
+    *,
+    proposer: Proposer | None = None,
+    gate: Gate | str | None = None,
+    search: ParentSelector | str | None = None,
+    stop_rules: Sequence[StopRule] = (),
+    max_generations: int | None = None,
+    preset: str | None = None,
+    resume: bool | str = False,
+    use_cache: bool = True,
+    report: Callable[[str], None] | None = None,
+) -> RunOutcome:
+    """:func:`evolve_async`, run to completion (from code that is not already in an event loop)."""
+    return run_sync(
+        evolve_async(
+            config,
+            proposer=proposer,
+            gate=gate,
+            search=search,
+            stop_rules=stop_rules,
+            max_generations=max_generations,
+            preset=preset,
+            resume=resume,
+            use_cache=use_cache,
+            report=report,
+        )
+    )

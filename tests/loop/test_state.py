@@ -1,0 +1,219 @@
+"""The fold: loop state is what applying the run's events gives, and the same events read back from disk give
+the same state."""
+
+from __future__ import annotations
+
+import json
+
+from assay.config import TournamentConfig
+from assay.evaluation.evaluator import EvalResult
+from assay.history.records import CandidateRecord, EventRecord, candidate_id
+from assay.loop.events import (
+    Committed,
+    Decided,
+    Event,
+    ExtraRuns,
+    LayerPromoted,
+    Measured,
+    NoiseMeasured,
+    ProposalMade,
+    Proposed,
+    Spend,
+    Started,
+    Verified,
+    from_record,
+    to_record,
+)
+from assay.loop.layers import LayerTracker
+from assay.loop.state import SUSPECT_AFTER, LoopState, apply, fold
+from assay.model import CaseResult, Dimension, Output, Split
+from assay.static.report import StaticReport
+
+DEV = ["a", "b", "c", "d"]
+
+
+def dev(*passing: str) -> EvalResult:
+    return EvalResult(
+        cases=[
+            CaseResult(
+                id=cid, split=Split.DEV, passed=cid in passing, score=float(cid in passing), output=Output()
+            )
+            for cid in DEV
+        ]
+    )
+
+
+def holdout(score: float) -> EvalResult:
+    return EvalResult(
+        cases=[CaseResult(id="h", split=Split.HOLDOUT, passed=score == 1, score=score, output=Output())]
+    )
+
+
+def record(
+    generation: int, decision: str, commit: str | None, parent: str | None, **fields: object
+) -> CandidateRecord:
+    return CandidateRecord(
+        run_id="r",
+        generation=generation,
+        candidate_id=candidate_id(generation),
+        commit=commit,
+        parent=parent,
+        layer=1,
+        proposer="test",
+        description=f"change {generation}",
+        decision=decision,  # type: ignore[arg-type]
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def baseline_events() -> list[Event]:
+    return [
+        Started(),
+        Measured(
+            commit="c0",
+            generation=0,
+            tier="L2",
+            static=StaticReport(),
+            dev=dev("a"),
+            size=100,
+            content="h0",
+            spent=Spend(case_runs=4),
+            elapsed=1.0,
+        ),
+        Measured(
+            commit="c0", generation=0, tier="L3", holdout=holdout(0.5), spent=Spend(case_runs=1), elapsed=2.0
+        ),
+        NoiseMeasured(commit="c0", runs={cid: [1.0 if cid == "a" else 0.0] for cid in DEV}, runs_per_case=1),
+        Decided(record=record(0, "baseline", "c0", None, dev_score=0.25), elapsed=2.5),
+    ]
+
+
+def generation(
+    g: int, decision: str, passing: tuple[str, ...], parent: str = "c0", **fields: object
+) -> list[Event]:
+    commit = f"c{g}"
+    proposal = ProposalMade(parent=parent, layer=1, proposer="test", description=f"change {g}", commit=commit)
+    return [
+        Committed(generation=g, proposal=proposal),
+        Measured(
+            commit=commit,
+            generation=g,
+            tier="L2",
+            static=StaticReport(),
+            dev=dev(*passing),
+            size=100 + g,
+            content=f"h{g}",
+            spent=Spend(case_runs=4),
+        ),
+        Decided(record=record(g, decision, commit, parent, dev_score=len(passing) / 4, **fields)),
+    ]
+
+
+def new_state(**kwargs: object) -> LoopState:
+    return LoopState(tracker=LayerTracker(layers=[1, 2], discards_per_layer=2), **kwargs)  # type: ignore[arg-type]
+
+
+def test_the_baseline_becomes_the_best_with_its_measurement_and_what_it_spent() -> None:
+    state = fold(new_state(tournament=TournamentConfig()), baseline_events())
+    assert state.baseline is not None and state.best is not None
+    assert state.best.commit == "c0" and state.best.size == 100
+    assert state.best.measurement.dev == dev("a") and state.best.measurement.holdout == holdout(0.5)
+    assert state.spent == Spend(case_runs=5) and state.elapsed == 2.5 and state.sessions == 1
+    assert [n.id for n in state.archive.nodes()] == ["c0"]
+    assert state.ratings is not None and state.ratings.commits == {"cand-0000": "c0"}
+    assert state.noise is not None and state.noise.deterministic
+    assert state.best_pass_rate == 0.25
+
+
+def test_a_kept_candidate_moves_the_best_and_a_discard_does_not() -> None:
+    state = fold(new_state(), baseline_events() + generation(1, "keep", ("a", "b")))
+    assert state.pending is None and state.generation == 1
+    assert state.best is not None and state.best.commit == "c1" and state.best.size == 101
+    assert state.kept_scores == [0.5] and state.since_keep == 0 and state.last_gate == []
+    assert state.archive.get("c1").parent == "c0" and state.archive.get("c0").children == 1
+    assert state.content_hashes == ["h1"]
+    discard = generation(2, "discard", ("a",), parent="c1")
+    discard[-1].record.gate = {"progress": Dimension(passed=False, detail="pass rate fell")}  # type: ignore[union-attr]
+    fold(state, discard)
+    assert state.best.commit == "c1" and state.since_keep == 1
+    assert state.last_gate == ["progress: pass rate fell"]
+    assert "c2" not in state.measurements  # greedy search never builds on a discarded candidate
+    assert state.failing_sets == [frozenset({"b", "c", "d"})]  # differs from the best's failing set
+    assert [h.decision for h in state.history] == ["keep", "discard"]
+
+
+def test_a_search_that_samples_parents_keeps_every_measurement() -> None:
+    state = fold(new_state(keep_all_measurements=True), baseline_events() + generation(1, "discard", ("b",)))
+    assert state.measurements["c1"].dev == dev("b")
+
+
+def test_discards_promote_the_layer_once_and_a_retry_does_not_count() -> None:
+    events = (
+        baseline_events()
+        + generation(1, "discard", ("a",))
+        + generation(2, "discard", ("a",), flags=["gate-retry"])
+    )
+    state = fold(new_state(), events)
+    assert state.tracker.current == 1 and not state.promotion_due
+    fold(state, generation(3, "discard", ("a",)))
+    assert state.tracker.current == 2 and state.promotion_due
+    apply(state, LayerPromoted(generation=3, layer=2, exhausted=False))
+    assert not state.promotion_due
+
+
+def test_an_invalid_proposal_counts_the_sampled_parents_visit_and_takes_its_pipeline_number() -> None:
+    state = fold(new_state(), baseline_events())
+    proposal = ProposalMade(parent="c0", layer=1, proposer="test", description="failed", number=4)
+    apply(state, Proposed(number=4, proposal=proposal, priority=0.0))
+    assert 4 in state.proposals and state.last_proposal == 4
+    assert state.archive.get("c0").visits == 0  # counted when a generation takes it, not when it is made
+    apply(state, Decided(record=record(1, "invalid", None, "c0"), sampled=True, proposal=4))
+    assert state.archive.get("c0").visits == 1 and state.proposals == {}
+    assert state.last_gate == ["change 1"] and state.content_hashes == []
+
+
+def test_the_paired_gates_runs_are_settled_on_both_sides() -> None:
+    events = generation(1, "keep", ("a", "b"))
+    events[-1] = Decided(
+        record=events[-1].record,  # type: ignore[union-attr]
+        extra_runs=ExtraRuns(parent="c0", on_parent={"b": [0.0, 1.0]}, on_candidate={"b": [1.0]}),
+    )
+    state = fold(new_state(), baseline_events() + events)
+    assert state.runs["c0"]["b"] == [0.0, 0.0, 1.0]
+    assert state.runs["c1"] == {"a": [1.0], "b": [1.0, 1.0], "c": [0.0], "d": [0.0]}
+
+
+def test_a_verification_puts_the_holdout_on_the_best_and_its_record() -> None:
+    state = fold(new_state(), baseline_events() + generation(1, "keep", ("a", "b")))
+    apply(state, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(1.0)))
+    assert state.best is not None and state.best.measurement.holdout == holdout(1.0)
+    assert state.best.record.holdout_score == 1.0 and state.records[1].holdout_score == 1.0
+
+
+def test_a_case_the_best_keeps_failing_becomes_a_suspect() -> None:
+    events = baseline_events()
+    for g in range(1, SUSPECT_AFTER + 1):
+        events += generation(g, "discard", ("a",))
+    state = fold(new_state(), events)
+    assert state.suspects == ["b", "c", "d"]
+
+
+def test_events_read_back_from_disk_fold_to_the_same_state() -> None:
+    events = (
+        baseline_events() + generation(1, "keep", ("a", "b")) + generation(2, "discard", ("a",), parent="c1")
+    )
+    live = fold(new_state(), events)
+    stored = [to_record(e, run_id="r", seq=i) for i, e in enumerate(events, start=1)]
+    read = [from_record(EventRecord.load(json.loads(r.model_dump_json()))) for r in stored]
+    again = fold(new_state(), read)
+    assert again.records == live.records and again.spent == live.spent
+    assert again.best is not None and live.best is not None
+    assert again.best.measurement == live.best.measurement and again.best.size == live.best.size
+    assert [(n.id, n.parent, n.accuracy, n.children) for n in again.archive.nodes()] == [
+        (n.id, n.parent, n.accuracy, n.children) for n in live.archive.nodes()
+    ]
+    assert (again.history, again.last_gate, again.failing_sets) == (
+        live.history,
+        live.last_gate,
+        live.failing_sets,
+    )

@@ -1,0 +1,104 @@
+"""The generation's steps one at a time, on a real project: each emits its event, and a step whose event is
+already logged is not done again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay.aio import run_sync
+from assay.evaluation.evaluator import EvalResult
+from assay.loop.baseline import measure_baseline
+from assay.loop.events import Committed, Decided, Measured
+from assay.loop.generation import Judgement, judge, l3_holds, measure, propose, run_generation
+from assay.model import CaseResult, Dimension, Output, Split
+from assay.proposers import Proposal, Proposer, ProposerView
+
+from .conftest import git
+
+
+def events_of(ctx) -> list[str]:  # type: ignore[no-untyped-def]
+    return [type(e).__name__ for e in ctx.log.events()]
+
+
+def test_the_baseline_and_a_generation_step_by_step(loop_context) -> None:  # type: ignore[no-untyped-def]
+    ctx, state = loop_context
+    run_sync(measure_baseline(ctx, state))
+    assert events_of(ctx) == ["Started", "Measured", "Measured", "NoiseMeasured", "Decided"]
+    dev_cases = len(ctx.parts.cases[Split.DEV])
+    assert state.spent.case_runs == dev_cases + 3  # dev once, then holdout and regression
+
+    pending = run_sync(propose(ctx, state, 1, None))
+    assert pending is not None and isinstance(pending.committed, Committed)
+    commit = pending.commit
+    assert git(ctx.parts.git.root, "rev-parse", "refs/assay/r1/cand-0001") == commit
+    assert not pending.committed.sampled  # greedy search builds on the best without sampling
+
+    before = state.spent.case_runs
+    run_sync(measure(ctx, state, 1, commit))
+    measured = pending.measured
+    assert isinstance(measured, Measured) and measured.tier == "L2" and measured.dev is not None
+    assert state.spent.case_runs - before == dev_cases and measured.content and measured.size > 0
+
+    record = run_sync(run_generation(ctx, state, None))  # resumes the pending generation: no new measuring
+    assert record.generation == 1 and record.commit == commit
+    assert state.spent.case_runs - before == dev_cases
+    assert events_of(ctx)[-1] == "Decided" and state.pending is None
+
+
+class Failing(Proposer):
+    name = "failing"
+
+    async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        return Proposal(ok=False, description="", error="nothing to try")
+
+
+def test_a_failed_proposal_is_decided_invalid_without_a_commit(loop_context) -> None:  # type: ignore[no-untyped-def]
+    ctx, state = loop_context
+    run_sync(measure_baseline(ctx, state))
+    ctx.parts.proposer = Failing()
+    assert run_sync(propose(ctx, state, 1, None)) is None
+    decided = ctx.log.events()[-1]
+    assert isinstance(decided, Decided) and decided.record.decision == "invalid"
+    assert decided.record.description == "proposal failed: nothing to try" and state.generation == 1
+
+
+def test_a_blocked_candidate_fails_structure_without_the_gate(loop_context) -> None:  # type: ignore[no-untyped-def]
+    ctx, state = loop_context
+    run_sync(measure_baseline(ctx, state))
+    pending = run_sync(propose(ctx, state, 1, None))
+    assert pending is not None
+    (ctx.workdir / "priority.py").write_text("AWS_SECRET_ACCESS_KEY = 'AKIAIOSFODNN7EXAMPLE'\n")
+    run_sync(measure(ctx, state, 1, pending.commit))
+    verdict = run_sync(judge(ctx, state, pending))
+    assert not verdict.keep and set(verdict.gate) == {"structure"} and verdict.spend.case_runs == 0
+
+
+def result(split: Split, *passed: bool) -> EvalResult:
+    return EvalResult(
+        cases=[
+            CaseResult(id=f"{split.value}{i}", split=split, passed=p, score=float(p), output=Output())
+            for i, p in enumerate(passed)
+        ]
+    )
+
+
+def test_l3_discards_a_lost_regression_case_and_flags_overfitting(loop_context) -> None:  # type: ignore[no-untyped-def]
+    from assay.loop.measure import Measurement
+
+    ctx, state = loop_context
+    run_sync(measure_baseline(ctx, state))
+    assert state.best is not None
+    state.best.measurement.regression = result(Split.REGRESSION, True, False)
+    lost = Judgement(True, {}, [])
+    candidate = Measurement(dev=result(Split.DEV, True), regression=result(Split.REGRESSION, False, True))
+    assert not l3_holds(state, candidate, lost)
+    assert lost.gate["l3_regression"] == Dimension(
+        passed=False, detail="the regression split lost 1 cases", numbers={"lost": ["regression0"]}
+    )
+    overfit = Judgement(True, {}, [])
+    candidate = Measurement(
+        dev=result(Split.DEV, True, True),
+        holdout=result(Split.HOLDOUT, True, False, False),
+        regression=result(Split.REGRESSION, True, True),
+    )
+    assert l3_holds(state, candidate, overfit) and overfit.flags == ["overfitting"]
