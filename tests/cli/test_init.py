@@ -3,19 +3,12 @@ the real command in a subprocess; existing files are never overwritten."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from assay.config import LLMRunnerConfig, load_config
-
-
-def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "assay", *args], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
+from tests.cli.conftest import assay
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
