@@ -276,6 +276,7 @@ class EvolveConfig(Strict):
     max_judge_calls: int | None = Field(default=None, ge=1)
     target_pass_rate: float | None = Field(default=1.0, ge=0, le=1)
     plateau: int | None = Field(default=None, ge=1)
+    unfixable_in_progress: bool = False
     stop_on_oscillation: bool = True
     layers: list[Layer] = Field(default_factory=lambda: list(ALL_LAYERS), min_length=1)
     discards_per_layer: int = Field(default=3, ge=1)

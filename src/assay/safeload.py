@@ -267,17 +267,24 @@ def load_json(text: str) -> Any:
     ``ValueError`` for bad syntax or numbers), never ``RecursionError``."""
     try:
         data = json.loads(text)
-    except RecursionError:
-        where, path = _too_deep_in_text(text)
+    except (RecursionError, json.JSONDecodeError) as exc:
+        # Too deep for the json module (before 3.13), or a syntax error past a point already too deep (3.13
+        # parses deeper): the nesting is the first problem either way.
+        found = _too_deep_in_text(text)
+        if found is None:
+            raise exc from None
+        where, path = found
         raise NestingError(f"{where}: {too_deep_message()}", short_path(path)) from None
     if text.count("[") + text.count("{") > MAX_DEPTH:
         deep = too_deep_at(data)
-        if deep is not None:
-            raise NestingError(too_deep_message(), short_path(deep))
+        if deep is not None:  # parsed (Python 3.13's json goes deeper): say where, as when it does not
+            found = _too_deep_in_text(text)
+            where = found[0] if found else "column 1"
+            raise NestingError(f"{where}: {too_deep_message()}", short_path(deep))
     return data
 
 
-def _too_deep_in_text(text: str) -> tuple[str, list[str | int]]:
+def _too_deep_in_text(text: str) -> tuple[str, list[str | int]] | None:
     """Where the first bracket beyond ``MAX_DEPTH`` is (``line 3, column 7``, or ``column 7`` in one-line
     text) and its field path, in JSON text too deep for ``json.loads``."""
     path: list[Any] = []  # per open bracket: the key or index being read (None before an object's first key)
@@ -297,7 +304,7 @@ def _too_deep_in_text(text: str) -> tuple[str, list[str | int]]:
             path.pop()
         elif char == "," and path and isinstance(path[-1], int):
             path[-1] += 1
-    return "column 1", []
+    return None
 
 
 def _json_key(token: str) -> str:

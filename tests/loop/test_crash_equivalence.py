@@ -21,6 +21,10 @@ from .conftest import git, make_project
 
 GENERATIONS = 6
 GREEDY = "evolve:\n  discards_per_layer: 2\n  target_pass_rate: null\n  stop_on_oscillation: false\n  l3_every: 3\n"
+TREND = (
+    "evolve:\n  gate: trend\n  gate_options: {min_delta: 0.02, max_retries: 1}\n  target_pass_rate: null\n"
+    "  stop_on_oscillation: false\n"
+)
 PIPELINE = (
     "evolve:\n  search: ranked\n  pipeline: 3\n  target_pass_rate: null\n  stop_on_oscillation: false\n"
     "  tournament: {opponents: adaptive, k: 2, rating: bradley_terry}\n"
@@ -31,7 +35,7 @@ PIPELINE = (
 class Ended:
     """What a run ended with, as comparable data."""
 
-    decisions: list[tuple[int, str, str | None, float | None]]
+    decisions: list[tuple[int, str, str | None, float | None, tuple[str, ...]]]
     stop_reason: str
     case_runs: int
     kinds: list[str]
@@ -66,15 +70,17 @@ def ended(root: Path) -> Ended:
     assert [e.seq for e in store.events(run_dir.name)] == [e.seq for e in files.read_events()]
     assert store.get_run(run_dir.name).status == "finished"
     return Ended(
-        decisions=[(r.generation, r.decision, tree(root, r.commit), r.dev_score) for r in decided],
+        decisions=[
+            (r.generation, r.decision, tree(root, r.commit), r.dev_score, tuple(sorted(r.flags))) for r in decided
+        ],
         stop_reason=finished[0].reason,
         case_runs=sum(e.spent.case_runs for e in events),
         kinds=[type(e).__name__ for e in events],
     )
 
 
-def project(tmp_path: Path, name: str, extra: str) -> Path:
-    return make_project(tmp_path / name, cases=5, items=20, extra=extra)
+def project(tmp_path: Path, name: str, extra: str, items: int) -> Path:
+    return make_project(tmp_path / name, cases=5, items=items, extra=extra)
 
 
 def crash_and_resume(root: Path, fault: str) -> Ended:
@@ -88,12 +94,13 @@ def crash_and_resume(root: Path, fault: str) -> Ended:
     raise AssertionError(f"{fault}: resume did not finish: {resumed.stderr[-1000:]}")
 
 
-def faults_for(reference: Ended) -> list[str]:
-    """Kill points spread over every kind of event (its first and a later occurrence), and a torn line in each
-    file the loop appends to."""
+def faults_for(reference: Ended, kinds: set[str] | None) -> list[str]:
+    """Kill points spread over every kind of event (or those of ``kinds``: its first and a later occurrence),
+    and a torn line in each file the loop appends to."""
     chosen: dict[str, list[int]] = {}
     for index, kind in enumerate(reference.kinds, start=1):
-        chosen.setdefault(kind, []).append(index)
+        if kinds is None or kind in kinds:
+            chosen.setdefault(kind, []).append(index)
     kills = {seqs[0] for seqs in chosen.values()}
     kills |= {
         seqs[len(seqs) // 2] for kind, seqs in chosen.items() if kind in ("Committed", "Measured", "Decided")
@@ -103,16 +110,27 @@ def faults_for(reference: Ended) -> list[str]:
     return [f"events.ndjson:{k}:kill" for k in kills] + torn
 
 
-@pytest.mark.parametrize("extra", [GREEDY, PIPELINE], ids=["greedy", "ranked-pipeline"])
-def test_a_run_killed_anywhere_and_resumed_is_the_same_run(tmp_path: Path, extra: str) -> None:
-    reference_root = project(tmp_path, "reference", extra)
+@pytest.mark.parametrize(
+    ("extra", "items", "kinds"),
+    [
+        (GREEDY, 20, None),
+        (PIPELINE, 30, None),
+        # The trend gate remembers retries and recent scores between decisions.
+        (TREND, 30, {"Committed", "Measured", "Decided"}),
+    ],
+    ids=["greedy", "ranked-pipeline", "trend-gate"],
+)
+def test_a_run_killed_anywhere_and_resumed_is_the_same_run(
+    tmp_path: Path, extra: str, items: int, kinds: set[str] | None
+) -> None:
+    reference_root = project(tmp_path, "reference", extra, items)
     done = assay(reference_root, "evolve", "-n", str(GENERATIONS))
     assert done.returncode == 0, done.stderr
     reference = ended(reference_root)
     assert len(reference.decisions) == GENERATIONS + 1
     assert {d[1] for d in reference.decisions} >= {"keep", "discard"}  # a run with something to decide
-    faults = faults_for(reference)
-    roots = [project(tmp_path, f"crash-{number}", extra) for number in range(len(faults))]
+    faults = faults_for(reference, kinds)
+    roots = [project(tmp_path, f"crash-{number}", extra, items) for number in range(len(faults))]
     with ThreadPoolExecutor(max_workers=2) as pool:  # each scenario is its own processes and repository
         results = list(pool.map(crash_and_resume, roots, faults))
     for fault, again in zip(faults, results, strict=True):

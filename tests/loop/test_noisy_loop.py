@@ -124,7 +124,8 @@ def test_noise_is_measured_and_the_paired_gate_keeps_only_real_gains(
         progress = progress_numbers(record)
         assert progress["decision"] in ("better", "worse", "undecided")
         assert 0.0 <= progress["p_better"] <= 1.0 and len(progress["ci"]) == 2
-        assert set(progress["runs"]) == dev_ids
+        # Every dev case is in the test but those the best had failed 5+ generations in a row (unfixable).
+        assert dev_ids - set(outcome.suspects) <= set(progress["runs"]) <= dev_ids
         assert all(r["parent"] >= 1 and r["candidate"] >= 1 for r in progress["runs"].values())
         assert record.gate["progress"].passed == (progress["decision"] == "better")
         kept_harmful = record.decision == "keep" and HARMFUL in git(

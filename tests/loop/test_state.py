@@ -36,7 +36,11 @@ def dev(*passing: str) -> EvalResult:
     return EvalResult(
         cases=[
             CaseResult(
-                id=cid, split=Split.DEV, passed=cid in passing, score=float(cid in passing), output=Output()
+                id=cid,
+                split=Split.DEV,
+                passed=cid in passing,
+                score=float(cid in passing),
+                output=Output(text="x"),
             )
             for cid in DEV
         ]
@@ -138,7 +142,8 @@ def test_a_kept_candidate_moves_the_best_and_a_discard_does_not() -> None:
     assert state.best.commit == "c1" and state.since_keep == 1
     assert state.last_gate == ["progress: pass rate fell"]
     assert "c2" not in state.measurements  # greedy search never builds on a discarded candidate
-    assert state.failing_sets == [frozenset({"b", "c", "d"})]  # differs from the best's failing set
+    # Each differed from the best's failing set before its decision (the kept one's gain counts too).
+    assert state.failing_sets == [frozenset({"c", "d"}), frozenset({"b", "c", "d"})]
     assert [h.decision for h in state.history] == ["keep", "discard"]
 
 

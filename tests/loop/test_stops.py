@@ -17,6 +17,7 @@ from assay.loop.stops import (
     StopFile,
     TargetReached,
     WallClock,
+    alternates,
     first_reason,
 )
 from assay.model import CaseResult, Output, Split
@@ -76,16 +77,24 @@ def test_target_and_plateau():
     assert Plateau(5).check(state(since_keep=4)) is None
 
 
-def test_oscillation_on_content_or_failing_set():
+def test_oscillation_is_alternation_of_content_or_failing_set():
     assert Oscillation().check(state(content_hashes=["a", "b", "a"])) is None
-    assert "content" in Oscillation().check(state(content_hashes=["x", "a", "a", "a"]))
-    same = frozenset({"c1", "c2"})
-    assert "failing cases" in Oscillation().check(state(failing_sets=[same, same, same]))
+    assert (
+        Oscillation().check(state(content_hashes=["x", "a", "a", "a", "a"])) is None
+    )  # a repeat, not a bounce
+    assert "content bounced" in Oscillation().check(state(content_hashes=["x", "a", "b", "a", "b"]))
+    assert Oscillation().check(state(content_hashes=["a", "b", "a", "b", "c"])) is None  # it moved on
+    one, other = frozenset({"c1"}), frozenset({"c2", "c3"})
+    assert "failing cases bounced" in Oscillation().check(state(failing_sets=[one, other, one, other]))
+    assert Oscillation().check(state(failing_sets=[one, one, one, one])) is None
+    assert alternates([1, 2, 3, 1, 2, 3], period=3) and not alternates([1, 2, 3, 1, 2, 4], period=3)
 
 
-def test_score_regression():
-    assert ScoreRegression().check(state(kept_scores=[0.5, 0.6, 0.55])) is None
-    assert "fell" in ScoreRegression().check(state(kept_scores=[0.7, 0.6, 0.5]))
+def test_score_regression_watches_the_bests_holdout():
+    assert ScoreRegression().check(state(best_holdouts=[0.5, 0.6, 0.55])) is None
+    assert ScoreRegression().check(state(best_holdouts=[0.7, 0.6])) is None
+    assert "holdout score fell" in ScoreRegression().check(state(best_holdouts=[0.9, 0.7, 0.6, 0.5]))
+    assert ScoreRegression().check(state(kept_scores=[0.7, 0.6, 0.5])) is None  # kept dev scores only rise
 
 
 def test_stop_file_layers_and_interrupt(tmp_path: Path):

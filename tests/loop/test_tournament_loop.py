@@ -107,7 +107,9 @@ def test_ranked_search_with_adaptive_bradley_terry_ranks_every_candidate(tmp_pat
     evolution = Evolution(load_config(project / "assay.yaml"), max_generations=5)
     outcome = run_sync(evolution.start())
     files = RunFiles(project / ".assay" / "runs" / outcome.run_id)
-    evaluated = [r for r in files.read_candidates()[1:] if r.dev_score is not None]
+    evaluated = [
+        r for r in files.read_candidates()[1:] if r.dev_score is not None and "screened-out" not in r.flags
+    ]
     assert len(evaluated) >= 3
     matches = [e.data for e in files.read_events() if e.kind == "matches"]
     assert [m["commit"] for m in matches] == [r.commit for r in evaluated]

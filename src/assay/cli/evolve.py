@@ -44,7 +44,10 @@ def _print_outcome(outcome: RunOutcome) -> None:
         shown = ", ".join(outcome.suspects[:5]) + (
             f" and {len(outcome.suspects) - 5} more" if len(outcome.suspects) > 5 else ""
         )
-        out.print(f"  suspect cases (failing 5+ generations in a row; check them): {shown}", highlight=False)
+        out.print(
+            f"  unfixable cases (the best failed them 5+ generations in a row; check them): {shown}",
+            highlight=False,
+        )
     out.print(
         f"  run {outcome.run_id}: `assay adopt best` merges the best candidate into your branch",
         highlight=False,

@@ -15,6 +15,8 @@ The counter resets on an advance, on a rollback and when the parent changes.
 
 from __future__ import annotations
 
+from typing import Any
+
 from assay.errors import ConfigError
 from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
 
@@ -53,13 +55,22 @@ class BackpressureGate(Gate):
     async def decide(self, data: GateInput) -> GateDecision:
         return self.judge(data, self.min_delta)
 
+    def snapshot(self) -> dict[str, Any]:
+        return {"retries": self.retries, "parent": self.parent}
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        self.retries = int(snapshot.get("retries", 0))
+        parent = snapshot.get("parent")
+        self.parent = str(parent) if parent is not None else None
+
     def judge(self, data: GateInput, threshold: float) -> GateDecision:
         """Decide against ``threshold`` instead of ``min_delta`` (used by the trend gate), updating state."""
         parent = data.extra.get("parent")
         if parent is not None and str(parent) != self.parent:
             self.parent = str(parent)
             self.retries = 0
-        best, score = data.parent.mean_score, data.candidate.mean_score
+        parent, candidate = data.for_progress()
+        best, score = parent.mean_score, candidate.mean_score
         delta = score - best
         if data.candidate.blocked or delta < 0:
             action, detail = "rollback", f"score fell {best:.4f} -> {score:.4f}"

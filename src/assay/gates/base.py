@@ -33,7 +33,7 @@ class GateDecision(BaseModel):
 @dataclass
 class GateInput:
     """What a gate judges: parent and candidate dev results, their L1 reports, the baseline's per-case
-    cost/time, artifact sizes, and a way to re-run a case of the candidate."""
+    cost/time, artifact sizes, a way to re-run a case of the candidate, and the cases to leave out of progress."""
 
     parent: EvalResult
     candidate: EvalResult
@@ -44,15 +44,41 @@ class GateInput:
     candidate_size: int = 0
     rerun: Rerun | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    unfixable: frozenset[str] = frozenset()
+
+    def for_progress(self) -> tuple[EvalResult, EvalResult]:
+        """Parent and candidate results without the ``unfixable`` cases (seed 001: a case failing generation
+        after generation is marked unfixable and left out of progress; it cannot regress, the best fails it)."""
+        if not self.unfixable:
+            return self.parent, self.candidate
+
+        def without(result: EvalResult) -> EvalResult:
+            return result.model_copy(
+                update={"cases": [c for c in result.cases if c.id not in self.unfixable]}
+            )
+
+        return without(self.parent), without(self.candidate)
 
 
 class Gate(ABC):
-    """Decides whether a candidate is kept."""
+    """Decides whether a candidate is kept.
+
+    A gate that remembers something between decisions (a retry count, recent scores) returns it from
+    ``snapshot`` and takes it back in ``restore``: the loop logs the snapshot with each decision and restores
+    it before the next, so a resumed run's gate remembers what the killed run's did."""
 
     name: str
 
     @abstractmethod
     async def decide(self, data: GateInput) -> GateDecision: ...
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the gate remembers, JSON-ready (nothing, for a gate without memory)."""
+        return {}
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        """Take back what :meth:`snapshot` returned (an empty dict: the state of a new gate)."""
+        return None
 
 
 GATES: Registry[type[Gate]] = Registry("gate")

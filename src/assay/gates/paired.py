@@ -51,10 +51,15 @@ class PairedGate(RatchetGate):
         if not structure.passed:  # L1 blocked it: no runs worth paying for
             result = None
         else:
+            # Unfixable cases (the best fails them generation after generation) cannot regress: they are left
+            # out of the test, so they do not count toward progress either.
+            parent, candidate = data.for_progress()
+            parent_runs = data.extra.get("parent_runs") or _verdicts(parent)
+            candidate_runs = data.extra.get("candidate_runs") or _verdicts(candidate)
             result = await compare_sequential(
-                data.extra.get("parent_runs") or _verdicts(data.parent),
+                {k: v for k, v in parent_runs.items() if k not in data.unfixable},
                 data.extra.get("sampler"),
-                candidate_runs=data.extra.get("candidate_runs") or _verdicts(data.candidate),
+                candidate_runs={k: v for k, v in candidate_runs.items() if k not in data.unfixable},
                 options=self.options,
             )
         dims = {

@@ -69,7 +69,7 @@ class RatchetGate(Gate):
         )
 
     def _progress(self, data: GateInput) -> Dimension:
-        old, new = data.parent, data.candidate
+        old, new = data.for_progress()
         numbers: dict[str, float | str | None] = {
             "parent_pass_rate": old.pass_rate,
             "pass_rate": new.pass_rate,

@@ -14,6 +14,8 @@ Every decision carries a ``"trend"`` dimension (informational, always passed) wi
 
 from __future__ import annotations
 
+from typing import Any
+
 from assay.gates.backpressure import BackpressureGate
 from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
 
@@ -34,6 +36,20 @@ class TrendGate(Gate):
         self.threshold = min_delta
         self.best_scores: list[float] = []
         self.actions: list[str] = []
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "threshold": self.threshold,
+            "best_scores": list(self.best_scores),
+            "actions": list(self.actions),
+            "inner": self.inner.snapshot(),
+        }
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        self.threshold = float(snapshot.get("threshold", self.min_delta))
+        self.best_scores = [float(s) for s in snapshot.get("best_scores", [])]
+        self.actions = [str(a) for a in snapshot.get("actions", [])]
+        self.inner.restore(snapshot.get("inner", {}))
 
     async def decide(self, data: GateInput) -> GateDecision:
         recent = self.best_scores[-WINDOW:]
@@ -58,10 +74,11 @@ class TrendGate(Gate):
             },
         )
         self.actions.append(decision.action)
+        parent, candidate = data.for_progress()
         if decision.keep:
-            self.best_scores.append(data.candidate.mean_score)
+            self.best_scores.append(candidate.mean_score)
             self.threshold = self.min_delta
         else:
-            self.best_scores.append(data.parent.mean_score)
+            self.best_scores.append(parent.mean_score)
         del self.best_scores[:-WINDOW], self.actions[:-WINDOW]
         return decision

@@ -241,11 +241,7 @@ class Evolution:
                 await measure_baseline(ctx, state)
                 for line in baseline_lines(state):
                     self.report(line)
-            if not files.plan_path.exists():
-                counts = {s.value: len(c) for s, c in parts.cases.items()}
-                files.write_plan(
-                    plan_text(run, config, self.settings, counts, self.max_generations, noise=state.noise)
-                )
+            self._write_plan(ctx, state)
             assert state.best is not None
             git.set_branch(run.branch, state.best.commit)  # the events decide what the branch points at
             reason = await self._loop(ctx, state, events)
@@ -284,10 +280,15 @@ class Evolution:
                             best_holdout_score=holdout,
                         ),
                     )
+                elif state.generation and state.generation % self.settings.l3_every == 0:
+                    await verify_best(ctx, state)  # every N generations the best is measured on L3
                 reason = first_reason(rules, state)
                 if reason:
                     return reason
+                unfixable = state.suspects
                 record = await run_generation(ctx, state, ahead)
+                if state.suspects != unfixable:
+                    self._write_plan(ctx, state)
                 if ahead is not None:
                     await ahead.add_basis(Basis.of(state))
                 self.report(generation_line(record))
@@ -302,6 +303,21 @@ class Evolution:
                 if dropped:
                     ctx.emit(state, Dropped(numbers=dropped))
                 self.git.remove_worktree(self._proposals_tree(ctx))
+
+    def _write_plan(self, ctx: LoopContext, state: LoopState) -> None:
+        """plan.md, a view of the run: the plan, the baseline's noise and the cases marked unfixable."""
+        counts = {s.value: len(c) for s, c in ctx.parts.cases.items()}
+        ctx.files.write_plan(
+            plan_text(
+                ctx.run,
+                self.config,
+                self.settings,
+                counts,
+                self.max_generations,
+                noise=state.noise,
+                unfixable=state.suspects,
+            )
+        )
 
     def _proposals_tree(self, ctx: LoopContext) -> Path:
         return self.config.data_path / "worktrees" / f"{ctx.run.run_id}-proposals"

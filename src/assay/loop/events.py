@@ -65,7 +65,8 @@ class Started(_Event):
 
 class Measured(_Event):
     """A commit measured: ``L2`` is the static tier and the dev cases, ``L3`` the holdout and regression
-    cases. ``size`` is the artifact's size in bytes and ``content`` a hash of its files (L2 only)."""
+    cases. ``size`` is the artifact's size in bytes and ``content`` a hash of its files (L2 only);
+    ``screened_out``: L2 ran only its first few dev cases, which all crashed, timed out or printed nothing."""
 
     type: Literal["measured"] = "measured"
     commit: str
@@ -77,6 +78,7 @@ class Measured(_Event):
     regression: EvalResult | None = None
     size: int = 0
     content: str = ""
+    screened_out: bool = False  # L2 stopped after its first dev cases all crashed
 
 
 class NoiseMeasured(_Event):
@@ -188,6 +190,7 @@ class Decided(_Event):
     extra_runs: ExtraRuns = Field(default_factory=ExtraRuns)
     sampled: bool = False
     proposal: int | None = None
+    gate_state: dict[str, Any] | None = None  # what the gate remembers after this decision (None: not asked)
 
 
 class Verified(_Event):

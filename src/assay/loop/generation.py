@@ -5,8 +5,10 @@ the log (a resumed generation) is not done again.
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from assay.evaluation.evaluator import EvalResult
 from assay.gates import GateInput
@@ -21,6 +23,7 @@ from assay.loop.state import LoopState, Pending, verdicts
 from assay.model import Dimension, Split
 
 OVERFIT_GAP = 0.15
+PROBE_CASES = 3
 
 
 @dataclass
@@ -33,6 +36,7 @@ class Judgement:
     regressions: list[str] = field(default_factory=list)
     extra: ExtraRuns = field(default_factory=ExtraRuns)
     spend: Spend = field(default_factory=Spend)
+    gate_state: dict[str, Any] | None = None
 
 
 async def run_generation(ctx: LoopContext, state: LoopState, ahead: ProposalsAhead | None) -> CandidateRecord:
@@ -54,7 +58,7 @@ async def run_generation(ctx: LoopContext, state: LoopState, ahead: ProposalsAhe
             await measure_l3(ctx, state, generation, pending.commit)
             measurement = pending.measurement()
         judgement.keep = l3_holds(state, measurement, judgement)
-    if state.ratings is not None and measurement.dev is not None:
+    if state.ratings is not None and measurement.dev is not None and not _screened_out(pending):
         await play(ctx, state, pending, measurement.dev, judgement)
     record = decide(ctx, state, pending, judgement, time.monotonic() - started)
     if judgement.keep:
@@ -99,6 +103,10 @@ async def propose(
     return state.pending
 
 
+def _screened_out(pending: Pending) -> bool:
+    return pending.measured is not None and pending.measured.screened_out
+
+
 def _spent(before: int, ctx: LoopContext, *results: EvalResult | None) -> Spend:
     done = [r for r in results if r is not None]
     return Spend(
@@ -113,9 +121,13 @@ async def measure(ctx: LoopContext, state: LoopState, generation: int, commit: s
     measurer, workdir = ctx.parts.measurer, ctx.workdir
     before = measurer.case_runs
     static = measurer.static(workdir)
-    dev = (
-        await measurer.split(Split.DEV, workdir, ctx.files.traces_dir(generation)) if static.passed else None
-    )
+    dev, screened_out = None, False
+    if static.passed:
+        traces = ctx.files.traces_dir(generation)
+        if generation == 0:  # the baseline is measured whole
+            dev = await measurer.split(Split.DEV, workdir, traces)
+        else:
+            dev, screened_out = await measurer.dev_screened(workdir, traces, probe(ctx, generation))
     event = Measured(
         commit=commit,
         generation=generation,
@@ -124,9 +136,19 @@ async def measure(ctx: LoopContext, state: LoopState, generation: int, commit: s
         dev=slim(dev),
         size=ctx.artifact_size(workdir),
         content=ctx.content_hash(workdir),
+        screened_out=screened_out,
         spent=_spent(before, ctx, dev),
     )
     ctx.emit(state, event)
+
+
+def probe(ctx: LoopContext, generation: int) -> list[str]:
+    """The dev cases L2 runs first (:data:`PROBE_CASES` of them, drawn per generation): if they all crash,
+    the candidate is broken and the others are not run."""
+    ids = [c.id for c in ctx.parts.cases[Split.DEV]]
+    return random.Random(f"{ctx.config.evolve.seed}:probe:{generation}").sample(
+        ids, min(PROBE_CASES, len(ids))
+    )
 
 
 async def l3_measurement(ctx: LoopContext, generation: int, commit: str) -> Measured:
@@ -159,6 +181,14 @@ async def judge(ctx: LoopContext, state: LoopState, pending: Pending) -> Judgeme
     if measurement.blocked or dev is None or pending.measured is None:
         critical = Dimension(passed=False, detail="critical L1 findings: not evaluated")
         return Judgement(False, {"structure": critical}, flags)
+    if pending.measured.screened_out:
+        broken = Dimension(
+            passed=False,
+            detail=f"the first {len(dev.cases)} dev cases all crashed, timed out or printed nothing:"
+            " not evaluated further",
+            numbers={"probe": [c.id for c in dev.cases]},
+        )
+        return Judgement(False, {"structure": broken}, [*flags, "screened-out"])
     best, baseline = state.best, state.baseline
     assert best is not None and baseline is not None
     measurer = ctx.parts.measurer
@@ -172,6 +202,7 @@ async def judge(ctx: LoopContext, state: LoopState, pending: Pending) -> Judgeme
         if paired
         else {}
     )
+    gate.restore(state.gate_state)
     decision = await gate.decide(
         GateInput(
             parent=best.dev,
@@ -183,6 +214,7 @@ async def judge(ctx: LoopContext, state: LoopState, pending: Pending) -> Judgeme
             candidate_size=pending.measured.size,
             rerun=lambda case_id, times: measurer.rerun(case_id, times, ctx.workdir),
             extra={"parent": best.commit, **noise_extra},
+            unfixable=frozenset() if ctx.config.evolve.unfixable_in_progress else frozenset(state.suspects),
         )
     )
     if decision.action not in ("keep", "discard"):
@@ -196,6 +228,7 @@ async def judge(ctx: LoopContext, state: LoopState, pending: Pending) -> Judgeme
         regressions=list(regression.numbers.get("regressed", [])) if regression else [],
         extra=extra,
         spend=Spend(case_runs=measurer.case_runs - before, tokens=tokens, cost_usd=cost),
+        gate_state=gate.snapshot(),
     )
 
 
@@ -288,5 +321,10 @@ def decide(
     record.citations = list(proposal.citations)
     dev = measurement.dev
     record.evidence = [c.trace_path for c in (dev.cases if dev else []) if not c.passed and c.trace_path][:20]
-    ctx.emit(state, Decided(record=record, extra_runs=judgement.extra, spent=judgement.spend))
+    ctx.emit(
+        state,
+        Decided(
+            record=record, extra_runs=judgement.extra, spent=judgement.spend, gate_state=judgement.gate_state
+        ),
+    )
     return record

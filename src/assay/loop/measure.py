@@ -3,6 +3,7 @@ across generations."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,10 +109,17 @@ class Measurer:
         return static_report(self.config, workdir)
 
     async def split(
-        self, split: Split, workdir: Path, trace_dir: Path | None, *, run_index: int = 0
+        self,
+        split: Split,
+        workdir: Path,
+        trace_dir: Path | None,
+        *,
+        run_index: int = 0,
+        only: Collection[str] | None = None,
     ) -> EvalResult | None:
-        """Every case of ``split``, once; ``run_index`` numbers repeated runs (models draw a fresh sample)."""
-        cases = self.cases.get(split) or []
+        """Every case of ``split`` (or the ones whose ids are in ``only``), once; ``run_index`` numbers repeated
+        runs (models draw a fresh sample)."""
+        cases = [c for c in self.cases.get(split) or [] if only is None or c.id in only]
         if not cases:
             return None
         self.case_runs += len(cases)
@@ -120,6 +128,27 @@ class Measurer:
             return await self.evaluator.run([(c, split) for c in cases], workdir, trace_dir=trace_dir)
         finally:
             RUN_INDEX.reset(token)
+
+    async def dev_screened(
+        self, workdir: Path, trace_dir: Path | None, probe: Collection[str]
+    ) -> tuple[EvalResult | None, bool]:
+        """The dev cases, the ``probe`` ones first: when every probe case crashes, times out or prints nothing,
+        the rest are not run (a broken candidate costs a few case runs). Returns the results (all of them, in
+        case order, or the probe's) and whether the probe stopped the evaluation."""
+        first = await self.split(Split.DEV, workdir, trace_dir, only=probe)
+        if first is None or all(not c.output.ok or not c.output.text.strip() for c in first.cases):
+            return first, first is not None
+        ids = {c.id for c in self.cases[Split.DEV]} - set(probe)
+        rest = await self.split(Split.DEV, workdir, trace_dir, only=ids) if ids else None
+        found = {c.id: c for c in [*first.cases, *(rest.cases if rest else [])]}
+        return (
+            EvalResult(
+                cases=[found[c.id] for c in self.cases[Split.DEV]],
+                duration_s=first.duration_s + (rest.duration_s if rest else 0.0),
+                trace_dir=first.trace_dir,
+            ),
+            False,
+        )
 
     async def run_case(self, case_id: str, workdir: Path, *, run_index: int) -> CaseResult:
         """Run ``run_index`` of one dev case (no trace file): the paired gate's fresh runs."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from assay.config import AssayConfig
 from assay.history.records import CandidateRecord, RunRecord
 from assay.presets import EvolveSettings
 from assay.stats import NoiseEstimate
+
+SUSPECT_AFTER = 5  # generations in a row a case must fail for the best to be marked unfixable
 
 if TYPE_CHECKING:
     from assay.loop.state import LoopState
@@ -21,8 +24,10 @@ def plan_text(
     max_generations: int,
     *,
     noise: NoiseEstimate | None = None,
+    unfixable: Sequence[str] = (),
 ) -> str:
-    """plan.md: kind, editable scope, tiers and when L3 runs, gate, starting layer, budget and stop rules."""
+    """plan.md: kind, editable scope, tiers and when L3 runs, gate, starting layer, budget and stop rules, and
+    the dev cases marked unfixable so far."""
     evolve = config.evolve
     lines = [
         f"# assay run {run.run_id}",
@@ -50,6 +55,18 @@ def plan_text(
                 "- flaky dev cases (pass probability over the baseline runs): "
                 + ", ".join(f"{cid} {noise.cases[cid].pass_probability:.2f}" for cid in flaky),
             )
+    if unfixable:
+        counted = "kept in" if config.evolve.unfixable_in_progress else "left out of"
+        lines += [
+            "",
+            "## Unfixable cases",
+            "",
+            f"The best candidate has failed these dev cases {SUSPECT_AFTER} or more generations in a row; they are"
+            f" {counted} the gate's progress (`evolve.unfixable_in_progress`), still measured and reported. Check"
+            " whether the cases themselves are right:",
+            "",
+            *(f"- {cid}" for cid in unfixable),
+        ]
     return "\n".join(lines) + "\n"
 
 

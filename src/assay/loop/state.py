@@ -10,6 +10,7 @@ been running, and the candidate of a generation that was committed but not yet d
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from assay.config import TournamentConfig
 from assay.evaluation.evaluator import EvalResult
@@ -35,10 +36,9 @@ from assay.loop.events import (
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement
 from assay.loop.rating import Ratings
+from assay.loop.report import SUSPECT_AFTER
 from assay.search import Archive, Node
 from assay.stats import NoiseEstimate, estimate_noise
-
-SUSPECT_AFTER = 5
 
 
 @dataclass
@@ -115,6 +115,7 @@ class LoopState:
     last_gate: list[str] = field(default_factory=list)
     since_keep: int = 0
     kept_scores: list[float] = field(default_factory=list)
+    best_holdouts: list[float] = field(default_factory=list)
     content_hashes: list[str] = field(default_factory=list)
     failing_sets: list[frozenset[str]] = field(default_factory=list)
     failing_streak: dict[str, int] = field(default_factory=dict)
@@ -124,6 +125,7 @@ class LoopState:
     proposals: dict[int, Proposed] = field(default_factory=dict)
     last_proposal: int = 0
     promotion_due: bool = False
+    gate_state: dict[str, Any] = field(default_factory=dict)
     finished: Finished | None = None
 
     @property
@@ -190,6 +192,8 @@ def apply(state: LoopState, event: Event) -> LoopState:
                     state.proposals.pop(event.proposal, None)
                 if event.sampled and event.record.parent is not None:
                     state.archive.record_choice(event.record.parent)
+                if event.gate_state is not None:
+                    state.gate_state = event.gate_state
                 _decided(state, event.record, event.extra_runs)
         case Verified():
             _verified(state, event)
@@ -248,7 +252,8 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
     kept = record.decision == "keep"
     measurement = pending.measurement() if pending is not None else Measurement()
     commit = record.commit
-    if commit is not None and measurement.dev is not None:
+    screened_out = pending is not None and pending.measured is not None and pending.measured.screened_out
+    if commit is not None and measurement.dev is not None and not screened_out:
         parent = (
             record.parent if record.parent and record.parent in state.archive else state.archive.nodes()[0].id
         )
@@ -262,13 +267,14 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
         state.promotion_due = True
     state.since_keep = 0 if kept else state.since_keep + 1
     assert state.best is not None, "the baseline is decided first"
+    best_failing = _failing(state.best.measurement.dev)
     if kept and commit is not None:
         state.kept_scores.append(record.dev_score or 0.0)
         state.best = Best(record, measurement, state.sizes.get(commit, 0))
+        if measurement.holdout is not None:
+            state.best_holdouts.append(measurement.holdout.mean_score)
     if commit is not None:
-        if pending is not None and pending.measured is not None and pending.measured.content:
-            state.content_hashes.append(pending.measured.content)
-        _track_failing(state, measurement)
+        _track_trail(state, pending, measurement, best_failing)
         _track_suspects(state)
     state.history.append(HistoryItem(record.generation, record.description, record.decision))
     if commit is None:
@@ -305,15 +311,27 @@ def verdicts(result: EvalResult | None) -> Runs:
     return {c.id: [1.0 if c.passed else 0.0] for c in (result.cases if result else [])}
 
 
-def _track_failing(state: LoopState, measurement: Measurement) -> None:
-    """Oscillation watches the failing-case sets that differ from the best's: a proposer landing on the same
-    wrong set again and again. (A candidate that changes nothing is the plateau rule's business.)"""
-    assert state.best is not None
-    best_dev = state.best.measurement.dev
-    if measurement.dev is None or best_dev is None:
+def _failing(dev: EvalResult | None) -> frozenset[str] | None:
+    return None if dev is None else frozenset(c.id for c in dev.cases if not c.passed)
+
+
+def crashed(dev: EvalResult | None) -> bool:
+    """Not evaluated (L1 stopped it), or every case crashed, timed out or printed nothing."""
+    return dev is None or all(not c.output.ok or not c.output.text.strip() for c in dev.cases)
+
+
+def _track_trail(
+    state: LoopState, pending: Pending | None, measurement: Measurement, best_failing: frozenset[str] | None
+) -> None:
+    """What oscillation watches, for the evaluated candidates that ran (crashes are not oscillation): the
+    artifact's content, and the failing-case set when it differs from the best's before the decision (a
+    candidate that gains nothing is the plateau rule's business)."""
+    if crashed(measurement.dev):
         return
-    failing = frozenset(c.id for c in measurement.dev.cases if not c.passed)
-    if failing != frozenset(c.id for c in best_dev.cases if not c.passed):
+    if pending is not None and pending.measured is not None and pending.measured.content:
+        state.content_hashes.append(pending.measured.content)
+    failing = _failing(measurement.dev)
+    if failing is not None and failing != best_failing:
         state.failing_sets.append(failing)
 
 
@@ -340,6 +358,12 @@ def _verified(state: LoopState, event: Verified) -> None:
             holder.measurement.holdout = event.holdout
             holder.measurement.regression = event.regression
             holder.record = holder.record.model_copy(update=scores)
+    if (
+        event.holdout is not None
+        and state.best is not None
+        and state.best.record.candidate_id == event.candidate_id
+    ):
+        state.best_holdouts.append(event.holdout.mean_score)
 
 
 def _unit(score: float | None) -> float:

@@ -7,7 +7,7 @@ live (the clock, a STOP file, Ctrl-C) hold it themselves.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -86,28 +86,36 @@ class Plateau(StopRule):
         return None
 
 
+def alternates(seq: Sequence[Hashable], period: int = 2, cycles: int = 2) -> bool:
+    """Whether ``seq`` ends in ``cycles`` full repeats of a pattern of ``period`` different values
+    (A, B, A, B for the defaults)."""
+    tail = list(seq[-period * cycles :])
+    if len(tail) < period * cycles or len(set(tail[:period])) < period:
+        return False
+    return all(value == tail[index % period] for index, value in enumerate(tail))
+
+
 @dataclass
 class Oscillation(StopRule):
-    """The same artifact content, or the same set of failing cases, three times in a row."""
-
-    repeats: int = 3
+    """Seed 003's oscillation: the candidates bounce A → B → A → B, in artifact content or in the set of failing
+    cases (among candidates that ran and changed something; crashes and no-gain candidates do not count)."""
 
     def check(self, state: LoopState) -> str | None:
         for label, seq in (("content", state.content_hashes), ("failing cases", state.failing_sets)):
-            tail = seq[-self.repeats :]
-            if len(tail) == self.repeats and len(set(tail)) == 1:
-                return f"oscillation: the same {label} {self.repeats} times in a row"
+            if alternates(seq):
+                return f"oscillation: the {label} bounced A -> B -> A -> B"
         return None
 
 
 @dataclass
 class ScoreRegression(StopRule):
-    """Kept candidates whose score fell strictly two generations in a row."""
+    """Seed 003's score regression, on what can fall under a ratchet: the best candidate's holdout score, as L3
+    measured it after each change of the best, fell two times in a row (the run is fitting the dev cases)."""
 
     def check(self, state: LoopState) -> str | None:
-        s = state.kept_scores[-3:]
+        s = state.best_holdouts[-3:]
         if len(s) == 3 and s[0] > s[1] > s[2]:
-            return "regression: the kept score fell two generations in a row"
+            return "regression: the best's holdout score fell at two L3 checks in a row"
         return None
 
 
