@@ -99,6 +99,7 @@ class CheckResult(BaseModel):
     text: str | None = None
     weight: float = 1.0
     error: bool = False
+    skipped: bool = False  # a judged check not run: the case was decided without it
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0

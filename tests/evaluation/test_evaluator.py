@@ -77,3 +77,35 @@ async def test_bad_check_resource_is_a_config_error_before_running(tmp_path):
     item.source = "cases.yaml"
     with pytest.raises(ConfigError, match=r"cases.yaml: s.checks\[0\]"):
         evaluator(tmp_path, "echo {input}").bind([(item, Split.DEV)])
+
+
+async def test_judges_are_asked_only_when_their_verdict_matters(tmp_path, llm_server):
+    from assay.config import JudgeConfig
+    from assay.llm import make_llm
+
+    llm_server.default = "VERDICT: PASS\nREASON: fine"
+    judge = make_llm(
+        JudgeConfig(model="openai:judge", base_url=llm_server.openai_url, max_retries=0), cache_dir=None, use_cache=False
+    )
+    ev = evaluator(tmp_path, "echo {input}")
+    ev.judge, ev.judge_votes = judge, 3
+    rubric = CheckSpec(type="llm_judge", value="The reply greets the reader.")
+    try:
+        result = await ev.run(
+            [
+                (case("decided", "bye", CheckSpec(type="contains", value="hello"), rubric), Split.DEV),
+                (case("open", "hello", CheckSpec(type="contains", value="hello"), rubric), Split.DEV),
+            ],
+            tmp_path,
+        )
+    finally:
+        await judge.aclose()
+    decided, open_case = result.cases
+    assert (
+        not decided.passed and decided.score == 0.0
+    )  # the failed contains decided it; the judge is not scored
+    assert decided.checks[1].skipped and decided.checks[1].evidence.startswith("not run")
+    assert open_case.passed and not open_case.checks[1].skipped
+    asked = [r.user for r in llm_server.requests]
+    assert asked and all("<input>\nhello\n</input>" in text for text in asked)  # only the open case's judge
+    assert result.judged_not_run == 1

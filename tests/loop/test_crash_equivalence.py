@@ -71,7 +71,8 @@ def ended(root: Path) -> Ended:
     assert store.get_run(run_dir.name).status == "finished"
     return Ended(
         decisions=[
-            (r.generation, r.decision, tree(root, r.commit), r.dev_score, tuple(sorted(r.flags))) for r in decided
+            (r.generation, r.decision, tree(root, r.commit), r.dev_score, tuple(sorted(r.flags)))
+            for r in decided
         ],
         stop_reason=finished[0].reason,
         case_runs=sum(e.spent.case_runs for e in events),

@@ -136,6 +136,8 @@ def render(result: EvalResult) -> None:
         extras.append(f"{result.tokens} tokens")
     if result.cost_usd:
         extras.append(f"${result.cost_usd:.4f}")
+    if result.judged_not_run:
+        extras.append(f"{result.judged_not_run} judged checks not needed")
     line = (
         f"pass rate {result.passed}/{result.total} ({result.pass_rate:.1%}) · mean score {result.mean_score:.3f}"
         f" · {result.duration_s:.1f}s"

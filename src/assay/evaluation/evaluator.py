@@ -12,9 +12,9 @@ from pydantic import BaseModel, Field
 from assay.checks import Check, CheckContext, CheckSpecError, build_check
 from assay.errors import ConfigError
 from assay.evaluation.executor import Executor, LocalExecutor
-from assay.evaluation.scoring import combine, runner_check
+from assay.evaluation.scoring import combine, decided_without, not_run, runner_check
 from assay.evaluation.traces import write_trace
-from assay.model import Case, CaseResult, Output, Split
+from assay.model import Case, CaseResult, CheckResult, Output, Split
 from assay.static.report import StaticReport
 
 if TYPE_CHECKING:
@@ -58,6 +58,11 @@ class EvalResult(BaseModel):
     @property
     def cost_usd(self) -> float:
         return sum(c.cost_usd for c in self.cases)
+
+    @property
+    def judged_not_run(self) -> int:
+        """Judged checks not run because their cases were decided without them (judge calls saved)."""
+        return sum(c.skipped for case in self.cases for c in case.checks)
 
     @property
     def blocked(self) -> bool:
@@ -136,8 +141,23 @@ class Evaluator:
             limits=self.limits,
             project_dir=self.project_dir,
         )
-        results = [await check.run(output, context) for check in self.checks_for(case)]
+        checks = self.checks_for(case)
         failure = runner_check(output)
+        # Cheap checks first; a judged check runs only when its verdict can still change the case's.
+        ran: dict[int, CheckResult] = {}
+        for index, check in enumerate(checks):
+            if not check.judged:
+                ran[index] = await check.run(output, context)
+        judged = [i for i, check in enumerate(checks) if check.judged]
+        if judged and decided_without(
+            case, [*ran.values()], [checks[i].spec.weight for i in judged], failure is not None
+        ):
+            for index in judged:
+                ran[index] = not_run(checks[index])
+        else:
+            for index in judged:
+                ran[index] = await checks[index].run(output, context)
+        results = [ran[i] for i in range(len(checks))]
         if failure is not None:
             results.append(failure)
         passed, score = combine(case, results, runner_failed=failure is not None)

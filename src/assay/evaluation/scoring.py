@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from assay.checks.base import Check
 from assay.model import Case, CheckResult, Output
 
 
@@ -17,18 +20,62 @@ def runner_check(output: Output) -> CheckResult | None:
     return CheckResult(type="runner", passed=False, score=0.0, evidence=evidence[:500])
 
 
+def _weight_total(results: Sequence[CheckResult]) -> tuple[float, float]:
+    """(Σ weight × score, Σ weight), with every weight 1 when they all are 0 (the plain mean then)."""
+    total = sum(r.weight for r in results)
+    if total > 0:
+        return sum(r.score * r.weight for r in results), total
+    return sum(r.score for r in results), float(len(results))
+
+
+def decided_without(
+    case: Case, done: Sequence[CheckResult], pending: Sequence[float], runner_failed: bool
+) -> bool:
+    """Whether the case's verdict is the same whatever the ``pending`` checks (given by their weights) return:
+    then they need not run. Cheap checks run first; a judge is asked only when its verdict can matter."""
+    if not pending:
+        return True
+    if runner_failed:
+        return True
+    if case.threshold is None:  # passes only if every check passes: one failure decides it
+        return any(not r.passed for r in done)
+    weights = [r.weight for r in done] + list(pending)
+    total = sum(weights)
+    if total > 0:
+        known = sum(r.score * r.weight for r in done)
+        low, high = known / total, (known + sum(pending)) / total
+    else:
+        known = sum(r.score for r in done)
+        low, high = known / len(weights), (known + len(pending)) / len(weights)
+    if low >= case.threshold:
+        return True  # passes by threshold whatever the judge says
+    return any(not r.passed for r in done) and high < case.threshold  # fails whatever the judge says
+
+
 def combine(case: Case, results: list[CheckResult], runner_failed: bool) -> tuple[bool, float]:
-    """Case score = weighted mean of check scores; the case passes when every check passes, or when its
-    threshold is met. A runner failure always fails the case."""
+    """Case score = weighted mean of the scores of the checks that ran; the case passes when every check passes,
+    or when its threshold is met. A runner failure always fails the case. A judged check that was not run
+    (``skipped``: the case was decided without it) counts in neither."""
+    results = [r for r in results if not r.skipped]
     if not results:
         return (not runner_failed, 0.0 if runner_failed else 1.0)
-    total_weight = sum(r.weight for r in results)
-    if total_weight > 0:
-        score = sum(r.score * r.weight for r in results) / total_weight
-    else:
-        score = sum(r.score for r in results) / len(results)
+    weighted, total = _weight_total(results)
+    score = weighted / total
     if runner_failed:
         return False, score
     if all(r.passed for r in results):
         return True, score
     return (case.threshold is not None and score >= case.threshold), score
+
+
+def not_run(check: Check) -> CheckResult:
+    """The result of a judged check the case did not need: recorded, counted in neither verdict nor score."""
+    return CheckResult(
+        type=check.spec.label(),
+        passed=False,
+        score=0.0,
+        evidence="not run: the case was decided without it",
+        text=check.spec.text,
+        weight=check.spec.weight,
+        skipped=True,
+    )

@@ -188,6 +188,7 @@ def summary_document(result: EvalResult) -> dict[str, object]:
         "duration_s": round(result.duration_s, 3),
         "tokens": result.tokens,
         "cost_usd": result.cost_usd,
+        "judged_checks_not_run": result.judged_not_run,
         "trace_dir": result.trace_dir,
         "static": result.static.model_dump(mode="json") if result.static else None,
         "cases": [
