@@ -38,7 +38,7 @@ def prefers_good(body: dict[str, Any]) -> str:
 
 async def test_scores_judge_win_loss_and_tie() -> None:
     good, bad = good_and_bad()
-    judge = ScoresJudge()
+    judge = ScoresJudge(sample=None)
     win = await judge.compare(good, bad)
     assert win.winner == good.id and win.means == (1.0, 0.25)
     assert "1.0000" in win.reason and "0.2500" in win.reason and "2 shared cases" in win.reason
@@ -51,11 +51,26 @@ async def test_scores_judge_win_loss_and_tie() -> None:
     assert (tie.tokens, tie.cost_usd) == (0, 0.0)
 
 
+async def test_each_round_of_the_scores_judge_plays_its_own_sample_of_cases() -> None:
+    scores = {f"c{i}": i / 10 for i in range(10)}
+    a = Contestant("a", {}, results(scores))
+    b = Contestant("b", {}, results({cid: 0.45 for cid in scores}))
+    judge = ScoresJudge()  # half of the shared cases per match
+    rounds = [await judge.compare(a, b, round=r) for r in range(6)]
+    assert all("5 shared cases" in v.reason for v in rounds)
+    assert len({v.means for v in rounds}) > 1  # different samples, different scores
+    assert {v.winner for v in rounds} >= {"a", "b"}  # so repeated matches can go either way
+    again = [await judge.compare(a, b, round=r) for r in range(6)]
+    assert [v.means for v in again] == [v.means for v in rounds]  # drawn from the pair and the round
+    with pytest.raises(ValueError):
+        ScoresJudge(sample=0)
+
+
 async def test_scores_judge_counts_only_shared_cases() -> None:
     # b's extra failed case and a's extra failed case would flip the result if they counted.
     a = Contestant("a", {}, results({"c1": 0.8, "only-a": 0.0}))
     b = Contestant("b", {}, results({"c1": 0.6, "only-b": 0.0, "also-b": 0.0}))
-    verdict = await ScoresJudge().compare(a, b)
+    verdict = await ScoresJudge(sample=None).compare(a, b)
     assert verdict.winner == "a"
     assert verdict.means == pytest.approx((0.8, 0.6))
     assert "1 shared cases" in verdict.reason

@@ -151,6 +151,7 @@ class MatchLog(BaseModel):
     opponent: str
     kind: str
     score: float
+    won: bool = False  # the candidate's score reached the win threshold (autocontext's rule)
     votes: list[Any] = Field(default_factory=list)
     reason: str = ""
 

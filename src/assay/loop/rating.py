@@ -174,6 +174,7 @@ async def play_matches(
                 opponent=m.opponent,
                 kind=m.kind,
                 score=m.score,
+                won=m.won,
                 votes=list(m.verdict.votes),
                 reason=m.verdict.reason[:500],
             )

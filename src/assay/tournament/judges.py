@@ -67,15 +67,28 @@ def shared_scores(a: EvalResult | None, b: EvalResult | None) -> list[tuple[str,
 @JUDGES.register("scores")
 @dataclass
 class ScoresJudge(PairwiseJudge):
-    """The higher mean score on the cases both candidates ran wins; within ``tolerance`` it is a tie."""
+    """The higher mean score on the cases both candidates ran wins; within ``tolerance`` it is a tie.
+
+    Each match is played on its own sample of the shared cases (``sample``, a fraction: half by default; None
+    for all), drawn from the pair and the round, as autocontext plays each match on its own seed: repeated
+    matches of the same pair then tell more than one."""
 
     name: ClassVar[str] = "scores"
     tolerance: float = 1e-9
+
+    def __init__(self, sample: float | None = 0.5) -> None:
+        if sample is not None and not 0 < sample <= 1:
+            raise ValueError(f"sample must be a fraction in (0, 1], got {sample}")
+        self.sample = sample
 
     async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> PairVerdict:
         shared = shared_scores(a.results, b.results)
         if not shared:
             return PairVerdict(None, f"tie: {a.id} and {b.id} share no cases", [TIE])
+        if self.sample is not None and len(shared) > 1:
+            size = max(1, round_half_up(len(shared) * self.sample))
+            rng = random.Random(f"{a.id}|{b.id}|{round}")
+            shared = sorted(rng.sample(shared, size))
         mean_a = sum(s for _, s, _ in shared) / len(shared)
         mean_b = sum(s for _, _, s in shared) / len(shared)
         diff = mean_a - mean_b
@@ -85,6 +98,10 @@ class ScoresJudge(PairwiseJudge):
             f"on {len(shared)} shared cases (difference {diff:+.4f})"
         )
         return PairVerdict(winner, reason, [winner or TIE], means=(mean_a, mean_b))
+
+
+def round_half_up(value: float) -> int:
+    return int(value + 0.5)
 
 
 SYSTEM = (
