@@ -12,3 +12,21 @@ def test_explicit_values_win_and_cli_preset_overrides():
     settings = resolve(EvolveConfig(preset="quick", max_generations=7), preset="deep")
     assert settings.max_generations == 7
     assert settings.wall_clock_s == PRESETS["deep"].wall_clock_s
+
+
+def test_presets_switch_gate_strictness_and_matches_as_autocontexts_do():
+    from assay.config import TournamentConfig
+
+    quick, deep = (resolve(EvolveConfig(preset=p, gate="trend")) for p in ("quick", "deep"))
+    assert quick.gate_options["min_delta"] > deep.gate_options["min_delta"]
+    assert quick.matches_per_generation < deep.matches_per_generation
+    explicit = resolve(
+        EvolveConfig(
+            preset="deep",
+            gate="backpressure",
+            gate_options={"min_delta": 0.05},
+            tournament=TournamentConfig(matches_per_generation=1),
+        )
+    )
+    assert explicit.gate_options["min_delta"] == 0.05 and explicit.matches_per_generation == 1
+    assert "min_delta" not in resolve(EvolveConfig(preset="deep")).gate_options  # the ratchet takes none

@@ -233,7 +233,7 @@ class TournamentConfig(Strict):
 
     enabled: bool = True
     rating: str = "elo"
-    matches_per_generation: int = Field(default=3, ge=0)
+    matches_per_generation: int | None = Field(default=None, ge=0)  # None: the preset's (2, 3 or 5)
     win_threshold: float = Field(default=0.55, ge=0, le=1)
     pool_size: int = Field(default=3, ge=0)
     opponents: Literal["pool", "top_k", "adaptive"] = "pool"

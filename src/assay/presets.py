@@ -1,6 +1,9 @@
-"""Presets: budgets, L3 cadence and judge votes for ``quick``, ``standard`` and ``deep`` runs.
+"""Presets: budgets, L3 cadence, judge votes and, as in autocontext, the gate's strictness and the matches per
+generation for ``quick``, ``standard`` and ``deep`` runs.
 
-Anything set explicitly in ``evolve:`` wins over the preset.
+``min_delta`` is the gain the backpressure and trend gates ask for (a quick run takes only clear gains; a deep
+one, which plays more matches for steadier scores, takes finer ones). Anything set explicitly in ``evolve:``
+(``gate_options.min_delta``, ``tournament.matches_per_generation``, the limits) wins over the preset.
 """
 
 from __future__ import annotations
@@ -17,12 +20,38 @@ class Preset:
     plateau: int
     l3_every: int
     judge_votes: int
+    min_delta: float
+    matches_per_generation: int
 
 
 PRESETS: dict[str, Preset] = {
-    "quick": Preset(max_generations=20, wall_clock_s=180, plateau=10, l3_every=5, judge_votes=1),
-    "standard": Preset(max_generations=100, wall_clock_s=3600, plateau=25, l3_every=5, judge_votes=3),
-    "deep": Preset(max_generations=500, wall_clock_s=6 * 3600, plateau=60, l3_every=10, judge_votes=5),
+    "quick": Preset(
+        max_generations=20,
+        wall_clock_s=180,
+        plateau=10,
+        l3_every=5,
+        judge_votes=1,
+        min_delta=0.01,
+        matches_per_generation=2,
+    ),
+    "standard": Preset(
+        max_generations=100,
+        wall_clock_s=3600,
+        plateau=25,
+        l3_every=5,
+        judge_votes=3,
+        min_delta=0.005,
+        matches_per_generation=3,
+    ),
+    "deep": Preset(
+        max_generations=500,
+        wall_clock_s=6 * 3600,
+        plateau=60,
+        l3_every=10,
+        judge_votes=5,
+        min_delta=0.002,
+        matches_per_generation=5,
+    ),
 }
 
 
@@ -35,6 +64,8 @@ class EvolveSettings:
     plateau: int
     l3_every: int
     judge_votes: int
+    gate_options: dict[str, float | int]
+    matches_per_generation: int
 
 
 def resolve(evolve: EvolveConfig, preset: str | None = None) -> EvolveSettings:
@@ -46,4 +77,18 @@ def resolve(evolve: EvolveConfig, preset: str | None = None) -> EvolveSettings:
         plateau=evolve.plateau or base.plateau,
         l3_every=evolve.l3_every or base.l3_every,
         judge_votes=base.judge_votes,
+        gate_options=_gate_options(evolve, base),
+        matches_per_generation=(
+            evolve.tournament.matches_per_generation
+            if evolve.tournament.matches_per_generation is not None
+            else base.matches_per_generation
+        ),
     )
+
+
+def _gate_options(evolve: EvolveConfig, base: Preset) -> dict[str, float | int]:
+    """The gate's options with the preset's ``min_delta`` for the gates that take one."""
+    options = dict(evolve.gate_options)
+    if evolve.gate in ("backpressure", "trend"):
+        options.setdefault("min_delta", base.min_delta)
+    return options

@@ -169,7 +169,10 @@ class LoopContext:
         if noisy not in self._gates:
             evolve = self.config.evolve
             gate = self.parts.gate or make_gate(
-                evolve.gate, evolve.gate_options, noisy=noisy, sequential=sequential_options(self.config)
+                evolve.gate,
+                self.parts.settings.gate_options,
+                noisy=noisy,
+                sequential=sequential_options(self.config),
             )
             self._gates[noisy] = (gate, is_paired(gate))
         return self._gates[noisy]

@@ -116,7 +116,7 @@ class Evolution:
         self.store = RunStore(f"sqlite:///{config.data_path / 'assay.db'}")
         if self._gate is None:
             try:
-                make_gate(config.evolve.gate, config.evolve.gate_options)
+                make_gate(config.evolve.gate, self.settings.gate_options)
             except (UnknownName, TypeError) as exc:
                 raise ConfigError(str(exc), file=config.path, field="evolve.gate") from None
 
@@ -198,7 +198,13 @@ class Evolution:
         return LoopState(
             tracker=LayerTracker(layers=list(evolve.layers), discards_per_layer=evolve.discards_per_layer),
             keep_all_measurements=evolve.search != "greedy" or self._selector is not None,
-            tournament=evolve.tournament if evolve.tournament.enabled else None,
+            tournament=(
+                evolve.tournament.model_copy(
+                    update={"matches_per_generation": self.settings.matches_per_generation}
+                )
+                if evolve.tournament.enabled
+                else None
+            ),
         )
 
     async def _run(self, parts: Parts, run: RunRecord) -> RunOutcome:

@@ -136,7 +136,7 @@ async def play_matches(
         baseline=players(scratch.baseline_id),
         pool=pool,
         judge=judge,
-        matches_per_generation=settings.matches_per_generation,
+        matches_per_generation=settings.matches_per_generation or 0,
         win_threshold=settings.win_threshold,
     )
     updates = [list(played.outcomes)]

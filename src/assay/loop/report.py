@@ -40,7 +40,7 @@ def plan_text(
         "- tiers: L1 static (structure, syntax, security) -> L2 dev cases -> L3 holdout + regression"
         f" (every {settings.l3_every} generations, when dev pass rate > {config.tiers.l3_when_dev_above},"
         " before a layer promotion, and at the end)",
-        _gate_line(config, noise),
+        _gate_line(config, settings, noise),
         f"- budget: {max_generations} generations, {settings.wall_clock_s:g}s wall clock, plateau after"
         f" {settings.plateau} generations without a keep, target dev pass rate {evolve.target_pass_rate}",
         "- stops: also oscillation (same content or failing set 3x), two falling kept scores, layers exhausted,"
@@ -70,7 +70,7 @@ def plan_text(
     return "\n".join(lines) + "\n"
 
 
-def _gate_line(config: AssayConfig, noise: NoiseEstimate | None) -> str:
+def _gate_line(config: AssayConfig, settings: EvolveSettings, noise: NoiseEstimate | None) -> str:
     gate = config.evolve.gate
     noisy = noise is not None and not noise.deterministic
     if gate in ("noisy", "paired") or (gate == "ratchet" and noisy):
@@ -85,7 +85,7 @@ def _gate_line(config: AssayConfig, noise: NoiseEstimate | None) -> str:
             "- gate: structure AND progress AND no PASS->FAIL regression (one regression with other gains is"
             " rerun 3x; 2 of 3 passing = noise) AND cost <= 2x baseline per case AND no new security findings"
         )
-    return f"- gate: {gate} {dict(config.evolve.gate_options) or ''}".rstrip()
+    return f"- gate: {gate} {settings.gate_options or ''}".rstrip()
 
 
 def score(value: float | None) -> str:
