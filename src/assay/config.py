@@ -263,6 +263,7 @@ class EvolveConfig(Strict):
     proposer: ProposerConfig = Field(default_factory=ProposerConfig)
     gate: str = "ratchet"
     gate_options: dict[str, float | int] = Field(default_factory=dict)
+    gate_input: Literal["dev", "tournament"] = "dev"
     noise: NoiseConfig = Field(default_factory=NoiseConfig)
     tournament: TournamentConfig = Field(default_factory=TournamentConfig)
     search: str = "greedy"

@@ -170,3 +170,36 @@ def test_an_unknown_rating_backend_is_a_config_error_before_the_run_starts(tmp_p
     with pytest.raises(ConfigError, match=r"evolve\.tournament\.rating.*unknown rating backend 'nosuch'"):
         run_sync(Evolution(load_config(project / "assay.yaml"), max_generations=1).start())
     assert not (project / ".assay" / "runs").exists() or not any((project / ".assay" / "runs").iterdir())
+
+
+def test_a_backpressure_gate_fed_by_the_tournament_keeps_only_an_advances_ratings(tmp_path: Path) -> None:
+    extra = (
+        "evolve:\n  gate: backpressure\n  gate_input: tournament\n  gate_options: {min_delta: 0.01}\n"
+        "  target_pass_rate: null\n  stop_on_oscillation: false\n  tournament: {matches_per_generation: 4}\n"
+    )
+    project = make_project(tmp_path / "proj", cases=6, items=30, extra=extra)
+    evolution = Evolution(load_config(project / "assay.yaml"), max_generations=8)
+    run_sync(evolution.start())
+    assert evolution.state is not None and evolution.state.ratings is not None
+    files = RunFiles(project / ".assay" / "runs" / evolution.state.records[0].run_id)
+    matches = {e.data["candidate"]: e.data for e in files.read_events() if e.kind == "matches"}
+    best_score = 0.5  # the baseline's, against itself
+    decided = [r for r in files.read_candidates()[1:] if r.candidate_id in matches]
+    assert {r.decision for r in decided} == {"keep", "discard"}
+    rated = evolution.state.ratings.backend.ratings()
+    for record in decided:
+        played = matches[record.candidate_id]
+        numbers = record.gate["progress"].numbers
+        assert (numbers["best_score"], numbers["score"]) == pytest.approx((best_score, played["score"]))
+        kept = record.decision == "keep"
+        assert played["rated"] == kept and (record.candidate_id in rated) == kept
+        if kept:
+            best_score = played["score"]
+
+
+def test_a_tournament_fed_ratchet_is_a_config_error(tmp_path: Path) -> None:
+    from assay.errors import ConfigError
+
+    project = make_project(tmp_path / "proj", extra="evolve:\n  gate_input: tournament\n")
+    with pytest.raises(ConfigError, match=r"evolve\.gate_input.*backpressure"):
+        run_sync(Evolution(load_config(project / "assay.yaml"), max_generations=1).start())

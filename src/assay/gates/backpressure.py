@@ -70,7 +70,7 @@ class BackpressureGate(Gate):
             self.parent = str(parent)
             self.retries = 0
         parent, candidate = data.for_progress()
-        best, score = parent.mean_score, candidate.mean_score
+        best, score = data.scores or (parent.mean_score, candidate.mean_score)
         delta = score - best
         if data.candidate.blocked or delta < 0:
             action, detail = "rollback", f"score fell {best:.4f} -> {score:.4f}"

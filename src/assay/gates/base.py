@@ -45,6 +45,7 @@ class GateInput:
     rerun: Rerun | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     unfixable: frozenset[str] = frozenset()
+    scores: tuple[float, float] | None = None  # (parent, candidate) scores that replace the dev means
 
     def for_progress(self) -> tuple[EvalResult, EvalResult]:
         """Parent and candidate results without the ``unfixable`` cases (seed 001: a case failing generation

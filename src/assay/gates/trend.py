@@ -75,10 +75,11 @@ class TrendGate(Gate):
         )
         self.actions.append(decision.action)
         parent, candidate = data.for_progress()
+        best, score = data.scores or (parent.mean_score, candidate.mean_score)
         if decision.keep:
-            self.best_scores.append(candidate.mean_score)
+            self.best_scores.append(score)
             self.threshold = self.min_delta
         else:
-            self.best_scores.append(parent.mean_score)
+            self.best_scores.append(best)
         del self.best_scores[:-WINDOW], self.actions[:-WINDOW]
         return decision

@@ -102,6 +102,16 @@ def build_parts(
             RATINGS.get(config.evolve.tournament.rating)
         except UnknownName as exc:
             raise ConfigError(str(exc), file=config.path, field="evolve.tournament.rating") from None
+    evolve = config.evolve
+    if evolve.gate_input == "tournament" and (
+        not evolve.tournament.enabled or evolve.gate not in ("backpressure", "trend") or gate is not None
+    ):
+        raise ConfigError(
+            "a gate fed by the tournament (autocontext's wiring) is `gate: backpressure` or `trend` with the"
+            " tournament enabled",
+            file=config.path,
+            field="evolve.gate_input",
+        )
     if config.evolve.pipeline_depth > 1 and config.evolve.search == "greedy" and selector is None:
         raise ConfigError(
             "a pipeline of proposals needs a search that samples parents from the archive; "

@@ -169,6 +169,10 @@ class MatchesPlayed(_Event):
     rating: float
     uncertainty: float
     matches: list[MatchLog] = Field(default_factory=list)
+    score: float = 0.5  # the candidate's mean match score
+    rated: bool = (
+        True  # False: the updates are not applied (a discarded candidate under a tournament-fed gate)
+    )
 
 
 class ExtraRuns(BaseModel):

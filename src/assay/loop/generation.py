@@ -14,7 +14,7 @@ from assay.evaluation.evaluator import EvalResult
 from assay.gates import GateInput
 from assay.history.records import CandidateRecord, candidate_id
 from assay.loop.context import LoopContext
-from assay.loop.events import Committed, Decided, ExtraRuns, Measured, ProposalMade, Spend
+from assay.loop.events import Committed, Decided, ExtraRuns, MatchesPlayed, Measured, ProposalMade, Spend
 from assay.loop.measure import Measurement, slim
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
@@ -51,15 +51,20 @@ async def run_generation(ctx: LoopContext, state: LoopState, ahead: ProposalsAhe
     ctx.git.reset_worktree(ctx.worktree, pending.commit)
     if pending.measured is None:
         await measure(ctx, state, generation, pending.commit)
-    judgement = await judge(ctx, state, pending)
     measurement = pending.measurement()
+    rated = state.ratings is not None and measurement.dev is not None and not _screened_out(pending)
+    played: tuple[MatchesPlayed, Spend] | None = None
+    if rated and ctx.config.evolve.gate_input == "tournament" and measurement.dev is not None:
+        # autocontext's wiring: the matches come first and their score feeds the gate.
+        played = await matches(ctx, state, pending, measurement.dev)
+    judgement = await judge(ctx, state, pending, played[0] if played else None)
     if judgement.keep and l3_due(ctx, generation, measurement):
         if pending.l3 is None:
             await measure_l3(ctx, state, generation, pending.commit)
             measurement = pending.measurement()
         judgement.keep = l3_holds(state, measurement, judgement)
-    if state.ratings is not None and measurement.dev is not None and not _screened_out(pending):
-        await play(ctx, state, pending, measurement.dev, judgement)
+    if rated and measurement.dev is not None:
+        await play(ctx, state, pending, measurement.dev, judgement, played)
     record = decide(ctx, state, pending, judgement, time.monotonic() - started)
     if judgement.keep:
         ctx.git.set_branch(ctx.run.branch, pending.commit)
@@ -173,8 +178,11 @@ async def measure_l3(ctx: LoopContext, state: LoopState, generation: int, commit
     ctx.emit(state, await l3_measurement(ctx, generation, commit))
 
 
-async def judge(ctx: LoopContext, state: LoopState, pending: Pending) -> Judgement:
-    """The gate on the measured candidate, against the best so far."""
+async def judge(
+    ctx: LoopContext, state: LoopState, pending: Pending, tournament: MatchesPlayed | None = None
+) -> Judgement:
+    """The gate on the measured candidate, against the best so far (on the ``tournament`` match scores instead
+    of the dev means when the gate is fed by the tournament)."""
     measurement = pending.measurement()
     flags = list(pending.committed.proposal.flags)
     dev = measurement.dev
@@ -215,6 +223,7 @@ async def judge(ctx: LoopContext, state: LoopState, pending: Pending) -> Judgeme
             rerun=lambda case_id, times: measurer.rerun(case_id, times, ctx.workdir),
             extra={"parent": best.commit, **noise_extra},
             unfixable=frozenset() if ctx.config.evolve.unfixable_in_progress else frozenset(state.suspects),
+            scores=(state.best_tournament_score, tournament.score) if tournament is not None else None,
         )
     )
     if decision.action not in ("keep", "discard"):
@@ -262,34 +271,55 @@ def l3_holds(state: LoopState, measurement: Measurement, judgement: Judgement) -
     return True
 
 
-async def play(
-    ctx: LoopContext, state: LoopState, pending: Pending, dev: EvalResult, judgement: Judgement
-) -> None:
-    """The candidate's tournament matches (once: a resumed generation reuses the logged ones)."""
+async def matches(
+    ctx: LoopContext, state: LoopState, pending: Pending, dev: EvalResult
+) -> tuple[MatchesPlayed, Spend]:
+    """The candidate's matches, played but not logged (a resumed generation gets the logged ones back)."""
     assert state.ratings is not None
+    if pending.matches is not None:
+        return pending.matches, Spend()
+    event, calls, tokens, cost = await play_matches(
+        state.ratings,
+        candidate_id(pending.committed.generation),
+        dev,
+        False,
+        commit=pending.commit,
+        judge=ctx.parts.match_judge,
+        read_files=ctx.files_at,
+        file_cache=ctx.file_cache,
+    )
+    return event, Spend(tokens=tokens, cost_usd=cost, judge_calls=calls)
+
+
+async def play(
+    ctx: LoopContext,
+    state: LoopState,
+    pending: Pending,
+    dev: EvalResult,
+    judgement: Judgement,
+    played: tuple[MatchesPlayed, Spend] | None = None,
+) -> None:
+    """Log the candidate's tournament matches (once: a resumed generation reuses the logged ones). Under a
+    tournament-fed gate only a kept candidate's matches change the ratings."""
     if pending.matches is None:
-        event, calls, tokens, cost = await play_matches(
-            state.ratings,
-            candidate_id(pending.committed.generation),
-            dev,
-            judgement.keep,
-            commit=pending.commit,
-            judge=ctx.parts.match_judge,
-            read_files=ctx.files_at,
-            file_cache=ctx.file_cache,
-        )
-        event.spent = Spend(tokens=tokens, cost_usd=cost, judge_calls=calls)
+        event, spend = played or await matches(ctx, state, pending, dev)
+        fed = ctx.config.evolve.gate_input == "tournament"
+        event = event.model_copy(update={"kept": judgement.keep, "rated": judgement.keep or not fed})
+        event.spent = spend
         ctx.emit(state, event)
-    played = pending.matches
-    assert played is not None
+    logged = pending.matches
+    assert logged is not None
     judgement.gate["tournament"] = Dimension(
         passed=True,
-        detail=f"rating {played.rating:.0f}, baseline win rate {played.baseline_win_rate:.2f}",
+        detail=f"rating {logged.rating:.0f}, baseline win rate {logged.baseline_win_rate:.2f}, "
+        f"match score {logged.score:.3f}",
         numbers={
-            "rating": played.rating,
-            "uncertainty": played.uncertainty,
-            "baseline_win_rate": played.baseline_win_rate,
-            "judge_calls": played.spent.judge_calls,
+            "rating": logged.rating,
+            "uncertainty": logged.uncertainty,
+            "baseline_win_rate": logged.baseline_win_rate,
+            "score": logged.score,
+            "rated": logged.rated,
+            "judge_calls": logged.spent.judge_calls,
         },
     )
 

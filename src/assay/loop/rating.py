@@ -55,7 +55,10 @@ class Ratings:
         )
 
     def apply(self, event: MatchesPlayed, dev: EvalResult | None) -> None:
-        """Fold one generation's matches: the rating updates in order, the candidate, and the pool."""
+        """Fold one generation's matches: the rating updates in order, the candidate, and the pool (nothing for
+        matches that are not ``rated``: autocontext keeps only an advance's Elo)."""
+        if not event.rated:
+            return
         for batch in event.updates:
             self.backend.update([MatchOutcome(o.a, o.b, o.winner, weight=o.weight) for o in batch])
         self.results[event.candidate] = dev
@@ -169,6 +172,7 @@ async def play_matches(
         baseline_win_rate=played.baseline_win_rate,
         rating=rating.rating,
         uncertainty=rating.uncertainty,
+        score=sum(m.score for m in played.matches) / len(played.matches) if played.matches else 0.5,
         matches=[
             MatchLog(
                 opponent=m.opponent,

@@ -126,6 +126,7 @@ class LoopState:
     last_proposal: int = 0
     promotion_due: bool = False
     gate_state: dict[str, Any] = field(default_factory=dict)
+    best_tournament_score: float = 0.5  # the best's mean match score (the baseline plays even with itself)
     finished: Finished | None = None
 
     @property
@@ -270,6 +271,8 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
     best_failing = _failing(state.best.measurement.dev)
     if kept and commit is not None:
         state.kept_scores.append(record.dev_score or 0.0)
+        if pending is not None and pending.matches is not None:
+            state.best_tournament_score = pending.matches.score
         state.best = Best(record, measurement, state.sizes.get(commit, 0))
         if measurement.holdout is not None:
             state.best_holdouts.append(measurement.holdout.mean_score)
