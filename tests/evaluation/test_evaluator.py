@@ -85,7 +85,9 @@ async def test_judges_are_asked_only_when_their_verdict_matters(tmp_path, llm_se
 
     llm_server.default = "VERDICT: PASS\nREASON: fine"
     judge = make_llm(
-        JudgeConfig(model="openai:judge", base_url=llm_server.openai_url, max_retries=0), cache_dir=None, use_cache=False
+        JudgeConfig(model="openai:judge", base_url=llm_server.openai_url, max_retries=0),
+        cache_dir=None,
+        use_cache=False,
     )
     ev = evaluator(tmp_path, "echo {input}")
     ev.judge, ev.judge_votes = judge, 3

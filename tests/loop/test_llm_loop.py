@@ -330,3 +330,36 @@ def test_one_generation_of_the_example_against_the_scripted_server(
     assert any(r.system.startswith(JUDGE_SYSTEM) for r in requests)
     assert len([r for r in requests if r.system.startswith(PROPOSER_SYSTEM)]) == 1
     assert git(root, "status", "--porcelain") == ""
+
+
+# -- retry with context (autocontext's retry prompt) -----------------------------------------------------
+
+
+def test_a_retry_carries_the_last_score_the_gain_needed_and_its_failures(
+    tmp_path, llm_server: ScriptedLLMServer
+):
+    llm_server.add_rule(citing_proposer(), system=PROPOSER_SYSTEM)
+    llm_server.default = "OK, sorry for the wait."
+    cases = [
+        {"id": f"q{i}", "input": f"question {i}", "checks": [{"type": "contains", "value": "OK"}]}
+        for i in range(6)
+    ] + [
+        {"id": f"hard{i}", "input": f"hard one {i}", "checks": [{"type": "contains", "value": CONTAINS}]}
+        for i in range(4)
+    ]
+    evolve_yaml = (
+        "  gate: backpressure\n  gate_options: {min_delta: 0.5, max_retries: 2}\n  target_pass_rate: null\n"
+        "  tournament: {enabled: false}\n"
+    )
+    root = write_project(tmp_path / "proj", llm_server.openai_url, cases, evolve_yaml)
+    _, files = evolve(root, 3)
+    records = files.read_candidates()
+    assert "gate-retry" in records[1].flags  # no gain: the backpressure gate asks for another try
+    prompts = [r.user for r in llm_server.requests if r.system.startswith(PROPOSER_SYSTEM)]
+    assert "# Try again" not in prompts[0]
+    retry = prompts[1].split("# Try again", 1)[1]
+    assert "against the best's" in retry and "needed +0.5000 more" in retry
+    assert re.search(
+        r"^- hard\d: output missing an expected element$", retry, re.M
+    )  # its failures, told neutrally
+    assert not leaks(prompts[1])

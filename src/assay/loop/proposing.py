@@ -15,10 +15,12 @@ from pathlib import Path
 from assay.history.git import Git
 from assay.loop.context import LoopContext
 from assay.loop.events import ProposalMade
-from assay.loop.state import HistoryItem, LoopState
-from assay.model import Split
+from assay.loop.state import HistoryItem, LoopState, Retry
+from assay.model import Case, Split
 from assay.proposers import MutateProposer
-from assay.proposers.context import build_view
+from assay.proposers.base import RetryNote
+from assay.proposers.context import build_view, describe_failure
+from assay.proposers.redaction import Redactor
 from assay.search import Archive
 from assay.search.archive import accuracy_ranks
 
@@ -35,6 +37,7 @@ class Basis:
     history: list[HistoryItem]
     last_gate: list[str]
     best: str
+    retry: Retry | None = None
 
     @classmethod
     def of(cls, state: LoopState) -> Basis:
@@ -46,6 +49,7 @@ class Basis:
             history=list(state.history[-HISTORY_SHOWN:]),
             last_gate=list(state.last_gate),
             best=state.best.commit,
+            retry=state.retry,
         )
 
 
@@ -99,6 +103,7 @@ async def make_proposal(
         redactor=redactor,
         trace_dir=ctx.files.run_dir / "proposer" / f"{label}-{number:03d}",
     )
+    view.retry = retry_note(basis.retry, cases, redactor)
     proposer = ctx.parts.proposer
     if isinstance(proposer, MutateProposer):
         proposer.generation = number
@@ -128,6 +133,19 @@ async def make_proposal(
     if proposal.commit is None:
         proposal.description = f"no change: {proposal.description}"
     return proposal
+
+
+def retry_note(retry: Retry | None, cases: list[Case], redactor: Redactor) -> RetryNote | None:
+    """What the proposer is told of an attempt the gate asked to retry (failures described neutrally)."""
+    if retry is None:
+        return None
+    results = {r.id: r for r in (retry.dev.cases if retry.dev else [])}
+    failures = [
+        {"id": redactor.redact(case.id), "how": redactor.redact(describe_failure(results[case.id], redactor))}
+        for case in cases
+        if case.id in results and not results[case.id].passed
+    ]
+    return RetryNote(score=retry.score, best_score=retry.best_score, needed=retry.needed, failures=failures)
 
 
 def out_of_scope_paths(ctx: LoopContext, changed: list[str]) -> list[str]:

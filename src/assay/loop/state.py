@@ -93,6 +93,17 @@ class HistoryItem:
 
 
 @dataclass
+class Retry:
+    """A candidate the gate asked to try again: its dev results and the gate's numbers (score, best, needed)."""
+
+    candidate_id: str
+    dev: EvalResult | None
+    score: float
+    best_score: float
+    needed: float
+
+
+@dataclass
 class LoopState:
     """Everything the loop knows, folded from the events (see the module docstring)."""
 
@@ -127,6 +138,7 @@ class LoopState:
     promotion_due: bool = False
     gate_state: dict[str, Any] = field(default_factory=dict)
     best_tournament_score: float = 0.5  # the best's mean match score (the baseline plays even with itself)
+    retry: Retry | None = None
     finished: Finished | None = None
 
     @property
@@ -280,6 +292,7 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
         _track_trail(state, pending, measurement, best_failing)
         _track_suspects(state)
     state.history.append(HistoryItem(record.generation, record.description, record.decision))
+    state.retry = _retry(record, measurement) if "gate-retry" in record.flags else None
     if commit is None:
         state.last_gate = [record.description]
     elif kept:
@@ -290,6 +303,15 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
         state.measurements.pop(commit, None)
     elif commit is not None:
         state.measurements[commit] = measurement
+
+
+def _retry(record: CandidateRecord, measurement: Measurement) -> Retry:
+    progress = record.gate.get("progress")
+    numbers = progress.numbers if progress else {}
+    score = float(numbers.get("score", record.dev_score or 0.0))
+    best = float(numbers.get("best_score", score - (record.delta or 0.0)))
+    needed = float(numbers.get("min_delta", 0.0)) - (score - best)
+    return Retry(record.candidate_id, measurement.dev, score, best, needed)
 
 
 def _settle_runs(state: LoopState, extra: ExtraRuns, kept: str | None, dev: EvalResult | None) -> None:

@@ -13,17 +13,30 @@ from assay.registry import Registry
 
 
 @dataclass
+class RetryNote:
+    """autocontext's retry context, after a gate asked to retry: the last attempt's score against the best's,
+    the gain it still lacked, and how its failing dev cases failed (``{"id", "how"}``, redacted)."""
+
+    score: float
+    best_score: float
+    needed: float
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
 class ProposerView:
     """Everything a proposer may see — and nothing else. Every string in it has been through the Redactor
     except ``artifact``, the files the proposer edits (see ``assay.proposers.context``).
 
     ``dev_cases``: ``{"id", "input"}`` or ``{"id", "vars"}`` of dev cases only; ``failures``: ``{"id", "how"}``
     per failing dev case; ``last_gate``: the gate's reasons for the last discard; ``history``:
-    ``{"generation", "description", "decision"}``; ``trace_paths``: redacted trace copies of failing dev cases.
+    ``{"generation", "description", "decision"}``; ``trace_paths``: redacted trace copies of failing dev cases;
+    ``retry``: the last attempt to try again from, when the gate asked for a retry.
     """
 
     artifact: dict[str, str]
     layer: int
+    retry: RetryNote | None = None
     dev_cases: list[dict[str, Any]] = field(default_factory=list)
     failures: list[dict[str, Any]] = field(default_factory=list)
     last_gate: list[str] = field(default_factory=list)

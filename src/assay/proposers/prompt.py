@@ -77,6 +77,14 @@ def render_prompt(view: ProposerView, *, format: str = "search_replace") -> str:
         )
     if view.last_gate:
         parts.append("# Why the last change was discarded\n" + "\n".join(f"- {r}" for r in view.last_gate))
+    if view.retry is not None:
+        retry = view.retry
+        parts.append(
+            "# Try again\nThe gate asked for another try at the last change: it scored "
+            f"{retry.score:.4f} against the best's {retry.best_score:.4f} and needed {retry.needed:+.4f} more to "
+            "be kept. Improve on it (or take another route to the same gain). How its failing cases failed:\n"
+            + ("\n".join(f"- {f['id']}: {f['how']}" for f in retry.failures) or "(none)")
+        )
     if view.history:
         parts.append(
             "# Earlier changes\n"
