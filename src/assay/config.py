@@ -242,7 +242,7 @@ class TournamentConfig(Strict):
     judge_llm: LLMSettings | None = None
     judge_show: Literal["files", "outputs"] = "files"
     judge_votes: int = Field(default=3, ge=1)
-    judge_both_orders: bool = True
+    judge_both_orders: bool = False
 
 
 class NoiseConfig(Strict):

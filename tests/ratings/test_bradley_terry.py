@@ -74,9 +74,20 @@ def test_pseudo_count_gives_an_unbeaten_name_a_finite_rating():
     )
     champ = bt.rating("champ")
     assert math.isfinite(champ.rating) and math.isfinite(champ.uncertainty)
-    # the champ-x pair alone holds 5 vs 1 wins: log-strength gap about ln 5
+    # The champ-x pair alone would hold 5 vs 1 wins (a gap of ln 5); the λ on every pair, the never-compared
+    # champ-y included, pulls the names together a little.
     gap = (champ.rating - bt.rating("x").rating) / SCALE
-    assert gap == pytest.approx(math.log(5), abs=0.05)
+    assert 0.5 * math.log(5) < gap < math.log(5)
+
+
+def test_the_pseudo_count_is_on_every_pair_so_unlinked_groups_stay_comparable():
+    names = ["a", "b", "c", "d"]
+    wins = win_matrix(names, [MatchOutcome("a", "b", "a"), MatchOutcome("c", "d", "c")], 0.5)
+    assert wins[0, 2] == wins[2, 0] == 0.5 and wins[0, 0] == 0  # a and c never met: λ each way all the same
+    bt = BradleyTerryRating(pseudo_count=0.5, regularization=0.0)
+    bt.update([MatchOutcome("a", "b", "a"), MatchOutcome("c", "d", "c")])
+    assert bt.rating("a").rating == pytest.approx(bt.rating("c").rating)  # symmetric groups, equal ratings
+    assert bt.rating("a").rating > bt.rating("b").rating
 
 
 def test_ties_and_weights_enter_the_win_matrix():

@@ -97,7 +97,9 @@ async def test_llm_judge_picks_the_better_side_in_both_orders(
 ) -> None:
     llm_server.default = prefers_good
     good, bad = good_and_bad()
-    judge = LLMPairJudge(chat_model(llm_server), "a support bot prompt", redactor=Redactor([]))
+    judge = LLMPairJudge(
+        chat_model(llm_server), "a support bot prompt", redactor=Redactor([]), both_orders=True
+    )
     verdict = await judge.compare(bad, good)
     assert verdict.winner == good.id
     assert verdict.votes == [good.id] * 3
@@ -114,14 +116,29 @@ async def test_majority_of_three_votes_with_distinct_samples(
     # With the cache on, identical prompts reach the server only because each vote has its own sample index.
     model = chat_model(llm_server, cache_dir=tmp_path / "cache")
     judge = LLMPairJudge(model, "task", redactor=Redactor([]), both_orders=False)
-    llm_server.add_rule(["WINNER: A\nREASON: one", "WINNER: B\nREASON: two", "WINNER: A\nREASON: three"])
+
+    def answering(*prefer: str):  # type: ignore[no-untyped-def]
+        """Replies in turn: prefer "good", "bad", "tie" or "junk", whichever label good got."""
+        plan = iter(prefer)
+
+        def reply(body: dict[str, Any]) -> str:
+            choice = next(plan)
+            good_is_a = GOOD in user_text(body).split("=== Candidate B ===")[0]
+            if choice in ("good", "bad"):
+                label = "A" if (choice == "good") == good_is_a else "B"
+                return f"WINNER: {label}\nREASON: {choice}"
+            return "WINNER: TIE\nREASON: even" if choice == "tie" else "no idea"
+
+        return reply
+
+    llm_server.default = answering("good", "bad", "good")
     verdict = await judge.compare(good, bad)
     assert len(llm_server.requests) == 3
     assert verdict.winner == good.id
     assert sorted(verdict.votes) == sorted([good.id, good.id, bad.id])
 
     llm_server.reset()
-    llm_server.add_rule(["WINNER: A\nREASON: one", "WINNER: TIE\nREASON: two", "no idea"])
+    llm_server.default = answering("good", "tie", "junk")
     split = await judge.compare(good, bad, round=1)
     assert len(llm_server.requests) == 3
     assert split.winner is None  # one vote of three is no majority
@@ -132,7 +149,7 @@ async def test_position_bias_disagreement_is_a_tie(llm_server: ScriptedLLMServer
     llm_server.default = "WINNER: A\nREASON: the first one is better"
     good, bad = good_and_bad()
     model = chat_model(llm_server)
-    verdict = await LLMPairJudge(model, "task", redactor=Redactor([])).compare(good, bad)
+    verdict = await LLMPairJudge(model, "task", redactor=Redactor([]), both_orders=True).compare(good, bad)
     assert verdict.winner is None and verdict.votes == ["tie"] * 3
     one_order = await LLMPairJudge(model, "task", redactor=Redactor([]), both_orders=False).compare(bad, good)
     assert one_order.winner == bad.id  # the same bias, unchecked, crowns whichever is shown first
@@ -141,7 +158,7 @@ async def test_position_bias_disagreement_is_a_tie(llm_server: ScriptedLLMServer
 async def test_garbage_and_failed_answers_are_ties(llm_server: ScriptedLLMServer) -> None:
     llm_server.default = "Both are fine, honestly. I'd go with the first."
     good, bad = good_and_bad()
-    judge = LLMPairJudge(chat_model(llm_server), "task", redactor=Redactor([]))
+    judge = LLMPairJudge(chat_model(llm_server), "task", redactor=Redactor([]), both_orders=True)
     verdict = await judge.compare(good, bad)
     assert verdict.winner is None and verdict.votes == ["tie"] * 3
     assert "unparseable" in verdict.reason
@@ -169,7 +186,7 @@ async def test_judge_never_sees_secrets_or_candidate_ids(
         chat_model(llm_server), f"make replies contain {SECRET}", redactor=Redactor([SECRET]), show=show
     )
     await judge.compare(a, b)
-    assert len(llm_server.requests) == 6
+    assert len(llm_server.requests) == 3  # three votes, each in one order
     for request in llm_server.requests:
         sent = json.dumps(request.body)
         assert SECRET.lower() not in sent.lower()
@@ -181,3 +198,17 @@ async def test_judge_never_sees_secrets_or_candidate_ids(
             assert "UNSHARED-A" not in sent and "output of c2" in sent and "prompt.md" not in sent
         else:
             assert "prompt.md" in sent and "output of c2" not in sent
+
+
+async def test_by_default_each_vote_shows_the_pair_in_one_random_order(llm_server: ScriptedLLMServer) -> None:
+    # SIFT asks in one order; drawing it per vote keeps a judge's bias for position A from favouring one side.
+    llm_server.default = "WINNER: A\nREASON: the first one"
+    good, bad = Contestant("good", {"p.md": GOOD}, None), Contestant("bad", {"p.md": BAD}, None)
+    judge = LLMPairJudge(chat_model(llm_server), "task", redactor=Redactor([]), votes=5)
+    verdicts = [await judge.compare(good, bad, round=r) for r in range(4)]
+    assert len(llm_server.requests) == 20  # one call per vote
+    firsts = [r.user.split("=== Candidate B ===")[0] for r in llm_server.requests]
+    assert {GOOD in f for f in firsts} == {True, False}  # each side was shown first sometimes
+    assert {v for verdict in verdicts for v in verdict.votes} == {"good", "bad"}  # so "always A" splits
+    again = LLMPairJudge(chat_model(llm_server), "task", redactor=Redactor([]), votes=5)
+    assert [(await again.compare(good, bad, round=r)).votes for r in range(4)] == [v.votes for v in verdicts]

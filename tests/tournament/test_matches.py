@@ -94,7 +94,9 @@ async def test_llm_judge_matches_draw_fresh_samples_per_round(
     llm_server.default = "WINNER: TIE\nREASON: equal"
     llm_server.add_rule("WINNER: A\nREASON: candidate first", user=r"Candidate A ===[^=]*cand text")
     llm_server.add_rule("WINNER: B\nREASON: candidate second", user=r"Candidate B ===[^=]*cand text")
-    judge = LLMPairJudge(chat_model(llm_server, tmp_path / "cache"), "task", redactor=Redactor([]), votes=1)
+    judge = LLMPairJudge(
+        chat_model(llm_server, tmp_path / "cache"), "task", redactor=Redactor([]), votes=1, both_orders=True
+    )
     cand = Contestant("cand", {"f.md": "cand text"})
     base = Contestant("base", {"f.md": "base text"})
     played = await play_generation(cand, baseline=base, pool=[Contestant("p1", {"f.md": "p1"})], judge=judge)

@@ -14,15 +14,15 @@ ELO_PER_NAT = 400.0 / math.log(10.0)
 
 def win_matrix(names: list[str], outcomes: list[MatchOutcome], pseudo_count: float) -> np.ndarray:
     """``W[i, j]`` = weighted wins of ``names[i]`` over ``names[j]``: a tie is half a win each way, and every
-    pair compared at least once gets ``pseudo_count`` virtual wins each way."""
+    pair of different names gets ``pseudo_count`` virtual wins each way (SIFT's λ, added to every pair, not
+    only to pairs that were compared: sparse comparisons cannot push a name to an extreme)."""
     index = {name: i for i, name in enumerate(names)}
     wins = np.zeros((len(names), len(names)))
     for o in outcomes:
         i, j = index[o.a], index[o.b]
         wins[i, j] += o.score(o.a) * o.weight
         wins[j, i] += o.score(o.b) * o.weight
-    compared = (wins + wins.T) > 0
-    return wins + pseudo_count * compared
+    return wins + pseudo_count * (1.0 - np.eye(len(names)))
 
 
 def fisher_information(strengths: np.ndarray, wins: np.ndarray) -> np.ndarray:
@@ -37,9 +37,9 @@ class BradleyTerryRating(RatingBackend):
     """Bradley-Terry strengths refitted on all outcomes so far (order does not matter).
 
     ``P(i beats j) = θi / (θi + θj)``. Ties count as half a win each way and a weight scales a comparison.
-    Every pair that was compared gets ``pseudo_count`` (λ, default 0.5) virtual wins each way, so a name
-    that never lost still has a finite strength; ``regularization`` (the ``alpha`` of
-    ``choix.ilsr_pairwise_dense``) keeps names in separate groups that were never linked finite.
+    Every pair of names gets ``pseudo_count`` (λ, default 0.5) virtual wins each way (SIFT's smoothed
+    objective), so a name that never lost still has a finite strength and names never compared stay linked;
+    ``regularization`` (the ``alpha`` of ``choix.ilsr_pairwise_dense``) is a further guard.
     Ratings are on an Elo-like scale, ``1500 + 400·log10(θ)`` with the log-strengths centred at 0.
     Uncertainty is the standard error from the Fisher information (the pseudo-inverse of the Laplacian-shaped
     observed information, the centred gauge), on the same scale.

@@ -128,9 +128,12 @@ class LLMPairJudge(PairwiseJudge):
     """A model compares the two candidates' files (``show="files"``) or their outputs on up to ``cases``
     sampled shared cases (``show="outputs"``), labelled only A and B.
 
-    Each of ``votes`` votes uses its own ``sample`` index at temperature 0. With ``both_orders`` a vote asks
-    in both orders and a side wins the vote only if it wins both; otherwise the vote is a tie. A side needs
-    a strict majority of the votes to win the match. An unparseable or failed answer is a tied vote.
+    Each of ``votes`` votes uses its own ``sample`` index at temperature 0. Without ``both_orders`` (the
+    default, as SIFT chose: asking both orders cost twice as much for almost no gain) each vote shows the pair
+    in one order drawn at random (seeded by ``seed``, the pair, the round and the vote), so neither side is
+    always A. With ``both_orders`` a vote asks in both orders and a side wins the vote only if it wins both;
+    otherwise the vote is a tie. A side needs a strict majority of the votes to win the match. An unparseable
+    or failed answer is a tied vote.
     """
 
     name = "llm"
@@ -142,7 +145,7 @@ class LLMPairJudge(PairwiseJudge):
         *,
         redactor: Redactor,
         votes: int = 3,
-        both_orders: bool = True,
+        both_orders: bool = False,
         show: Literal["files", "outputs"] = "files",
         cases: int = 3,
         max_chars: int = 20_000,
@@ -157,11 +160,15 @@ class LLMPairJudge(PairwiseJudge):
 
     async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> PairVerdict:
         texts = self._render(a, b)
-        orders = [(a, b), (b, a)] if self.both_orders else [(a, b)]
-        calls = [(x, y, round * self.votes + vote) for vote in range(self.votes) for x, y in orders]
+        calls = [
+            (x, y, round * self.votes + vote)
+            for vote in range(self.votes)
+            for x, y in self._orders(a, b, round, vote)
+        ]
         answers = await asyncio.gather(*(self._ask(x, y, texts, sample) for x, y, sample in calls))
         sides = [side for side, _, _ in answers]
-        chunks = [sides[v * len(orders) : (v + 1) * len(orders)] for v in range(self.votes)]
+        per_vote = 2 if self.both_orders else 1
+        chunks = [sides[v * per_vote : (v + 1) * per_vote] for v in range(self.votes)]
         votes = [chunk[0] if len(set(chunk)) == 1 else TIE for chunk in chunks]
         counts = {side: votes.count(side) for side in (a.id, b.id, TIE)}
         winner = next((s for s in (a.id, b.id) if counts[s] * 2 > self.votes), None)
@@ -173,6 +180,14 @@ class LLMPairJudge(PairwiseJudge):
         done = [c for _, _, c in answers if c is not None]
         tokens, cost = sum(c.tokens_in + c.tokens_out for c in done), sum(c.cost_usd for c in done)
         return PairVerdict(winner, reason, votes, tokens, cost, calls=len(calls))
+
+    def _orders(
+        self, a: Contestant, b: Contestant, round: int, vote: int
+    ) -> list[tuple[Contestant, Contestant]]:
+        if self.both_orders:
+            return [(a, b), (b, a)]
+        flip = random.Random(f"{self.seed}|{a.id}|{b.id}|{round}|{vote}").random() < 0.5
+        return [(b, a) if flip else (a, b)]
 
     async def _ask(
         self, first: Contestant, second: Contestant, texts: dict[str, str], sample: int
