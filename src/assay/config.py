@@ -183,6 +183,9 @@ class TiersConfig(Strict):
     security: bool = True
     l3_every: int = Field(default=5, ge=1)
     l3_when_dev_above: float = Field(default=0.9, ge=0, le=1)
+    # L3's blind A/B (seed 001): the tournament's pairwise judge compares the new best with the old, without
+    # labels; a candidate the judge finds worse than the best it would replace is not kept.
+    l3_compare: bool = False
 
 
 class JudgeConfig(LLMSettings):

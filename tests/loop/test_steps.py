@@ -102,3 +102,30 @@ def test_l3_discards_a_lost_regression_case_and_flags_overfitting(loop_context) 
         regression=result(Split.REGRESSION, True, True),
     )
     assert l3_holds(state, candidate, overfit) and overfit.flags == ["overfitting"]
+
+
+def test_l3s_blind_comparison_keeps_a_candidate_only_if_the_judge_does_not_prefer_the_best(
+    loop_context,
+) -> None:  # type: ignore[no-untyped-def]
+    from assay.loop.generation import l3_compare
+    from assay.loop.measure import Measurement
+
+    ctx, state = loop_context
+    run_sync(measure_baseline(ctx, state))
+    pending = run_sync(propose(ctx, state, 1, None))
+    assert pending is not None and state.best is not None
+    holdout = state.best.measurement.holdout
+    assert holdout is not None and holdout.cases
+    ids = [c.id for c in holdout.cases]
+    worse = Measurement(dev=result(Split.DEV, True), holdout=scored(Split.HOLDOUT, ids, 0.0))
+    verdict = Judgement(True, {}, [])
+    assert not run_sync(l3_compare(ctx, state, pending, worse, verdict))
+    assert verdict.gate["l3_compare"].detail == "the blind comparison preferred the current best"
+    better = Measurement(dev=result(Split.DEV, True), holdout=scored(Split.HOLDOUT, ids, 1.0))
+    assert run_sync(l3_compare(ctx, state, pending, better, Judgement(True, {}, [])))
+
+
+def scored(split: Split, ids: list[str], score: float) -> EvalResult:
+    return EvalResult(
+        cases=[CaseResult(id=i, split=split, passed=score == 1.0, score=score, output=Output()) for i in ids]
+    )

@@ -1,15 +1,13 @@
-"""The baseline (generation 0: L1, L2, L3 and the repeated runs that estimate noise) and the L3 check of the
-best candidate that comes before a layer promotion and at the end of a run. Steps already in the log (a run
-killed during its baseline) are not done again."""
+"""The baseline: generation 0, measured on L1, L2 and L3, and its dev cases run again to estimate noise. Steps
+already in the log (a run killed during its baseline) are not done again."""
 
 from __future__ import annotations
 
 from assay.loop.context import LoopContext
-from assay.loop.events import Decided, NoiseMeasured, Spend, Verified
-from assay.loop.generation import l3_measurement, measure, measure_l3
+from assay.loop.events import Decided, NoiseMeasured, Spend
+from assay.loop.generation import has_l3, measure, measure_l3
 from assay.loop.noise import baseline_runs
 from assay.loop.state import LoopState
-from assay.model import Split
 
 
 async def measure_baseline(ctx: LoopContext, state: LoopState) -> None:
@@ -20,7 +18,7 @@ async def measure_baseline(ctx: LoopContext, state: LoopState) -> None:
     if known is None or (known.static is None and known.dev is None):
         await measure(ctx, state, 0, base)
     measurement = state.measurements[base]
-    if measurement.holdout is None and measurement.regression is None and _has_l3(ctx):
+    if measurement.holdout is None and measurement.regression is None and has_l3(ctx):
         await measure_l3(ctx, state, 0, base)
     measurement = state.measurements[base]
     if measurement.dev is not None and base not in state.runs:
@@ -45,28 +43,3 @@ async def measure_baseline(ctx: LoopContext, state: LoopState) -> None:
     record.tokens += state.noise_spent.tokens
     record.cost_usd += state.noise_spent.cost_usd
     ctx.emit(state, Decided(record=record))
-
-
-def _has_l3(ctx: LoopContext) -> bool:
-    return bool(ctx.parts.cases[Split.HOLDOUT] or ctx.parts.cases[Split.REGRESSION])
-
-
-async def verify_best(ctx: LoopContext, state: LoopState) -> float | None:
-    """L3 on the best candidate unless it already ran; its holdout score."""
-    best = state.best
-    assert best is not None
-    if best.measurement.holdout is None and _has_l3(ctx):
-        ctx.git.reset_worktree(ctx.worktree, best.commit)
-        measured = await l3_measurement(ctx, best.record.generation, best.commit)
-        ctx.emit(
-            state,
-            Verified(
-                candidate_id=best.record.candidate_id,
-                commit=best.commit,
-                holdout=measured.holdout,
-                regression=measured.regression,
-                spent=measured.spent,
-            ),
-        )
-    holdout = best.measurement.holdout
-    return holdout.mean_score if holdout else None

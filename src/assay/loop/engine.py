@@ -29,7 +29,7 @@ from assay.history.records import CandidateRecord, RunRecord
 from assay.history.runfiles import RunFiles
 from assay.history.store import RunStore
 from assay.history.worktree import clear_run_locks
-from assay.loop.baseline import measure_baseline, verify_best
+from assay.loop.baseline import measure_baseline
 from assay.loop.context import Clock, LoopContext, Parts, build_parts
 from assay.loop.events import (
     Dropped,
@@ -40,7 +40,7 @@ from assay.loop.events import (
     Started,
     UntypedRun,
 )
-from assay.loop.generation import run_generation
+from assay.loop.generation import run_generation, verify_best
 from assay.loop.interrupt import install_sigint
 from assay.loop.layers import LayerTracker
 from assay.loop.noise import NoiseSampler

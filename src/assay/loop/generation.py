@@ -14,13 +14,23 @@ from assay.evaluation.evaluator import EvalResult
 from assay.gates import GateInput
 from assay.history.records import CandidateRecord, candidate_id
 from assay.loop.context import LoopContext
-from assay.loop.events import Committed, Decided, ExtraRuns, MatchesPlayed, Measured, ProposalMade, Spend
+from assay.loop.events import (
+    Committed,
+    Decided,
+    ExtraRuns,
+    MatchesPlayed,
+    Measured,
+    ProposalMade,
+    Spend,
+    Verified,
+)
 from assay.loop.measure import Measurement, slim
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
 from assay.loop.rating import play_matches
 from assay.loop.state import LoopState, Pending, verdicts
 from assay.model import Dimension, Split
+from assay.tournament import Contestant
 
 OVERFIT_GAP = 0.15
 PROBE_CASES = 3
@@ -63,6 +73,8 @@ async def run_generation(ctx: LoopContext, state: LoopState, ahead: ProposalsAhe
             await measure_l3(ctx, state, generation, pending.commit)
             measurement = pending.measurement()
         judgement.keep = l3_holds(state, measurement, judgement)
+        if judgement.keep and ctx.config.tiers.l3_compare:
+            judgement.keep = await l3_compare(ctx, state, pending, measurement, judgement)
     if rated and measurement.dev is not None:
         await play(ctx, state, pending, measurement.dev, judgement, played)
     record = decide(ctx, state, pending, judgement, time.monotonic() - started)
@@ -271,6 +283,31 @@ def l3_holds(state: LoopState, measurement: Measurement, judgement: Judgement) -
     return True
 
 
+async def l3_compare(
+    ctx: LoopContext, state: LoopState, pending: Pending, measurement: Measurement, judgement: Judgement
+) -> bool:
+    """Seed 001's blind A/B at L3: the pairwise judge compares the candidate with the best it would replace (on
+    the holdout results, or the files, as the judge is set to look), under neutral labels; the candidate is kept
+    unless the judge prefers the old best."""
+    assert state.best is not None
+    await verify_best(ctx, state)
+    ctx.git.reset_worktree(ctx.worktree, pending.commit)
+    best = state.best
+    new = Contestant("new", ctx.files_at(pending.commit), measurement.holdout or measurement.dev)
+    old = Contestant("old", ctx.files_at(best.commit), best.measurement.holdout or best.dev)
+    verdict = await ctx.parts.match_judge.compare(new, old, round=pending.committed.generation)
+    worse = verdict.winner == "old"
+    judgement.gate["l3_compare"] = Dimension(
+        passed=not worse,
+        detail="the blind comparison preferred the current best" if worse else "the blind comparison holds",
+        numbers={"winner": verdict.winner, "votes": verdict.votes, "judge_calls": verdict.calls},
+    )
+    judgement.spend = judgement.spend + Spend(
+        tokens=verdict.tokens, cost_usd=verdict.cost_usd, judge_calls=verdict.calls
+    )
+    return not worse
+
+
 async def matches(
     ctx: LoopContext, state: LoopState, pending: Pending, dev: EvalResult
 ) -> tuple[MatchesPlayed, Spend]:
@@ -358,3 +395,29 @@ def decide(
         ),
     )
     return record
+
+
+async def verify_best(ctx: LoopContext, state: LoopState) -> float | None:
+    """L3 on the best candidate unless it already ran; its holdout score."""
+    best = state.best
+    assert best is not None
+    if best.measurement.holdout is None and has_l3(ctx):
+        ctx.git.reset_worktree(ctx.worktree, best.commit)
+        measured = await l3_measurement(ctx, best.record.generation, best.commit)
+        ctx.emit(
+            state,
+            Verified(
+                candidate_id=best.record.candidate_id,
+                commit=best.commit,
+                holdout=measured.holdout,
+                regression=measured.regression,
+                spent=measured.spent,
+            ),
+        )
+    holdout = best.measurement.holdout
+    return holdout.mean_score if holdout else None
+
+
+def has_l3(ctx: LoopContext) -> bool:
+    """Whether the project has holdout or regression cases (else L3 has nothing to run)."""
+    return bool(ctx.parts.cases[Split.HOLDOUT] or ctx.parts.cases[Split.REGRESSION])
