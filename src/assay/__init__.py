@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from assay.loop.stops import StopRule
     from assay.proposers import Proposal, Proposer, ProposerView
     from assay.search import ParentSelector
+    from assay.tournament import Contestant, PairVerdict, PairwiseJudge
 
 __version__ = "0.1.0"
 
@@ -39,6 +40,9 @@ _LAZY = {
     "Proposer": "assay.proposers",
     "ProposerView": "assay.proposers",
     "ParentSelector": "assay.search",
+    "PairwiseJudge": "assay.tournament",
+    "Contestant": "assay.tournament",
+    "PairVerdict": "assay.tournament",
 }
 
 __all__ = [
@@ -47,11 +51,14 @@ __all__ = [
     "CaseResult",
     "CheckResult",
     "CheckSpec",
+    "Contestant",
     "EvalResult",
     "Gate",
     "GateDecision",
     "GateInput",
     "Output",
+    "PairVerdict",
+    "PairwiseJudge",
     "ParentSelector",
     "Proposal",
     "Proposer",

@@ -1,7 +1,7 @@
 """The front door for Python: :func:`evaluate` measures an artifact on its cases, :func:`evolve` improves it.
 
 Both take a configuration as a path to ``assay.yaml`` or an :class:`~assay.config.AssayConfig`. ``evolve``
-takes the proposer, the gate, the search strategy and extra stop rules as objects (or, for gate and search,
+takes the proposer, the gate, the search strategy, the tournament's pairwise judge and extra stop rules as objects (or, for gate and search,
 registry names); the command line and ``assay serve`` are thin layers over the same code. See docs/api.md.
 
     import assay
@@ -26,6 +26,7 @@ from assay.loop.engine import Evolution, RunOutcome
 from assay.loop.stops import StopRule
 from assay.proposers import Proposer
 from assay.search import ParentSelector
+from assay.tournament import PairwiseJudge
 
 ConfigLike = AssayConfig | str | Path
 
@@ -77,6 +78,7 @@ async def evolve_async(
     proposer: Proposer | None = None,
     gate: Gate | str | None = None,
     search: ParentSelector | str | None = None,
+    judge: PairwiseJudge | None = None,
     stop_rules: Sequence[StopRule] = (),
     max_generations: int | None = None,
     preset: str | None = None,
@@ -96,6 +98,7 @@ async def evolve_async(
         proposer=proposer,
         gate=gate,
         search=search,
+        judge=judge,
         stop_rules=stop_rules,
     )
     if resume:
@@ -109,6 +112,7 @@ def evolve(
     proposer: Proposer | None = None,
     gate: Gate | str | None = None,
     search: ParentSelector | str | None = None,
+    judge: PairwiseJudge | None = None,
     stop_rules: Sequence[StopRule] = (),
     max_generations: int | None = None,
     preset: str | None = None,
@@ -123,6 +127,7 @@ def evolve(
             proposer=proposer,
             gate=gate,
             search=search,
+            judge=judge,
             stop_rules=stop_rules,
             max_generations=max_generations,
             preset=preset,

@@ -267,6 +267,9 @@ class EvolveConfig(Strict):
     gate: str = "ratchet"
     gate_options: dict[str, float | int] = Field(default_factory=dict)
     gate_input: Literal["dev", "tournament"] = "dev"
+    # SIFT's judge-first ranking: a new candidate is first compared with its parent and the best-rated
+    # candidates by the tournament's pairwise judge (on files); one it ranks below its parent is not evaluated.
+    screening: Literal["none", "judge"] = "none"
     noise: NoiseConfig = Field(default_factory=NoiseConfig)
     tournament: TournamentConfig = Field(default_factory=TournamentConfig)
     search: str = "greedy"

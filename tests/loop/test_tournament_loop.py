@@ -3,6 +3,7 @@ for ranked search, and the llm judge on the scripted server with its calls count
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from assay.loop.events import MatchesPlayed
 from assay.loop.rating import Ratings, play_matches
 from assay.model import CaseResult, Output, Split
 from assay.search import Archive, Node
-from assay.tournament import ScoresJudge
+from assay.tournament import Contestant, PairVerdict, PairwiseJudge, ScoresJudge
 from tests.fakes.llm_server import ScriptedLLMServer
 
 from .conftest import make_project
@@ -202,4 +203,61 @@ def test_a_tournament_fed_ratchet_is_a_config_error(tmp_path: Path) -> None:
 
     project = make_project(tmp_path / "proj", extra="evolve:\n  gate_input: tournament\n")
     with pytest.raises(ConfigError, match=r"evolve\.gate_input.*backpressure"):
+        run_sync(Evolution(load_config(project / "assay.yaml"), max_generations=1).start())
+
+
+class HashJudge(PairwiseJudge):
+    """A deterministic judge of files with no taste: the side whose priority.py hashes lower wins (so about
+    half of the new candidates beat their parent); one call per comparison."""
+
+    name = "hash"
+
+    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> PairVerdict:
+        def key(who: Contestant) -> str:
+            return hashlib.sha256(who.files.get("priority.py", "").encode()).hexdigest()
+
+        if key(a) == key(b):
+            return PairVerdict(None, "tie", ["tie"], calls=1)
+        winner = a.id if key(a) < key(b) else b.id
+        return PairVerdict(winner, f"{winner} hashes lower", [winner], calls=1)
+
+
+def test_judge_first_screening_evaluates_only_what_the_judge_prefers_to_its_parent(tmp_path: Path) -> None:
+    extra = (
+        "evolve:\n  search: ranked\n  screening: judge\n  target_pass_rate: null\n  stop_on_oscillation: false\n"
+        "  tournament: {opponents: top_k, k: 2, matches_per_generation: 0, rating: bradley_terry}\n"
+    )
+    project = make_project(tmp_path / "proj", cases=5, items=30, extra=extra)
+    evolution = Evolution(load_config(project / "assay.yaml"), max_generations=8, judge=HashJudge())
+    outcome = run_sync(evolution.start())
+    files = RunFiles(project / ".assay" / "runs" / outcome.run_id)
+    events = files.read_events()
+    screens = {
+        e.data["candidate"]: e.data for e in events if e.kind == "matches" and e.data["stage"] == "screen"
+    }
+    measured = {e.data["generation"] for e in events if e.kind == "measured"}
+    records = files.read_candidates()[1:]
+    assert len(screens) == len(
+        [r for r in records if r.commit]
+    )  # every committed candidate was screened first
+    skipped = [r for r in records if "screened-by-judge" in r.flags]
+    evaluated = [r for r in records if r.dev_score is not None]
+    assert skipped and evaluated  # some of each
+    for record in skipped:
+        assert record.generation not in measured and record.dev_score is None  # not a single case run
+        against_parent = screens[record.candidate_id]["matches"][0]
+        assert not against_parent["won"]
+    for record in evaluated:
+        assert record.generation in measured
+        assert screens[record.candidate_id]["matches"][0]["won"]  # the judge preferred it to its parent
+    judge_calls = sum(e.data["spent"]["judge_calls"] for e in events)
+    played = [m for e in events if e.kind == "matches" for m in e.data["matches"]]
+    assert judge_calls == len(played) > len(screens)  # one call per match, screening and tournament
+
+
+def test_judge_first_screening_needs_a_judge_that_reads_files(tmp_path: Path) -> None:
+    from assay.errors import ConfigError
+
+    project = make_project(tmp_path / "proj", extra="evolve:\n  search: ranked\n  screening: judge\n")
+    with pytest.raises(ConfigError, match=r"evolve\.screening.*judge: llm"):
         run_sync(Evolution(load_config(project / "assay.yaml"), max_generations=1).start())

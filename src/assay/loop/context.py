@@ -82,6 +82,7 @@ def build_parts(
     proposer: Proposer | None = None,
     gate: Gate | None = None,
     selector: ParentSelector | None = None,
+    judge: PairwiseJudge | None = None,
     stop_rules: Sequence[StopRule] = (),
 ) -> Parts:
     """Load and split the cases, build the runner, judge and proposer (errors name assay.yaml)."""
@@ -97,7 +98,7 @@ def build_parts(
             chosen = selector or make_selector(config.evolve.search, **config.evolve.search_options)
         except (SearchError, TypeError) as exc:
             raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
-        match_judge = make_match_judge(config, redactor, use_cache=use_cache)
+        match_judge = judge or make_match_judge(config, redactor, use_cache=use_cache)
         try:
             RATINGS.get(config.evolve.tournament.rating)
         except UnknownName as exc:
@@ -111,6 +112,15 @@ def build_parts(
             " tournament enabled",
             file=config.path,
             field="evolve.gate_input",
+        )
+    if evolve.screening == "judge" and (
+        not evolve.tournament.enabled or (evolve.tournament.judge != "llm" and judge is None)
+    ):
+        raise ConfigError(
+            "judge-first screening compares candidates before they are evaluated, on their files: it needs the"
+            " tournament with `judge: llm` (or a judge given through the Python API)",
+            file=config.path,
+            field="evolve.screening",
         )
     if config.evolve.pipeline_depth > 1 and config.evolve.search == "greedy" and selector is None:
         raise ConfigError(

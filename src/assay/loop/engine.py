@@ -54,6 +54,7 @@ from assay.presets import resolve
 from assay.proposers import Proposer
 from assay.registry import UnknownName
 from assay.search import ParentSelector
+from assay.tournament import PairwiseJudge
 
 
 @dataclass
@@ -77,8 +78,9 @@ def new_run_id() -> str:
 class Evolution:
     """One evolve run of a project (``start`` a new one or ``resume`` a stopped or killed one).
 
-    ``proposer``, ``gate`` and ``search`` replace the configured ones (an object, or for gate and search a
-    registry name); ``stop_rules`` are checked besides the standard ones.
+    ``proposer``, ``gate``, ``search`` and ``judge`` (the tournament's pairwise judge) replace the configured
+    ones (an object, or for gate and search a registry name); ``stop_rules`` are checked besides the standard
+    ones.
     """
 
     def __init__(
@@ -92,6 +94,7 @@ class Evolution:
         proposer: Proposer | None = None,
         gate: Gate | str | None = None,
         search: ParentSelector | str | None = None,
+        judge: PairwiseJudge | None = None,
         stop_rules: Sequence[StopRule] = (),
     ) -> None:
         if isinstance(gate, str):
@@ -107,6 +110,7 @@ class Evolution:
         self._gate = gate if isinstance(gate, Gate) else None
         self._selector = search if isinstance(search, ParentSelector) else None
         self._stop_rules = list(stop_rules)
+        self._judge = judge
         self.state: LoopState | None = None  # the run's state, once a run has started
         git = Git.discover(config.base_dir)
         if git is None:
@@ -187,6 +191,7 @@ class Evolution:
             proposer=self._proposer,
             gate=self._gate,
             selector=self._selector,
+            judge=self._judge,
             stop_rules=self._stop_rules,
         )
 

@@ -170,9 +170,10 @@ class MatchesPlayed(_Event):
     uncertainty: float
     matches: list[MatchLog] = Field(default_factory=list)
     score: float = 0.5  # the candidate's mean match score
-    rated: bool = (
-        True  # False: the updates are not applied (a discarded candidate under a tournament-fed gate)
-    )
+    # False: the updates are not applied (a discarded candidate under a tournament-fed gate).
+    rated: bool = True
+    # "screen": SIFT's judge-first ranking, on the files, before any evaluation.
+    stage: Literal["tournament", "screen"] = "tournament"
 
 
 class ExtraRuns(BaseModel):

@@ -27,7 +27,7 @@ from assay.loop.events import (
 from assay.loop.measure import Measurement, slim
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
-from assay.loop.rating import play_matches
+from assay.loop.rating import play_matches, play_screening
 from assay.loop.state import LoopState, Pending, verdicts
 from assay.model import Dimension, Split
 from assay.tournament import Contestant
@@ -59,6 +59,11 @@ async def run_generation(ctx: LoopContext, state: LoopState, ahead: ProposalsAhe
         if pending is None:
             return state.records[-1]
     ctx.git.reset_worktree(ctx.worktree, pending.commit)
+    if ctx.config.evolve.screening == "judge" and state.ratings is not None:
+        if pending.screened is None:
+            await screen(ctx, state, pending)
+        if not beats_parent(state, pending):
+            return decide_screened_out(ctx, state, pending, time.monotonic() - started)
     if pending.measured is None:
         await measure(ctx, state, generation, pending.commit)
     measurement = pending.measurement()
@@ -281,6 +286,71 @@ def l3_holds(state: LoopState, measurement: Measurement, judgement: Judgement) -
     if dev and holdout and holdout.pass_rate < dev.pass_rate - OVERFIT_GAP:
         judgement.flags.append("overfitting")
     return True
+
+
+async def screen(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
+    """SIFT's judge-first ranking: the candidate, before any evaluation, against its parent and the best-rated
+    candidates, judged on the files; the ratings take the outcomes."""
+    assert state.ratings is not None
+    event, calls, tokens, cost = await play_screening(
+        state.ratings,
+        candidate_id(pending.committed.generation),
+        commit=pending.commit,
+        parent=pending.committed.proposal.parent,
+        judge=ctx.parts.match_judge,
+        read_files=ctx.files_at,
+        file_cache=ctx.file_cache,
+    )
+    event.spent = Spend(tokens=tokens, cost_usd=cost, judge_calls=calls)
+    ctx.emit(state, event)
+
+
+def beats_parent(state: LoopState, pending: Pending) -> bool:
+    """Whether the judge preferred the screened candidate to its parent: only then is it worth an evaluation
+    (a candidate the judge finds no better would not be kept by a ratchet either). The other screening matches
+    place it in the ratings, which ranked search reads."""
+    screened = pending.screened
+    if screened is None or state.ratings is None:
+        return True
+    parent = next(
+        (cid for cid, c in state.ratings.commits.items() if c == pending.committed.proposal.parent), None
+    )
+    against = [m for m in screened.matches if m.opponent == parent]
+    return not against or against[0].won
+
+
+def decide_screened_out(
+    ctx: LoopContext, state: LoopState, pending: Pending, seconds: float
+) -> CandidateRecord:
+    """Log a candidate the judge ranked below its parent: discarded without a case run."""
+    screened = pending.screened
+    assert screened is not None and state.ratings is not None
+    proposal = pending.committed.proposal
+    record = CandidateRecord(
+        run_id=ctx.run.run_id,
+        generation=pending.committed.generation,
+        candidate_id=candidate_id(pending.committed.generation),
+        commit=pending.commit,
+        parent=proposal.parent,
+        layer=state.tracker.current,
+        proposer=proposal.proposer,
+        description=proposal.description,
+        decision="discard",
+        tokens=proposal.tokens + screened.spent.tokens,
+        cost_usd=proposal.cost_usd + screened.spent.cost_usd,
+        seconds=seconds,
+        flags=[*proposal.flags, "screened-by-judge"],
+        citations=list(proposal.citations),
+        gate={
+            "screen": Dimension(
+                passed=False,
+                detail="the pairwise judge did not prefer it to its parent: not evaluated",
+                numbers={"rating": screened.rating, "judge_calls": screened.spent.judge_calls},
+            )
+        },
+    )
+    ctx.emit(state, Decided(record=record))
+    return record
 
 
 async def l3_compare(

@@ -61,7 +61,8 @@ class Ratings:
             return
         for batch in event.updates:
             self.backend.update([MatchOutcome(o.a, o.b, o.winner, weight=o.weight) for o in batch])
-        self.results[event.candidate] = dev
+        if dev is not None or event.candidate not in self.results:
+            self.results[event.candidate] = dev
         if event.commit is not None:
             self.commits[event.candidate] = event.commit
         if event.kept:
@@ -187,3 +188,70 @@ async def play_matches(
     )
     tokens = sum(m.verdict.tokens for m in played.matches)
     return event, played.calls, tokens, played.cost_usd
+
+
+async def play_screening(
+    ratings: Ratings,
+    candidate_id: str,
+    *,
+    commit: str,
+    parent: str,
+    judge: PairwiseJudge,
+    read_files: FileReader,
+    file_cache: dict[str, dict[str, str]],
+) -> tuple[MatchesPlayed, int, int, float]:
+    """SIFT's judge-first ranking: the new candidate, not yet evaluated, against its parent and the ``k``
+    best-rated candidates, judged on their files; the matches as an event to apply (``stage`` screen), with the
+    judge's model calls, tokens and cost."""
+    scratch = copy.deepcopy(ratings)
+    scratch.commits[candidate_id] = commit
+    players = Players(scratch, read_files, file_cache)
+    by_commit = {c: cid for cid, c in scratch.commits.items()}
+    opponents = [by_commit[parent]] if parent in by_commit else []
+    opponents += [
+        cid for cid in top_k(scratch.incumbents(candidate_id), scratch.settings.k) if cid not in opponents
+    ]
+    me = Contestant(candidate_id, players(candidate_id).files, None)
+    played = [
+        await play_match(
+            me, players(opponent), kind="pool", judge=judge, win_threshold=scratch.settings.win_threshold
+        )
+        for opponent in opponents
+    ]
+    scratch.backend.update([m.outcome for m in played])
+    rating = scratch.backend.rating(candidate_id)
+    event = MatchesPlayed(
+        candidate=candidate_id,
+        commit=commit,
+        kept=False,
+        stage="screen",
+        updates=[
+            [
+                MatchOutcomeData(
+                    a=m.outcome.a, b=m.outcome.b, winner=m.outcome.winner, weight=m.outcome.weight
+                )
+                for m in played
+            ]
+        ],
+        baseline_win_rate=0.0,
+        rating=rating.rating,
+        uncertainty=rating.uncertainty,
+        score=sum(m.score for m in played) / len(played) if played else 0.5,
+        matches=[
+            MatchLog(
+                opponent=m.opponent,
+                kind="screen",
+                score=m.score,
+                won=m.won,
+                votes=list(m.verdict.votes),
+                reason=m.verdict.reason[:500],
+            )
+            for m in played
+        ],
+    )
+    return (
+        event,
+        sum(m.verdict.calls for m in played),
+        sum(m.verdict.tokens for m in played),
+        sum(m.verdict.cost_usd for m in played),
+    )

@@ -64,6 +64,7 @@ class Pending:
     """The candidate of the generation in progress: committed, maybe measured and matched, not yet decided."""
 
     committed: Committed
+    screened: MatchesPlayed | None = None
     measured: Measured | None = None
     l3: Measured | None = None
     matches: MatchesPlayed | None = None
@@ -191,7 +192,9 @@ def apply(state: LoopState, event: Event) -> LoopState:
             for number in event.numbers:
                 state.proposals.pop(number, None)
         case MatchesPlayed():
-            if state.pending is not None:
+            if state.pending is not None and event.stage == "screen":
+                state.pending.screened = event
+            elif state.pending is not None:
                 state.pending.matches = event
             if state.ratings is not None:
                 pending = state.pending

@@ -1,0 +1,188 @@
+"""SIFT's judge-first ranking against plain search, when evaluations are costly and the judge is right with a
+probability you set.
+
+The task is the offline bin-packing example with many more cases (``--cases`` generated instances, 70% of them
+dev: one evaluation of a candidate is that many case runs). A scripted pairwise judge knows each candidate's true
+quality (its mean score over every instance, computed in-process, free) and answers correctly with probability
+``--accuracy``, else the opposite; every judge call counts as one case run. Three searches, the same mutate
+proposer and seeds:
+
+- greedy: every proposal is evaluated; the tournament uses per-case scores (no judge calls);
+- ranked: SIFT's parent sampling, every proposal evaluated, the same free tournament;
+- judge-first ranked: ``evolve.screening: judge`` — each new candidate is first judged against its parent and the
+  ``--k`` best-rated candidates on its files; one ranked below its parent is never evaluated.
+
+Reported per search: the cost (case runs + judge calls) until the best dev score reaches ``--target`` (a run that
+misses counts its whole cost and is marked), the mean over seeds, and the ratio to greedy.
+
+Run: python benchmarks/sift_screening.py [--seeds 5] [--cases 80] [--generations 40] [--accuracy 0.8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+import assay
+from assay.history.runfiles import RunFiles
+from assay.loop.events import typed_events
+from assay.loop.state import LoopState
+from assay.tournament import Contestant, PairVerdict, PairwiseJudge
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "binpack"
+ITEMS = 120
+
+
+def instance(seed: int, n: int = ITEMS) -> list[float]:
+    """The items of one case, as examples/binpack/harness.py generates them."""
+    rng = random.Random(seed)
+    return [min(1.0, max(0.01, round(rng.weibullvariate(0.25, 3.0), 3))) for _ in range(n)]
+
+
+def quality(priority_source: str, seeds: list[int]) -> float:
+    """The true mean score (lower bound / bins) of a priority function over the instances; 0 if it breaks."""
+    space: dict[str, Any] = {}
+    try:
+        exec(compile(priority_source, "priority.py", "exec"), space)  # the benchmark's own candidates
+        priority = space["priority"]
+        total = 0.0
+        for seed in seeds:
+            items = instance(seed)
+            bins: list[float] = []
+            for item in items:
+                best, best_score = -1, -math.inf
+                for index, remaining in enumerate(bins):
+                    if remaining >= item - 1e-9:
+                        score = priority(item, remaining, index)
+                        if score > best_score:
+                            best, best_score = index, score
+                if best < 0:
+                    bins.append(1.0 - item)
+                else:
+                    bins[best] -= item
+            total += math.ceil(sum(items) - 1e-9) / len(bins)
+        return total / len(seeds)
+    except Exception:
+        return 0.0
+
+
+class ScriptedJudge(PairwiseJudge):
+    """Right with probability ``accuracy`` about which candidate's files are better; one call per comparison."""
+
+    name = "scripted"
+
+    def __init__(self, accuracy: float, seeds: list[int], seed: int) -> None:
+        self.accuracy, self.seeds, self.seed = accuracy, seeds, seed
+        self._known: dict[str, float] = {}
+
+    def _quality(self, who: Contestant) -> float:
+        source = who.files.get("priority.py", "")
+        if source not in self._known:
+            self._known[source] = quality(source, self.seeds)
+        return self._known[source]
+
+    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> PairVerdict:
+        qa, qb = self._quality(a), self._quality(b)
+        truth = None if abs(qa - qb) < 1e-12 else a.id if qa > qb else b.id
+        right = random.Random(f"{self.seed}|{a.id}|{b.id}|{round}").random() < self.accuracy
+        winner = None if truth is None else truth if right else b.id if truth == a.id else a.id
+        return PairVerdict(winner, f"scripted: {winner or 'tie'}", [winner or "tie"], calls=1)
+
+
+class Target(assay.StopRule):
+    def __init__(self, score: float) -> None:
+        self.score = score
+
+    def check(self, state: LoopState) -> str | None:
+        best = state.best.dev.mean_score if state.best else 0.0
+        return "target reached" if best >= self.score else None
+
+
+def project(root: Path, cases: int, search: str, screening: bool, k: int, seed: int) -> Path:
+    shutil.copytree(EXAMPLE, root)
+    (root / "cases.yaml").write_text(
+        "cases:\n" + "".join(f"  - {{id: inst-{i:03d}, vars: {{seed: {5000 + i}}}}}\n" for i in range(cases))
+    )
+    config = yaml.safe_load((root / "assay.yaml").read_text())
+    config["runner"]["command"] = f"python harness.py {{vars.seed}} {ITEMS}"
+    evolve = config["evolve"]
+    evolve.update(search=search, seed=seed, target_pass_rate=None, stop_on_oscillation=False, plateau=1000)
+    evolve["discards_per_layer"] = 1000
+    evolve["layers"] = [1, 2]
+    if screening:
+        evolve["screening"] = "judge"
+        # The judge ranks new candidates before evaluation; no further matches after it.
+        evolve["tournament"] = {
+            "opponents": "top_k",
+            "k": k,
+            "matches_per_generation": 0,
+            "rating": "bradley_terry",
+        }
+    (root / "assay.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (root / ".gitignore").write_text(".assay/\n__pycache__/\n")
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "start"],
+    ):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+    return root
+
+
+def run(kind: str, seed: int, args: argparse.Namespace, work: Path) -> tuple[int, bool, float]:
+    search = "greedy" if kind == "greedy" else "ranked"
+    screening = kind == "judge-first"
+    root = project(work / f"{kind}-{seed}", args.cases, search, screening, args.k, seed)
+    seeds = [5000 + i for i in range(args.cases)]
+    judge = ScriptedJudge(args.accuracy, seeds, seed) if screening else None
+    stop = Target(args.target)
+    outcome = assay.evolve(
+        root / "assay.yaml", max_generations=args.generations, stop_rules=[stop], judge=judge
+    )
+    logged = typed_events(RunFiles(root / ".assay" / "runs" / outcome.run_id).read_events())
+    cost = sum(e.spent.case_runs + e.spent.judge_calls for e in logged)
+    return cost, outcome.stop_reason == "target reached", outcome.best.dev_score or 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--cases", type=int, default=80)
+    parser.add_argument("--generations", type=int, default=40)
+    parser.add_argument("--accuracy", type=float, default=0.8)
+    parser.add_argument("--k", type=int, default=3)
+    parser.add_argument("--target", type=float, default=0.965)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="assay-sift-"))
+    print(
+        f"bin packing, {args.cases} cases ({int(args.cases * 0.7)} dev runs per evaluation), judge accuracy "
+        f"{args.accuracy}, K {args.k}, target dev score {args.target}, up to {args.generations} generations, "
+        f"{args.seeds} seeds"
+    )
+    results: dict[str, list[tuple[int, bool, float]]] = {}
+    for kind in ("greedy", "ranked", "judge-first"):
+        start = time.monotonic()
+        results[kind] = [run(kind, seed, args, work) for seed in range(args.seeds)]
+        costs = [c for c, _, _ in results[kind]]
+        reached = sum(r for _, r, _ in results[kind])
+        base = statistics.mean(c for c, _, _ in results["greedy"])
+        print(
+            f"{kind:12s} cost to target (case runs + judge calls) mean {statistics.mean(costs):7.0f}"
+            f"  ratio to greedy {statistics.mean(costs) / base:5.2f}  reached {reached}/{args.seeds}"
+            f"  per seed {costs}  ({time.monotonic() - start:.0f}s)"
+        )
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
