@@ -85,7 +85,10 @@ def test_build_view_shows_dev_inputs_and_failures_but_no_answer_key(tmp_path: Pa
     assert view.dev_cases == [
         {"id": "refund", "input": "A customer asks for a refund."},
         {"id": "polite", "vars": {"topic": "late delivery"}},
-        {"id": "fine", "input": "Say hello."},  # its own input, as it is: its contains check looks for "hello"
+        {
+            "id": "fine",
+            "input": "Say hello.",
+        },  # its own input, as it is: its contains check looks for "hello"
     ]
     assert [f["id"] for f in view.failures] == ["refund", "polite"]
     assert "output missing an expected element" in view.failures[0]["how"]

@@ -45,6 +45,10 @@ def _print_outcome(outcome: RunOutcome) -> None:
             f" and {len(outcome.suspects) - 5} more" if len(outcome.suspects) > 5 else ""
         )
         out.print(f"  suspect cases (failing 5+ generations in a row; check them): {shown}", highlight=False)
+    if outcome.unsandboxed:
+        out.print(
+            Text("  ran unsandboxed:", style="yellow bold"), ", ".join(outcome.unsandboxed), highlight=False
+        )
     out.print(
         f"  run {outcome.run_id}: `assay adopt best` merges the best candidate into your branch",
         highlight=False,
