@@ -23,14 +23,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from assay.proposers.secrets import secrets_for
-from assay.proposers.skeleton import REDACTED, Skeleton, decodings, skeleton, skeleton_text
+from assay.proposers.skeleton import REDACTED, Skeleton, decodings, printable, skeleton, skeleton_text
 
 __all__ = ["REDACTED", "Redactor", "secrets_for"]
 
 LONG = 6
 WINDOW_WORDS = 4
 WINDOW_CHARS = 24
-MIN_WINDOW = 12
+MIN_WINDOW = LONG
 MIN_PARTIAL = 8
 MAX_DEPTH = 3
 _PREFIX = LONG
@@ -266,9 +266,21 @@ class Redactor:
             spans += [m.span() for m in self._literal.finditer(text)]
         if depth < MAX_DEPTH:
             for start, end, decoded in decodings(text):
-                if self._spans(decoded, short=short, depth=depth + 1):
+                if self._decoded_holds_secret(decoded, depth + 1):
                     spans.append((start, end))
         return spans
+
+    def _decoded_holds_secret(self, decoded: str, depth: int) -> bool:
+        """Whether decoded text holds a secret: long needles and windows only (a short secret turns up in
+        decoded noise by chance), and further encodings when the text is mostly printable."""
+        sk = skeleton(decoded)
+        if any(j - i >= LONG for i, j in self._needles.find(sk)) or self._edges(sk):
+            return True
+        if self._literal is not None and self._literal.search(decoded):
+            return True
+        if depth < MAX_DEPTH and printable(decoded):
+            return any(self._decoded_holds_secret(d, depth + 1) for _, _, d in decodings(decoded))
+        return False
 
     def _is_short_only(self, found: str) -> bool:
         return found in self._needles.short.get(len(found), set())

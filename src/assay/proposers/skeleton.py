@@ -25,15 +25,22 @@ from functools import lru_cache
 
 REDACTED = "[redacted]"
 _HEX = frozenset("0123456789abcdefABCDEF")
-_SEPARATOR_ESCAPES = frozenset("nrtfvb0/'\"\\")
-_CODE_ESCAPES = {"u": 4, "x": 2, "U": 8}
+# Escapes in any case: a program may upper-case its JSON output ("\\N").
+_SEPARATOR_ESCAPES = frozenset("nrtfvbNRTFVB0/'\"\\")
+_CODE_ESCAPES = {"u": (4,), "U": (8, 4), "x": (2,), "X": (2,)}
 
 MIN_ENCODED = 8
+# A line break, or its escape in JSON or Python source (an encoded run may be wrapped).
+_BREAK = r"(?:\r?\n|\r|(?:\\+r)?\\+n)"
 MAX_ENCODED = 1 << 16
-_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]+(?:[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*[A-Za-z0-9+/_-]+)*={0,2}")
-_HEX_RUN = re.compile(r"(?:(?:0x|\\x)?[0-9a-fA-F]{2})(?:(?:[ :,-]|\r?\n|\\n)?(?:0x|\\x)?[0-9a-fA-F]{2}){3,}")
-_URL_RUN = re.compile(r"[^\s\"'<>]*%[0-9A-Fa-f]{2}[^\s\"'<>]*")
+_B64_RUN = re.compile(rf"[A-Za-z0-9+/_-]+(?:(?:[ \t]*{_BREAK})+[ \t]*[A-Za-z0-9+/_-]+)*={{0,2}}")
+_HEX_RUN = re.compile(
+    rf"(?:\\+{_BREAK}?x|0x)?[0-9a-fA-F](?:[0-9a-fA-F]|[ \t:,+-]|{_BREAK}|0x|\\+{_BREAK}?x)*[0-9a-fA-F]"
+)
+_URL_RUN = re.compile(rf"[^\s\"'<>]+(?:{_BREAK}+[^\s\"'<>]+)*")
 _NOT_B64 = re.compile(r"[^A-Za-z0-9+/]")
+_ESCAPED_BREAK = re.compile(r"\\+[nr]")
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 @dataclass
@@ -64,6 +71,16 @@ def _fold(char: str) -> str:
     return "".join(c for c in kept.casefold() if c.isalnum())
 
 
+def _code_width(text: str, at: int) -> int:
+    """The number of hex digits of a ``\\uXXXX`` / ``\\U…`` / ``\\xXX`` escape whose letter is at ``at``
+    (0 if there is none)."""
+    for width in _CODE_ESCAPES.get(text[at : at + 1], ()):
+        digits = text[at + 1 : at + 1 + width]
+        if len(digits) == width and all(d in _HEX for d in digits):
+            return width
+    return 0
+
+
 def skeleton(text: str) -> Skeleton:
     """The skeleton of ``text`` (see the module docstring). ``[redacted]`` markers count as separators."""
     out: list[str] = []
@@ -83,22 +100,20 @@ def skeleton(text: str) -> Skeleton:
             j = i
             while j < n and text[j] == "\\":
                 j += 1
-            if j < n and text[j] in _CODE_ESCAPES:
-                width = _CODE_ESCAPES[text[j]]
-                digits = text[j + 1 : j + 1 + width]
-                if len(digits) == width and all(d in _HEX for d in digits):
-                    code = int(digits, 16)
-                    i = j + 1 + width
-                    folded = _fold(chr(code)) if code < 0x110000 else ""
-                    if not folded:
-                        pending_gap = True
-                    for c in folded:
-                        out.append(c)
-                        starts.append(begin)
-                        ends.append(i)
-                        gap.append(pending_gap)
-                        pending_gap = False
-                    continue
+            width = _code_width(text, j)
+            if width:
+                code = int(text[j + 1 : j + 1 + width], 16)
+                i = j + 1 + width
+                folded = _fold(chr(code)) if code < 0x110000 else ""
+                if not folded:
+                    pending_gap = True
+                for c in folded:
+                    out.append(c)
+                    starts.append(begin)
+                    ends.append(i)
+                    gap.append(pending_gap)
+                    pending_gap = False
+                continue
             i = j + 1 if j < n and text[j] in _SEPARATOR_ESCAPES else j
             pending_gap = True
             continue
@@ -131,59 +146,53 @@ def skeleton_text(text: str) -> str:
     return skeleton(text).text
 
 
-def _printable(data: bytes) -> str | None:
-    """``data`` as text when it is mostly printable text, else None."""
-    if len(data) < 3:
-        return None
-    text = data.decode("utf-8", errors="replace")
+def printable(text: str) -> bool:
+    """Whether decoded ``text`` is mostly printable (worth decoding further)."""
     good = sum(1 for c in text if c.isprintable() or c in "\n\r\t")
-    return text if good >= 0.85 * len(text) else None
+    return good >= 0.85 * len(text)
 
 
 def _b64_texts(run: str) -> Iterator[str]:
-    body = _NOT_B64.sub("", run.replace("-", "+").replace("_", "/"))
-    if len(body) < MIN_ENCODED:
-        return
+    body = _NOT_B64.sub("", _ESCAPED_BREAK.sub("", run).replace("-", "+").replace("_", "/"))
     for offset in range(4):
         chunk = body[offset:]
-        chunk = chunk[: len(chunk) - len(chunk) % 4]
+        if len(chunk) % 4 == 1:
+            chunk = chunk[:-1]
+        chunk += "=" * (-len(chunk) % 4)
         if len(chunk) < MIN_ENCODED:
             break
         try:
-            text = _printable(base64.b64decode(chunk))
+            yield base64.b64decode(chunk).decode("utf-8", errors="replace")
         except (binascii.Error, ValueError):
             continue
-        if text is not None:
-            yield text
 
 
 def _hex_texts(run: str) -> Iterator[str]:
-    body = re.sub(r"0x|\\x|[^0-9a-fA-F]", "", run)
+    body = re.sub(r"0x|\\x|[^0-9a-fA-F]", "", _ESCAPED_BREAK.sub("", re.sub(r"[\r\n]", "", run)))
     for offset in (0, 1):
         chunk = body[offset:]
         chunk = chunk[: len(chunk) - len(chunk) % 2]
         if len(chunk) < MIN_ENCODED:
             break
-        text = _printable(bytes.fromhex(chunk))
-        if text is not None:
-            yield text
+        yield bytes.fromhex(chunk).decode("utf-8", errors="replace")
 
 
 def decodings(text: str) -> Iterator[tuple[int, int, str]]:
-    """``(start, end, decoded)`` for every run of ``text`` that decodes (base64, hex, URL-encoding) to mostly
-    printable text."""
+    """``(start, end, decoded)`` for every run of ``text`` that may be base64, hex or URL-encoding (bytes that
+    are not UTF-8 decode to U+FFFD, a separator)."""
     for match in _B64_RUN.finditer(text):
         run = match.group()
         if MIN_ENCODED <= len(run) <= MAX_ENCODED:
             for decoded in _b64_texts(run):
                 yield match.start(), match.end(), decoded
     for match in _HEX_RUN.finditer(text):
-        if len(match.group()) <= MAX_ENCODED:
+        if MIN_ENCODED <= len(match.group()) <= MAX_ENCODED:
             for decoded in _hex_texts(match.group()):
                 yield match.start(), match.end(), decoded
     for match in _URL_RUN.finditer(text):
         run = match.group()
-        if len(run) <= MAX_ENCODED:
-            decoded = urllib.parse.unquote_plus(run)
-            if decoded != run:
-                yield match.start(), match.end(), decoded
+        if "%" in run and len(run) <= MAX_ENCODED and _PERCENT.search(run):
+            decoded = urllib.parse.unquote_plus(
+                _ESCAPED_BREAK.sub("", run).replace("\r", "").replace("\n", "")
+            )
+            yield match.start(), match.end(), decoded
