@@ -54,13 +54,13 @@ def _candidates(token: str) -> list[str]:
     """The relative or absolute paths a word of a check may name."""
     word = token.removeprefix("file://")
     found = []
-    suffix = _FUNCTION_SUFFIX.fullmatch(word)
-    if suffix:
-        word = suffix.group(1)
     module = _MODULE_REF.fullmatch(word)
     if module:
         base = module.group(1).replace(".", "/")
         found += [f"{base}.py", f"{base}/__init__.py"]
+    suffix = _FUNCTION_SUFFIX.fullmatch(word)
+    if suffix:
+        word = suffix.group(1)
     if token.startswith("file://") or suffix or _PATHISH.fullmatch(word):
         found.append(word)
     return found
