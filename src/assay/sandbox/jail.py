@@ -161,7 +161,9 @@ def path_dirs(env: Mapping[str, str]) -> list[Path]:
 
 
 def _under(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    """Whether ``path`` is ``root`` or below it (both absolute and normalised)."""
+    p, r = str(path), str(root)
+    return p == r or p.startswith(r if r.endswith("/") else r + "/")
 
 
 def _real(path: Path) -> Path:
@@ -191,6 +193,36 @@ class _Plan:
         return any(_under(path, dest) for dest, _ in self.mounts)
 
 
+@functools.cache
+def _system() -> tuple[tuple[Path, tuple[str, ...], bool], ...]:
+    """The system directories as mount operations: (path, bwrap arguments, shows host content)."""
+    ops = []
+    for name in SYSTEM_DIRS:
+        path = Path(name)
+        if path.is_symlink():
+            ops.append((path, ("--symlink", os.readlink(path), name), False))
+        elif path.is_dir():
+            ops.append((path, ("--ro-bind", name, name), True))
+    return tuple(ops)
+
+
+@functools.cache
+def _system_secrets() -> tuple[Path, ...]:
+    return tuple(Path(p) for p in SYSTEM_SECRETS if os.path.lexists(p))
+
+
+_READABLE: dict[Path, Path] = {}
+
+
+def _real_readable(path: Path) -> Path | None:
+    """The real path of a readable path (the interpreter, a PATH directory), or None when it does not exist;
+    found paths are remembered (they do not move while assay runs; a stat per mount per case adds up)."""
+    known = _READABLE.get(path)
+    if known is None and path.exists():
+        known = _READABLE[path] = _real(path)
+    return known
+
+
 def _by_depth(paths: Iterable[Path]) -> list[Path]:
     return sorted(dict.fromkeys(paths), key=lambda p: (len(p.parts), str(p)))
 
@@ -208,12 +240,8 @@ def jail_argv(jail: Jail, *, home: str | None, status: BwrapStatus | None = None
         args.append("--disable-userns")
     size = ["--size", str(jail.tmp_mb * 2**20)] if status.tmpfs_size else []
     plan = _Plan()
-    for name in SYSTEM_DIRS:
-        path = Path(name)
-        if path.is_symlink():
-            plan.add(path, ["--symlink", os.readlink(path), name], shows_host=False)
-        elif path.is_dir():
-            plan.add(path, ["--ro-bind", name, name], shows_host=True)
+    for path, op, host in _system():
+        plan.add(path, op, shows_host=host)
     if jail.network:
         resolv = Path("/etc/resolv.conf")
         target = _real(resolv)
@@ -227,7 +255,7 @@ def jail_argv(jail: Jail, *, home: str | None, status: BwrapStatus | None = None
 
     protected = _by_depth(_real(p) for p in jail.protected)
     writable = _by_depth(_real(p) for p in jail.writable if p.exists())
-    readable = [_real(p) for p in jail.readable if p.exists()]
+    readable = [r for r in map(_real_readable, jail.readable) if r is not None]
     read_only = [p for p in readable if any(_under(p, w) for w in writable)]
     read_only += [_real(p) for p in jail.read_only if p.exists()]
     readable = [p for p in readable if p not in read_only and not plan.shows(p)]
@@ -249,8 +277,8 @@ def jail_argv(jail: Jail, *, home: str | None, status: BwrapStatus | None = None
         if plan.shows(path):
             plan.add(path, ["--ro-bind", str(path), str(path)], shows_host=True)
     hidden = [_real(p.parent) / p.name for p in jail.hidden]
-    for path in _by_depth([*map(Path, SYSTEM_SECRETS), *hidden]):
-        if path.is_symlink() or not path.exists() or not plan.shows(path):
+    for path in _by_depth([*_system_secrets(), *hidden]):
+        if not plan.shows(path) or path.is_symlink() or not path.exists():
             continue
         if path.is_dir():
             plan.add(path, ["--tmpfs", str(path), "--remount-ro", str(path)], shows_host=False)
