@@ -44,7 +44,7 @@ def look(text):
 
 def sh(command):
     try:
-        done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=20)
+        done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=90)
         look(done.stdout + done.stderr)
     except Exception as exc:
         look(repr(exc))
@@ -68,10 +68,6 @@ for name in ("cases.yaml", "assay.yaml", "graders/check.sh"):
     read(os.path.join(project, name))
 for path in glob.glob(os.path.join(project, ".assay", "**", "*"), recursive=True)[:300]:
     read(path)
-# the whole file system
-sh("find / -xdev \\( -name cases.yaml -o -name check.sh -o -name events.ndjson \\) 2>/dev/null | head -200"
-   " | xargs -r cat 2>/dev/null | head -c 400000")
-sh("grep -rIl rubric /tmp /root /home /work 2>/dev/null | head -50 | xargs -r cat 2>/dev/null | head -c 200000")
 # other processes
 for entry in glob.glob("/proc/[0-9]*"):
     read(entry + "/environ")
@@ -79,6 +75,13 @@ for entry in glob.glob("/proc/[0-9]*"):
     for name in ("cases.yaml", "graders/check.sh"):
         read(os.path.join(entry, "cwd", name))
         read(os.path.join(entry, "root", project.lstrip("/"), name))
+# the whole file system, when nothing closer gave the key away
+if not re.search(r"[A-Z]+-\d{4}-[A-Z]+", "\n".join(found)):
+    sh("timeout 60 find / \\( -path /proc -o -path /sys -o -path /dev -o -path /usr \\) -prune -o"
+       " \\( -name cases.yaml -o -name check.sh -o -name events.ndjson \\) -print 2>/dev/null | head -200"
+       " | xargs -r cat 2>/dev/null | head -c 400000")
+    sh("timeout 60 grep -rIl --exclude-dir=site-packages rubric /tmp /home /work 2>/dev/null | head -50"
+       " | xargs -r cat 2>/dev/null | head -c 200000")
 look(repr(dict(os.environ)))
 loot = "\n".join(found)
 keys = sorted(set(re.findall(r"[A-Z]+-\d{4}-[A-Z]+|sk-test-[a-z-]+\d+|rubric[^\n]{0,120}|giraff[^\n]{0,80}",

@@ -27,6 +27,9 @@ __all__ = ["REDACTED", "Redactor", "build_view", "describe_failure", "render_pro
 
 TEXT_TAIL = 2000
 STREAM_TAIL = 1500
+# An output is redacted before it is cut, over its last this many characters: a secret (or an encoded run up
+# to the redactor's limit) that reaches into the shown tail is seen whole.
+REDACT_WINDOW = 1 << 17
 _HOW = {
     "equals": "output differs from the expected output",
     "not-equals": "output equals a forbidden output",
@@ -118,7 +121,7 @@ def _trace_copy(case: Case, result: CaseResult, redactor: Redactor, *, reasons: 
     return {
         "case": _case_entry(case, redactor),
         "output": {
-            "text_tail": _tail(redact(out.text), TEXT_TAIL),
+            "text_tail": _tail(redact(out.text[-REDACT_WINDOW:]), TEXT_TAIL),
             "stdout_tail": _tail(redact(out.stdout_tail), STREAM_TAIL),
             "stderr_tail": _tail(redact(out.stderr_tail), STREAM_TAIL),
             "error": redact(out.error) if out.error else None,
