@@ -3,7 +3,8 @@
 (a) 2,000 cases, a `command` runner that echoes its input, three deterministic checks per case (contains, regex,
     not_contains). assay (load config, load + split cases, L1 static tier, run, judge, write a trace per case and
     a summary) against a bare baseline that runs the same subprocesses at the same concurrency and applies the
-    same contains/regex logic in a plain loop. Target: ratio <= 1.25.
+    same contains/regex logic in a plain loop. Target: ratio <= 1.25, with `runner.sandbox: none` (the same plain
+    subprocesses); the same run with each case in a bubblewrap jail is shown beside it.
 (b) An I/O-bound `llm` runner against a loopback OpenAI-compatible server that answers after 100 ms, at
     concurrency 32. Target: throughput >= 0.8 x 32 = 25.6 cases/s.
 
@@ -30,6 +31,7 @@ sys.path.insert(0, str(ROOT))  # for tests.fakes.llm_server
 
 from assay.config import load_config  # noqa: E402
 from assay.evaluation.session import evaluate_project, select_cases  # noqa: E402
+from assay.sandbox import bwrap_status  # noqa: E402
 
 
 def make_project(directory: Path, n_cases: int, runner_yaml: str, concurrency: int) -> Path:
@@ -101,11 +103,16 @@ def bench_command(n_cases: int, concurrency: int, repeats: int) -> float:
     variants = {"baseline (asyncio defaults)": lambda: run_baseline(n_cases, concurrency)}
     if sys.version_info < (3, 12) and hasattr(os, "pidfd_open"):
         variants["baseline (pidfd watcher)"] = lambda: run_baseline(n_cases, concurrency, pidfd=True)
-    times: dict[str, list[float]] = {name: [] for name in [*variants, "assay"]}
-    with tempfile.TemporaryDirectory() as tmp:
-        config = make_project(
-            Path(tmp), n_cases, "{type: command, command: 'echo {input}', timeout: 30}", concurrency
-        )
+    jailed = "assay, jailed (bubblewrap)"
+    times: dict[str, list[float]] = {name: [] for name in [*variants, "assay", jailed]}
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_jailed:
+        # The target is assay's own overhead on the same plain subprocesses (sandbox: none); the jail's cost —
+        # a bubblewrap sandbox per case — is shown beside it.
+        command = "{type: command, command: 'echo {input}', timeout: 30"
+        config = make_project(Path(tmp), n_cases, command + ", sandbox: none}", concurrency)
+        config_jailed = make_project(Path(tmp_jailed), n_cases, command + ", sandbox: strict}", concurrency)
+        if not bwrap_status().available:
+            del times[jailed]
         for _ in range(repeats):  # interleaved, so drifts in machine load hit every variant alike
             for name, variant in variants.items():
                 seconds, rate = asyncio.run(variant())
@@ -114,6 +121,10 @@ def bench_command(n_cases: int, concurrency: int, repeats: int) -> float:
             seconds, rate = asyncio.run(run_assay(config))
             assert rate == 1.0, rate
             times["assay"].append(seconds)
+            if jailed in times:
+                seconds, rate = asyncio.run(run_assay(config_jailed))
+                assert rate == 1.0, rate
+                times[jailed].append(seconds)
     print(
         f"(a) command runner, {n_cases} cases x 3 checks, concurrency {concurrency}, {repeats} interleaved runs"
     )
@@ -123,7 +134,7 @@ def bench_command(n_cases: int, concurrency: int, repeats: int) -> float:
         line = (
             f"    {name:28s} median {median:5.2f}s  min {min(values):5.2f}s  {n_cases / median:5.0f} cases/s"
         )
-        if name != "assay":
+        if name not in ("assay", jailed):
             line += f"   assay/this = {ours / median:.3f} (min/min {min(times['assay']) / min(values):.3f})"
         print(line)
     ratio = ours / statistics.median(times["baseline (asyncio defaults)"])

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.extras import need
+from assay.sandbox import bwrap_status
+from tests.extras import need, need_bwrap
 from tests.fakes.llm_server import ScriptedLLMServer
 
 # Markers that imply an optional extra (see tests/extras.py).
@@ -20,6 +21,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     for name, extra in MARKER_EXTRAS.items():
         if item.get_closest_marker(name) is not None:
             need(extra)
+    if item.get_closest_marker("bwrap") is not None:
+        need_bwrap()
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """assay as on a machine without bubblewrap (``ASSAY_BWRAP`` empty), in this process and its children."""
+    monkeypatch.setenv("ASSAY_BWRAP", "")
+    bwrap_status.cache_clear()
+    yield
+    monkeypatch.undo()
+    bwrap_status.cache_clear()
 
 
 @pytest.fixture

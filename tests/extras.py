@@ -2,7 +2,8 @@
 README's test command passes alone; fail instead when ``ASSAY_REQUIRE_EXTRAS=1`` (CI sets it after installing
 everything, so a silently skipped test cannot hide a broken install).
 
-Use ``need("serve")`` at module level or in a test, or mark a test ``@pytest.mark.extra("embed")``.
+Use ``need("serve")`` at module level or in a test, or mark a test ``@pytest.mark.extra("embed")``; the
+sandbox tests use ``need_bwrap()`` or ``@pytest.mark.bwrap`` (bubblewrap, a system package, not an extra).
 """
 
 from __future__ import annotations
@@ -50,3 +51,12 @@ def need(extra: str) -> None:
     missing = missing_modules(extra)
     if missing:
         unavailable(f"needs the {extra} extra (missing {', '.join(missing)}): pip install -e '.[{extra}]'")
+
+
+def need_bwrap() -> None:
+    """Skip or fail unless bubblewrap can create a sandbox here (installed, and user namespaces allowed)."""
+    from assay.sandbox import bwrap_status
+
+    status = bwrap_status()
+    if not status.available:
+        unavailable(f"needs bubblewrap: {status.reason}")

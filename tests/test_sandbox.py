@@ -86,14 +86,21 @@ async def test_stdin_is_delivered():
     assert result.stdout == b"payload"
 
 
-def test_scrubbed_env_removes_secrets(monkeypatch):
+def test_scrubbed_env_is_an_allow_list(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "x")
     monkeypatch.setenv("MY_SERVICE_TOKEN", "y")
-    monkeypatch.setenv("HARMLESS", "z")
+    monkeypatch.setenv("DATABASE_URL", "postgres://u:pass@db/prod")
+    monkeypatch.setenv("SLACK_WEBHOOK_URL", "https://hooks.slack.com/services/T0/B0/x")
+    monkeypatch.setenv("LC_TIME", "C")
     env = scrubbed_env()
-    assert "OPENAI_API_KEY" not in env and "MY_SERVICE_TOKEN" not in env
-    assert env["HARMLESS"] == "z"
+    assert not {"OPENAI_API_KEY", "MY_SERVICE_TOKEN", "DATABASE_URL", "SLACK_WEBHOOK_URL"} & set(env)
+    assert env["LC_TIME"] == "C" and env["PATH"] == os.environ["PATH"]
+    assert set(env) <= {"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR"} | {
+        name for name in env if name.startswith("LC_")
+    }
     assert scrubbed_env(allow=["MY_SERVICE_TOKEN"])["MY_SERVICE_TOKEN"] == "y"
+    assert set(scrubbed_env(allow=["*_URL"])) >= {"DATABASE_URL", "SLACK_WEBHOOK_URL"}
+    assert scrubbed_env(extra={"GREETING": "hi"})["GREETING"] == "hi"
     assert os.environ["OPENAI_API_KEY"] == "x"
 
 

@@ -96,7 +96,28 @@ class CasesConfig(Strict):
         return [v] if isinstance(v, str) else v
 
 
-class CommandRunnerConfig(Strict):
+SandboxMode = Literal["strict", "none"]
+
+
+class ProcessRunnerConfig(Strict):
+    """What every runner that starts a process has: the sandbox and the environment.
+
+    ``sandbox``: ``strict`` runs each case in the jail (bubblewrap: its own PID namespace, no view of the case
+    files, the configuration, ``.git``, the data directory or any file a check reads; it writes only its
+    worktree and a private /tmp), ``none`` as a plain process. Unset: ``strict`` where bubblewrap works, else
+    ``none`` (and the evaluation says it ran unsandboxed). ``read_only``: more paths the command needs (relative
+    to the artifact root, or absolute), visible read-only in the jail. ``network``: whether a jailed case can
+    reach the network. ``env`` is added to the environment, ``env_allow`` names (or patterns) of variables
+    passed besides PATH, HOME, USER, LOGNAME, LANG, LANGUAGE, LC_*, TZ and TMPDIR."""
+
+    sandbox: SandboxMode | None = None
+    read_only: list[PathText] = Field(default_factory=list)
+    network: bool = False
+    env: dict[str, str] = Field(default_factory=dict)
+    env_allow: list[str] = Field(default_factory=list)
+
+
+class CommandRunnerConfig(ProcessRunnerConfig):
     """A shell template with ``{input}`` / ``{vars.x}`` (shell-quoted), run in the artifact's directory."""
 
     type: Literal["command"] = "command"
@@ -104,12 +125,10 @@ class CommandRunnerConfig(Strict):
     timeout: Seconds = 60.0
     max_output_bytes: OutputBytes = 1_000_000
     memory_mb: int | None = Field(default=4096, gt=0)
-    env: dict[str, str] = Field(default_factory=dict)
-    env_allow: list[str] = Field(default_factory=list)
     stdin: bool = False
 
 
-class PythonRunnerConfig(Strict):
+class PythonRunnerConfig(ProcessRunnerConfig):
     """``module:function(case, artifact_dir) -> output``, run in a subprocess with the artifact on sys.path."""
 
     type: Literal["python"] = "python"
@@ -117,7 +136,6 @@ class PythonRunnerConfig(Strict):
     timeout: Seconds = 60.0
     max_output_bytes: OutputBytes = 1_000_000
     memory_mb: int | None = Field(default=4096, gt=0)
-    env_allow: list[str] = Field(default_factory=list)
 
 
 class LLMSettings(Strict):
@@ -158,16 +176,16 @@ class LLMRunnerConfig(LLMSettings):
     concurrency: Concurrency | None = None
 
 
-class AgentRunnerConfig(Strict):
-    """An agent CLI template such as ``claude -p {input}`` or ``codex exec {input}``, run in the worktree."""
+class AgentRunnerConfig(ProcessRunnerConfig):
+    """An agent CLI template such as ``claude -p {input}`` or ``codex exec {input}``, run in the worktree
+    (with the network on in the jail: an agent needs its model API)."""
 
     type: Literal["agent"] = "agent"
     command: str
     timeout: Seconds = 600.0
     max_output_bytes: OutputBytes = 2_000_000
     memory_mb: int | None = Field(default=None, gt=0)
-    env: dict[str, str] = Field(default_factory=dict)
-    env_allow: list[str] = Field(default_factory=list)
+    network: bool = True
 
 
 RunnerConfig = Annotated[
@@ -199,13 +217,25 @@ _OPEN_VIEW_FILE = re.compile(r"\{view_file(?!\})|(?<!\{)view_file\}")
 
 class ProposerConfig(Strict):
     """Who proposes changes: ``mutate`` (built-in operators, no LLM: the offline default), ``llm`` (a model
-    answering with SEARCH/REPLACE edits) or ``agent`` (an agent CLI editing the worktree)."""
+    answering with SEARCH/REPLACE edits) or ``agent`` (an agent CLI editing its own copy of the editable files).
+
+    The agent runs in the jail (bubblewrap): its copy and the redacted traces, read-only system directories,
+    a private /tmp and $HOME, the network (``network``, on by default: it needs its model API), and read-only
+    the paths in ``home_ro`` (its login, e.g. ``~/.claude``, or its own tools) — never the project. Without
+    bubblewrap it refuses to start unless ``allow_unsandboxed: true``. ``env`` / ``env_allow`` as for runners
+    (an agent's API key must be named in ``env_allow``). ``show_judge_reasons`` shows llm_judge reasons
+    (redacted) instead of a neutral "rubric check N failed" line, for the llm and agent proposers alike."""
 
     type: Literal["mutate", "llm", "agent"] = "mutate"
     llm: LLMSettings | None = None
     command: str | None = None
     timeout: Seconds = 600.0
+    env: dict[str, str] = Field(default_factory=dict)
     env_allow: list[str] = Field(default_factory=list)
+    allow_unsandboxed: bool = False
+    home_ro: list[PathText] = Field(default_factory=list)
+    network: bool = True
+    show_judge_reasons: bool = False
 
     @field_validator("command")
     @classmethod

@@ -74,15 +74,17 @@ def test_refuses_a_dirty_tree_and_a_missing_repo(project, tmp_path):
 
 
 def agent_project(tmp_path: Path, script: str, **kwargs) -> Path:
+    """A project whose agent proposer runs ``script``, kept outside the project (the agent works on a copy of
+    the editable files; it reads its own program through ``home_ro``)."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "agent.py").write_text(script)
     extra = (
-        "evolve:\n  proposer: {type: agent, command: 'python agent.py', timeout: 30}\n"
+        f"evolve:\n  proposer: {{type: agent, command: 'python {tools / 'agent.py'}', timeout: 30,"
+        f" home_ro: ['{tools}'], allow_unsandboxed: true}}\n"
         "  layers: [1]\n  discards_per_layer: 50\n"
     )
-    root = make_project(tmp_path / "agent", extra=extra, **kwargs)
-    (root / "agent.py").write_text(script)
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "agent")
-    return root
+    return make_project(tmp_path / "agent", extra=extra, **kwargs)
 
 
 SCOPE_AGENT = """

@@ -179,7 +179,7 @@ def test_no_check_value_reaches_the_proposer_across_generations(tmp_path, llm_se
     assert len(proposer) == outcome.generations
     for request in proposer:
         assert TRACE_PATH.search(request.user), "the proposer prompt lists no trace"
-        assert "[redacted]" in request.user
+        assert "[redacted]" in Path(TRACE_PATH.search(request.user).group(1)).read_text()
         assert leaks(json.dumps(request.body)) == []
         assert leaks(request.system + request.user) == []
     written = [p for p in (files.run_dir / "proposer").rglob("*") if p.is_file()]

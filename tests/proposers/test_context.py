@@ -46,13 +46,19 @@ def test_describe_failure_judge_facts_runner_and_threshold() -> None:
     judge = failed("llm_judge", f"judge FAIL (0/3 votes pass): not polite, no {_planted.RUBRIC_WORD}")
     facts = failed("fact_coverage", f"missing 1/3 facts: {_planted.FACT!r}")
     runner = failed("runner", "ignored when the output has an error")
-    how = describe_failure(result_with(judge, facts, runner, error=f"crashed on {_planted.CONTAINS}"), r)
-    assert how == (
-        f"judge said: not polite, no {REDACTED}; output does not state some required facts (1/3); "
+    result = result_with(judge, facts, runner, error=f"crashed on {_planted.CONTAINS}")
+    # By default a failed rubric is a neutral line: which check, not what the judge said.
+    assert describe_failure(result, r) == (
+        f"rubric check 1 failed; output does not state some required facts (1/3); "
         f"runner failed: crashed on {REDACTED}"
     )
-    assert describe_failure(result_with(failed("llm_judge", "judge error: HTTP 500"))) == (
-        "the judge rejected the output"
+    assert describe_failure(result, r, show_judge_reasons=True) == (
+        f"rubric check 1 failed: judge said: not polite, no {REDACTED}; "
+        f"output does not state some required facts (1/3); runner failed: crashed on {REDACTED}"
+    )
+    judge_error = result_with(failed("contains"), failed("llm_judge", "judge error: HTTP 500"))
+    assert describe_failure(judge_error, show_judge_reasons=True) == (
+        "output missing an expected element; rubric check 2 failed"
     )
     passing = CheckResult(type="contains", passed=True, score=1.0)
     assert describe_failure(result_with(passing)) == "score below the case's threshold"
@@ -79,11 +85,15 @@ def test_build_view_shows_dev_inputs_and_failures_but_no_answer_key(tmp_path: Pa
     assert view.dev_cases == [
         {"id": "refund", "input": "A customer asks for a refund."},
         {"id": "polite", "vars": {"topic": "late delivery"}},
-        {"id": "fine", "input": f"Say {REDACTED}."},  # its contains check looks for "hello"
+        {
+            "id": "fine",
+            "input": "Say hello.",
+        },  # its own input, as it is: its contains check looks for "hello"
     ]
     assert [f["id"] for f in view.failures] == ["refund", "polite"]
     assert "output missing an expected element" in view.failures[0]["how"]
-    assert view.failures[1]["how"].startswith("judge said: it never names the [redacted] and is rude")
+    assert view.failures[1]["how"].startswith("rubric check 1 failed; ")
+    assert "never names" not in json.dumps(view.__dict__)
     assert view.history[0] == {
         "generation": 1,
         "description": f"made it say {REDACTED}",

@@ -86,7 +86,9 @@ async def test_no_check_value_reaches_the_model(
         assert _planted.leaks(raw) == []
         assert _planted.leaks(request.system + request.user) == []
         # The view was not empty: the failures, their traces and redacted echoes all reached the model.
-        assert "output missing an expected element" in request.user and "judge said:" in request.user
+        assert (
+            "output missing an expected element" in request.user and "rubric check 1 failed" in request.user
+        )
         assert all(path in request.user for path in view.trace_paths)
         assert REDACTED in request.user and "late delivery" in request.user
     for path in view.trace_paths:

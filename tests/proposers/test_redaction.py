@@ -50,9 +50,11 @@ def test_short_secrets_only_as_whole_tokens() -> None:
 
 
 def test_longest_secret_wins_and_replacements_stay_whole() -> None:
-    r = Redactor(["walrus", "cerulean walrus verdict", "dact"])
+    r = Redactor(["walrus", "cerulean walrus verdict", "dact", "redacted-marker"])
     assert r.redact("the cerulean walrus verdict, a walrus") == f"the {REDACTED}, a {REDACTED}"
-    assert r.redact("redaction of the walrus") == f"re{REDACTED}ion of the {REDACTED}"
+    # "dact" is short: whole words only; "walrus" (6 letters) is found inside a longer word too.
+    assert r.redact("redaction of the walruses") == f"redaction of the {REDACTED}es"
+    assert r.redact(r.redact("a redacted-marker")) == f"a {REDACTED}"
 
 
 def test_cut_off_pieces_at_the_edges_of_tails() -> None:

@@ -143,15 +143,19 @@ async def test_killed_by_signal(tmp_path: Path) -> None:
     assert out.text == "before"
 
 
-async def test_secrets_are_scrubbed_unless_allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_environment_is_an_allow_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-secret-value")
     monkeypatch.setenv("ASSAY_PLAIN_VAR", "plain")
-    show = 'printf \'%s|%s|%s\' "${OPENAI_API_KEY:-unset}" "$ASSAY_PLAIN_VAR" "${GREETING:-none}"'
+    monkeypatch.setenv("DATABASE_URL", "postgres://u:pass@db/prod")
+    show = (
+        'printf \'%s|%s|%s|%s\' "${OPENAI_API_KEY:-unset}" "${ASSAY_PLAIN_VAR:-unset}" "${GREETING:-none}"'
+        ' "${DATABASE_URL:-unset}"'
+    )
     case = Case(id="a", input="x")
     hidden = await runner(tmp_path, show, env={"GREETING": "hi"}).run(case, tmp_path)
-    assert hidden.text == "unset|plain|hi"
-    allowed = await runner(tmp_path, show, env_allow=["OPENAI_API_KEY"]).run(case, tmp_path)
-    assert allowed.text == "test-secret-value|plain|none"
+    assert hidden.text == "unset|unset|hi|unset"
+    allowed = await runner(tmp_path, show, env_allow=["OPENAI_API_KEY", "ASSAY_*"]).run(case, tmp_path)
+    assert allowed.text == "test-secret-value|plain|none|unset"
 
 
 async def test_missing_var_is_a_failed_output(tmp_path: Path) -> None:

@@ -147,6 +147,8 @@ def render(result: EvalResult) -> None:
     out.print(line, style="bold", highlight=False)
     if result.trace_dir:
         out.print(f"traces: {result.trace_dir}", highlight=False)
+    if result.sandbox == "none":
+        out.print(Text("ran unsandboxed:", style="yellow bold"), result.unsandboxed or "", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -48,6 +48,10 @@ def _print_outcome(outcome: RunOutcome) -> None:
             f"  unfixable cases (the best failed them 5+ generations in a row; check them): {shown}",
             highlight=False,
         )
+    if outcome.unsandboxed:
+        out.print(
+            Text("  ran unsandboxed:", style="yellow bold"), ", ".join(outcome.unsandboxed), highlight=False
+        )
     out.print(
         f"  run {outcome.run_id}: `assay adopt best` merges the best candidate into your branch",
         highlight=False,

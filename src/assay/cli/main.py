@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app. Usage errors get typer's usage message and exit 2; configuration errors
     print one line and exit 2; only a bug prints "internal error" (exit 3), never a traceback."""
     _register()
+    from assay.sandbox import install_cleanup
+
+    install_cleanup()  # SIGTERM / SIGHUP end the untrusted processes first, then assay
     try:
         # Standalone mode: typer itself reports usage errors (unknown option or command, bad choice, missing
         # argument) with the usage line and exit status 2, and turns typer.Exit into the exit status.

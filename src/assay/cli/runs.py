@@ -108,6 +108,8 @@ def status_command(config: Path = CONFIG) -> None:
         noise = _noise(cfg, run.run_id)
         if noise is not None:
             out.print(f"{run.run_id} noise at the baseline: {noise.summary()}", highlight=False)
+        if run.unsandboxed:
+            out.print(f"{run.run_id} ran unsandboxed: {', '.join(run.unsandboxed)}", highlight=False)
 
 
 def _noise(config: AssayConfig, run_id: str) -> NoiseEstimate | None:

@@ -24,12 +24,15 @@ if TYPE_CHECKING:
 
 
 class EvalResult(BaseModel):
-    """The outcome of evaluating one artifact on a set of cases."""
+    """The outcome of evaluating one artifact on a set of cases. ``sandbox`` is how the runner ran the cases:
+    ``strict`` (in the jail), ``none`` (plain processes; ``unsandboxed`` says why) or None (no process)."""
 
     cases: list[CaseResult] = Field(default_factory=list)
     static: StaticReport | None = None
     duration_s: float = 0.0
     trace_dir: str | None = None
+    sandbox: str | None = None
+    unsandboxed: str | None = None
 
     @property
     def total(self) -> int:
@@ -194,4 +197,6 @@ class Evaluator:
             cases=results,
             duration_s=time.perf_counter() - start,
             trace_dir=str(trace_dir) if trace_dir else None,
+            sandbox=getattr(self.runner, "sandbox", None),
+            unsandboxed=getattr(getattr(self.runner, "context", None), "unsandboxed", None),
         )

@@ -15,6 +15,7 @@ from assay.cases import assign_splits, load_cases, select
 from assay.checks import CHECKS
 from assay.config import AssayConfig, CommandRunnerConfig, PythonRunnerConfig
 from assay.errors import ConfigError, UnreadableFile
+from assay.evaluation.confine import runner_jail
 from assay.evaluation.evaluator import EvalResult, Evaluator
 from assay.fsutil import atomic_write_text, safe_name
 from assay.model import Case, CaseResult, Split
@@ -25,10 +26,12 @@ from assay.static.report import StaticReport
 
 @dataclass
 class Selection:
-    """The cases chosen for an evaluation, with their splits, and any warnings raised while choosing."""
+    """The cases chosen for an evaluation, with their splits, and any warnings raised while choosing;
+    ``everything`` holds every loaded case (the candidates' jail hides the files all of their checks use)."""
 
     cases: list[tuple[Case, Split]]
     warnings: list[str] = field(default_factory=list)
+    everything: list[tuple[Case, Split]] = field(default_factory=list)
 
 
 def select_cases(config: AssayConfig, which: str = "all") -> Selection:
@@ -44,7 +47,11 @@ def select_cases(config: AssayConfig, which: str = "all") -> Selection:
         raise ConfigError(f"{exc.file}: {exc.message}", file=config.path, field=field) from None
     outcome = assign_splits(cases, config.cases.split, config.ensure_data_path() / "split.json")
     chosen = select(cases, outcome.splits, which)
-    return Selection([(c, outcome.splits[c.id]) for c in chosen], list(outcome.warnings))
+    return Selection(
+        [(c, outcome.splits[c.id]) for c in chosen],
+        list(outcome.warnings),
+        [(c, outcome.splits[c.id]) for c in cases],
+    )
 
 
 def uses_judge(cases: list[tuple[Case, Split]]) -> bool:
@@ -85,19 +92,25 @@ def build_evaluator(
     use_cache: bool = True,
     concurrency: int | None = None,
     judge_votes: int | None = None,
+    all_cases: list[tuple[Case, Split]] | None = None,
 ) -> Evaluator:
-    """The runner, the judge (when the cases need one) and the evaluator, with every check bound.
+    """The runner (with the candidates' jail, :mod:`assay.evaluation.confine`), the judge (when the cases need
+    one) and the evaluator, with every check bound. ``all_cases`` (default ``cases``) are the cases whose check
+    files the jail hides.
 
     Raises ConfigError (naming assay.yaml) for a missing judge, a bad runner or a check that cannot be prepared.
     ``judge_votes`` (a preset's) applies unless ``judge.votes`` is set explicitly. Close with ``aclose``."""
     cache_dir = config.data_path / "cache" / "llm"
     cache = use_cache and config.cache
+    jail, unsandboxed = runner_jail(config, [c for c, _ in (all_cases or cases)])
     context = RunContext(
         artifact_dir=config.artifact_dir,
         project_dir=config.base_dir,
         cache_dir=cache_dir,
         use_cache=cache,
         artifact_paths=list(config.artifact.paths),
+        jail=jail,
+        unsandboxed=unsandboxed,
     )
     # The runner first: its own problems (a missing prompt file, a bad command) come before the judge's.
     with in_config(config):
@@ -148,7 +161,13 @@ async def evaluate_project(
         result = EvalResult(static=static, trace_dir=None)
         write_summary(eval_dir, result)
         return result
-    evaluator = build_evaluator(config, selection.cases, use_cache=use_cache, concurrency=concurrency)
+    evaluator = build_evaluator(
+        config,
+        selection.cases,
+        use_cache=use_cache,
+        concurrency=concurrency,
+        all_cases=selection.everything or None,
+    )
     try:
         result = await evaluator.run(
             selection.cases, workdir, trace_dir=eval_dir / "traces", on_result=on_result
@@ -190,6 +209,8 @@ def summary_document(result: EvalResult) -> dict[str, object]:
         "cost_usd": result.cost_usd,
         "judged_checks_not_run": result.judged_not_run,
         "trace_dir": result.trace_dir,
+        "sandbox": result.sandbox,
+        "unsandboxed": result.unsandboxed,
         "static": result.static.model_dump(mode="json") if result.static else None,
         "cases": [
             {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -46,8 +46,18 @@ class _Record(BaseModel):
 
     @classmethod
     def load(cls, data: dict[str, Any]) -> Any:
-        """Validate a stored dict of any known schema version into the current record type."""
-        return cls.model_validate(upgrade(data))
+        """Validate a stored dict of any known schema version into the current record type. A field that
+        reads as None where None is not allowed (a column added after the row was written) takes its
+        default."""
+        data = upgrade(data)
+        for name, info in cls.model_fields.items():
+            if data.get(name, 0) is None and not info.is_required() and not _nullable(info.annotation):
+                del data[name]
+        return cls.model_validate(data)
+
+
+def _nullable(annotation: Any) -> bool:
+    return annotation is None or type(None) in get_args(annotation)
 
 
 class CandidateRecord(_Record):
@@ -104,7 +114,10 @@ class EventRecord(_Record):
 
 
 class RunRecord(_Record):
-    """A run: its branch, the commit it started from, the user's branch and the resolved configuration."""
+    """A run: its branch, the commit it started from, the user's branch and the resolved configuration.
+
+    ``unsandboxed`` names what ran without the jail in any session of the run: ``runner`` (the candidates'
+    cases) and ``proposer`` (an agent)."""
 
     run_id: str
     created: str = Field(default_factory=now_iso)
@@ -115,6 +128,7 @@ class RunRecord(_Record):
     config: dict[str, Any] = Field(default_factory=dict)
     stop_reason: str | None = None
     best: str | None = None
+    unsandboxed: list[str] = Field(default_factory=list)
 
 
 def best_candidate(records: Sequence[CandidateRecord]) -> CandidateRecord:

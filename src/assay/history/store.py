@@ -80,6 +80,25 @@ EVENTS = _table(METADATA, "events", EventRecord, ("run_id", "seq"))
 sa.Index("ix_candidates_generation", CANDIDATES.c.run_id, CANDIDATES.c.generation)
 
 
+def _add_missing_columns(engine: sa.Engine) -> None:
+    """Add the columns a later version of a record brought to tables an earlier version created (nullable:
+    rows written before read them as None, and the record's default applies)."""
+    inspector = sa.inspect(engine)
+    with engine.begin() as conn:
+        for table in METADATA.sorted_tables:
+            have = {column["name"] for column in inspector.get_columns(table.name)}
+            for column in table.columns:
+                if column.name not in have:
+                    kind = column.type.compile(dialect=engine.dialect)
+                    preparer = engine.dialect.identifier_preparer
+                    conn.execute(
+                        sa.text(
+                            f"ALTER TABLE {preparer.quote(table.name)} "
+                            f"ADD COLUMN {preparer.quote(column.name)} {kind}"
+                        )
+                    )
+
+
 class RunStore:
     """Runs, candidates, evaluations and events of assay runs in one database.
 
@@ -110,6 +129,7 @@ class RunStore:
                 if sqlite:
                     sa.event.listen(self._engine, "connect", _sqlite_wal)
                 METADATA.create_all(self._engine)
+                _add_missing_columns(self._engine)
         except StoreError:
             self.close()
             raise

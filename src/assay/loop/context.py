@@ -70,6 +70,17 @@ class Parts:
     gate: Gate | None = None  # an object given through the Python API; else from the configuration
     stop_rules: list[StopRule] = field(default_factory=list)
 
+    def unsandboxed(self) -> dict[str, str]:
+        """What runs without the jail in this session, and why: ``runner`` (the cases) and ``proposer``."""
+        found: dict[str, str] = {}
+        runner = self.measurer.evaluator.runner
+        if runner.sandbox == "none":
+            found["runner"] = runner.context.unsandboxed or "runner.sandbox is none"
+        reason = getattr(self.proposer, "unsandboxed", None)
+        if isinstance(reason, str):
+            found["proposer"] = reason
+        return found
+
 
 def build_parts(
     config: AssayConfig,

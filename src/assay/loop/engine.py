@@ -69,6 +69,7 @@ class RunOutcome:
     case_runs: int
     seconds: float
     suspects: list[str] = field(default_factory=list)
+    unsandboxed: list[str] = field(default_factory=list)
 
 
 def new_run_id() -> str:
@@ -143,6 +144,7 @@ class Evolution:
             base_commit=base,
             user_branch=self.git.current_branch(),
             config=self.config.model_dump(mode="json"),
+            unsandboxed=sorted(parts.unsandboxed()),
         )
         self.git.set_branch(run.branch, base)
         with RunOwner(self._run_dir(run_id)):
@@ -229,6 +231,11 @@ class Evolution:
             # Killed after its last event, before the store said so; a stopped run (Ctrl-C, STOP) goes on.
             await parts.measurer.aclose()
             return self._outcome(run, state, state.finished)
+        unsandboxed = parts.unsandboxed()
+        for what, why in unsandboxed.items():
+            self.report(f"warning: the {what} runs unsandboxed: {why}")
+        if not set(unsandboxed) <= set(run.unsandboxed):
+            run = self.store.update_run(run.run_id, unsandboxed=sorted({*run.unsandboxed, *unsandboxed}))
         worktree = config.data_path / "worktrees" / run.run_id
         clear_run_locks(git, run.run_id)
         git.remove_worktree(worktree)
@@ -371,4 +378,5 @@ class Evolution:
             case_runs=state.spent.case_runs,
             seconds=state.elapsed,
             suspects=state.suspects,
+            unsandboxed=list(run.unsandboxed),
         )

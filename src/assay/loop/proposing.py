@@ -102,6 +102,7 @@ async def make_proposal(
         last_gate=[redactor.redact(r) for r in basis.last_gate],
         redactor=redactor,
         trace_dir=ctx.files.run_dir / "proposer" / f"{label}-{number:03d}",
+        show_judge_reasons=config.evolve.proposer.show_judge_reasons,
     )
     view.retry = retry_note(basis.retry, cases, redactor)
     proposer = ctx.parts.proposer

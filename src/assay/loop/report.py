@@ -46,6 +46,8 @@ def plan_text(
         "- stops: also oscillation (same content or failing set 3x), two falling kept scores, layers exhausted,"
         " a STOP file in this folder, Ctrl-C",
     ]
+    if run.unsandboxed:
+        lines.append(f"- ran unsandboxed (no jail): {', '.join(run.unsandboxed)}")
     if noise is not None:
         lines.insert(3, f"- noise at the baseline: {noise.summary()}")
         flaky = noise.flaky

@@ -26,7 +26,8 @@ class RetryNote:
 @dataclass
 class ProposerView:
     """Everything a proposer may see — and nothing else. Every string in it has been through the Redactor
-    except ``artifact``, the files the proposer edits (see ``assay.proposers.context``).
+    except ``artifact``, the files the proposer edits, and the dev cases' own inputs and vars (see
+    ``assay.proposers.context``).
 
     ``dev_cases``: ``{"id", "input"}`` or ``{"id", "vars"}`` of dev cases only; ``failures``: ``{"id", "how"}``
     per failing dev case; ``last_gate``: the gate's reasons for the last discard; ``history``:

@@ -1,9 +1,12 @@
 """The proposer view: dev inputs, how failing dev cases failed, redacted trace copies, history, gate reasons.
 
 Nothing here passes a check value, an expected output or a holdout case to a proposer: failures are described
-by check type only, and every string (ids, inputs, output tails, judge reasons, gate reasons, history) goes
-through the Redactor. The artifact files are passed as they are: they are what the proposer edits, and
-blanking parts of them would both break the edits and point at where a check value sits.
+by check type only — a failed rubric as "rubric check N failed", its judge's reasons only when
+``show_judge_reasons`` — and every string (ids, output tails, errors, judge reasons, gate reasons, history) goes
+through the Redactor. Two things are passed as they are: a dev case's own input and vars (a proposer may see
+them, even when a check value can be derived from one: slugify's ``Hello World`` and ``hello-world``), and the
+artifact files — they are what the proposer edits, and blanking parts of them would both break the edits and
+point at where a check value sits.
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ __all__ = ["REDACTED", "Redactor", "build_view", "describe_failure", "render_pro
 
 TEXT_TAIL = 2000
 STREAM_TAIL = 1500
+# An output is redacted before it is cut, over its last this many characters: a secret (or an encoded run up
+# to the redactor's limit) that reaches into the shown tail is seen whole.
+REDACT_WINDOW = 1 << 17
 _HOW = {
     "equals": "output differs from the expected output",
     "not-equals": "output equals a forbidden output",
@@ -51,16 +57,19 @@ _JUDGE_REASON = re.compile(r"^judge (?:PASS|FAIL) \([^)]*\): (.+)$", re.DOTALL)
 _FACTS_MISSING = re.compile(r"^missing (\d+/\d+) facts")
 
 
-def describe_failure(result: CaseResult, redactor: Redactor | None = None) -> str:
+def describe_failure(
+    result: CaseResult, redactor: Redactor | None = None, *, show_judge_reasons: bool = False
+) -> str:
     """How a case failed, by check type, without any check value: ``output missing an expected element;
-    judge said: not polite``. Judge reasons and runner errors pass through ``redactor``."""
+    rubric check 2 failed``. Runner errors, and judge reasons when ``show_judge_reasons``, pass through
+    ``redactor`` (``rubric check 2 failed: judge said: not polite``)."""
     if result.passed:
         return "passed"
     redact = redactor.redact if redactor is not None else (lambda text: text)
     parts: list[str] = []
-    for check in result.checks:
+    for number, check in enumerate(result.checks, 1):
         if not check.passed:
-            how = _describe_check(check, result, redact)
+            how = _describe_check(check, result, redact, number=number, reasons=show_judge_reasons)
             if how not in parts:
                 parts.append(how)
     if not parts:
@@ -68,15 +77,18 @@ def describe_failure(result: CaseResult, redactor: Redactor | None = None) -> st
     return "; ".join(parts)
 
 
-def _describe_check(check: CheckResult, result: CaseResult, redact: Any) -> str:
+def _describe_check(
+    check: CheckResult, result: CaseResult, redact: Any, *, number: int, reasons: bool
+) -> str:
     kind = check.type
     if kind == "runner":
         error = result.output.error or check.evidence or "runner failed"
         return "runner failed: " + redact(" ".join(error.split()))[:300]
     if kind.removeprefix("not-") == "llm_judge":
-        match = _JUDGE_REASON.match(check.evidence)
+        line = f"rubric check {number} failed"
+        match = _JUDGE_REASON.match(check.evidence) if reasons else None
         reason = " ".join(match.group(1).split()) if match else ""
-        return f"judge said: {redact(reason)[:300]}" if reason else "the judge rejected the output"
+        return f"{line}: judge said: {redact(reason)[:300]}" if reason else line
     if kind == "fact_coverage":
         match = _FACTS_MISSING.match(check.evidence)
         count = f" ({match.group(1)})" if match else ""
@@ -93,22 +105,23 @@ def _tail(text: str, limit: int) -> str:
 
 
 def _case_entry(case: Case, redactor: Redactor) -> dict[str, Any]:
+    """A dev case as a proposer sees it: its id redacted, its own input or vars as they are."""
     entry: dict[str, Any] = {"id": redactor.redact(case.id)}
     if case.input is not None:
-        entry["input"] = redactor.redact(case.input)
+        entry["input"] = case.input
     else:
-        entry["vars"] = redactor.redact_any(case.vars)
+        entry["vars"] = case.vars
     return entry
 
 
-def _trace_copy(case: Case, result: CaseResult, redactor: Redactor) -> dict[str, Any]:
+def _trace_copy(case: Case, result: CaseResult, redactor: Redactor, *, reasons: bool) -> dict[str, Any]:
     """A trace without its answer key: output tails, verdict, and per check only type, passed and how."""
     out = result.output
     redact = redactor.redact
     return {
         "case": _case_entry(case, redactor),
         "output": {
-            "text_tail": _tail(redact(out.text), TEXT_TAIL),
+            "text_tail": _tail(redact(out.text[-REDACT_WINDOW:]), TEXT_TAIL),
             "stdout_tail": _tail(redact(out.stdout_tail), STREAM_TAIL),
             "stderr_tail": _tail(redact(out.stderr_tail), STREAM_TAIL),
             "error": redact(out.error) if out.error else None,
@@ -121,9 +134,11 @@ def _trace_copy(case: Case, result: CaseResult, redactor: Redactor) -> dict[str,
             {
                 "type": c.type,
                 "passed": c.passed,
-                "how": "passed" if c.passed else redact(_describe_check(c, result, redact)),
+                "how": "passed"
+                if c.passed
+                else redact(_describe_check(c, result, redact, number=number, reasons=reasons)),
             }
-            for c in result.checks
+            for number, c in enumerate(result.checks, 1)
         ],
     }
 
@@ -137,24 +152,26 @@ def build_view(
     last_gate: Sequence[str],
     redactor: Redactor,
     trace_dir: Path,
+    show_judge_reasons: bool = False,
 ) -> ProposerView:
     """The view of one generation. Results that are not dev results are ignored; redacted trace copies of
     failing dev cases are written to ``trace_dir`` (``NN-<redacted case id>.json``: numbered, so that a check
-    value hidden in a case id cannot reach the proposer through a file name) and listed by absolute path."""
+    value hidden in a case id cannot reach the proposer through a file name) and listed by absolute path.
+    Judge reasons are shown (redacted) only with ``show_judge_reasons``."""
     dev = [(c, r) for c, r in dev_results if r.split == Split.DEV]
     failures: list[dict[str, Any]] = []
     trace_paths: list[str] = []
     for case, result in dev:
         if result.passed:
             continue
-        failures.append(
-            {"id": redactor.redact(case.id), "how": redactor.redact(describe_failure(result, redactor))}
-        )
+        how = describe_failure(result, redactor, show_judge_reasons=show_judge_reasons)
+        failures.append({"id": redactor.redact(case.id), "how": redactor.redact(how)})
         name = safe_name(redactor.redact(case.id).replace(REDACTED, "x"))
         path = trace_dir.resolve() / f"{len(trace_paths) + 1:02d}-{name}.json"
-        copy = json.dumps(_trace_copy(case, result, redactor), indent=2, ensure_ascii=False)
-        # Every string was redacted already; this pass only catches forms that JSON escaping produced.
-        atomic_write_text(path, redactor.redact(copy, short=False))
+        # Every string in it is redacted already (the redactor sees through JSON escaping), except the case's
+        # own input, which must stay as it is.
+        copy = _trace_copy(case, result, redactor, reasons=show_judge_reasons)
+        atomic_write_text(path, json.dumps(copy, indent=2, ensure_ascii=False))
         trace_paths.append(str(path))
     return ProposerView(
         artifact=dict(artifact),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assay.config import AssayConfig
+from assay.errors import ConfigError
 from assay.proposers.base import Proposer
 from assay.proposers.offline import MutateProposer
 
@@ -20,8 +21,21 @@ def make_proposer(config: AssayConfig, *, use_cache: bool = True) -> Proposer:
     from assay.proposers.agent import AgentProposer
 
     assert spec.command is not None
-    # The agent works in the worktree, which also holds the cases and the config: hide them while it runs.
-    hidden = [*config.cases.files, *config.artifact.forbid]
-    if config.path is not None:
-        hidden.append(config.path.name)
-    return AgentProposer(spec.command, timeout=spec.timeout, env_allow=spec.env_allow, hide=hidden)
+    # The agent works on a copy outside the project; these stay out of its jail even where a readable path
+    # (a home_ro entry, a PATH directory) would show them.
+    base = config.base_dir.resolve()
+    repository = [p for p in (base, *base.parents) if (p / ".git").exists()][:1]
+    protected = [base, config.data_path, *repository]
+    try:
+        return AgentProposer(
+            spec.command,
+            timeout=spec.timeout,
+            env_allow=spec.env_allow,
+            env=spec.env,
+            home_ro=spec.home_ro,
+            network=spec.network,
+            allow_unsandboxed=spec.allow_unsandboxed,
+            protected=protected,
+        )
+    except ConfigError as exc:
+        raise ConfigError(exc.message, file=config.path, field=exc.field) from None

@@ -1,62 +1,247 @@
-"""The hidden checklist's enforcement: collect every secret (check values, expected outputs, holdout cases)
-and redact it, in every form a proposer could meet it, from every string that reaches a proposer.
+"""The hidden checklist's enforcement: redact every secret (check values, expected outputs, holdout cases), by
+meaning rather than spelling, from every string that reaches a proposer or a judge.
 
-Very short secrets (under 3 characters, such as ``"a"`` or ``"1"``) are redacted only as whole tokens:
-replacing every ``a`` inside words would destroy the text without hiding anything.
+Matching is on the skeleton (:mod:`assay.proposers.skeleton`: case-folded letters and digits only, escapes
+decoded), so separators, spacing, case, line wrapping, quoting and JSON/Python escaping do not hide a secret:
+
+- a secret whose skeleton has at least :data:`LONG` characters is redacted wherever its skeleton occurs, even
+  inside a longer word; a shorter one only as whole words (``42`` is not redacted inside ``1420``);
+- any window of :data:`WINDOW_WORDS` consecutive words of a secret (a rubric, an expected output, a hidden
+  input), and any :data:`WINDOW_CHARS` consecutive skeleton characters of one, is redacted wherever it occurs
+  (windows shorter than :data:`WINDOW_CHARS` only as whole words, and not when they are all common words);
+- a cut-off piece (at least :data:`MIN_PARTIAL` skeleton characters) of a secret at the start or end of a text
+  (output tails are cut) is redacted;
+- base64, hex and URL-encoded runs are decoded (up to :data:`MAX_DEPTH` encodings on top of one another) and
+  the whole run is redacted when its decoded text holds a secret in any of the forms above;
+- a secret with no letters or digits at all is matched literally, as a whole token.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
-from assay.model import Case, CheckSpec
+from assay.proposers.secrets import secrets_for
+from assay.proposers.skeleton import REDACTED, Skeleton, decodings, printable, skeleton, skeleton_text
 
-REDACTED = "[redacted]"
-SHORT = 3
-MIN_LINE = 8
+__all__ = ["REDACTED", "Redactor", "secrets_for"]
+
+LONG = 6
+WINDOW_WORDS = 4
+WINDOW_CHARS = 24
+MIN_WINDOW = LONG
 MIN_PARTIAL = 8
-# Whitespace in a secret matches any run of whitespace, or its JSON/repr escapes.
-_GAP = r"(?:\s|\\[ntr])+"
-_QUOTED = re.compile(r"'([^'\n]{3,})'|\"([^\"\n]{3,})\"|`([^`\n]{3,})`|“([^”\n]{3,})”")
-# Tokens of rubrics and scripts worth hiding on their own: identifiers, paths, names with digits. (Not
-# capitalised words: MUST or NEVER in a rubric would blank every "must" in the outputs.)
-_DISTINCT = re.compile(r"[A-Za-z0-9_./:-]*[0-9_/][A-Za-z0-9_./:-]*")
-# JSON Schema's own vocabulary: hiding every "string" or "object" in outputs would hide nothing.
-_SCHEMA_WORDS = {"object", "string", "integer", "number", "array", "boolean", "null"}
-_PROSE_TYPES = {"llm_judge", "fact_coverage", "script", "python", "similar"}
+MAX_DEPTH = 3
+_PREFIX = LONG
+# Four of these in a row say nothing about a rubric ("it is in the"): such windows are not secrets.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "else",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "not",
+        "no",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+        "will",
+        "would",
+        "should",
+        "could",
+        "can",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "i",
+        "you",
+        "he",
+        "she",
+        "we",
+        "they",
+        "me",
+        "him",
+        "her",
+        "us",
+        "them",
+        "my",
+        "your",
+        "our",
+        "their",
+        "so",
+        "than",
+        "too",
+        "very",
+        "just",
+        "also",
+        "only",
+        "into",
+        "over",
+        "under",
+        "about",
+        "after",
+        "before",
+        "when",
+        "where",
+        "which",
+        "who",
+        "what",
+        "how",
+        "all",
+        "any",
+        "each",
+        "some",
+        "such",
+        "more",
+        "most",
+    ]
+)
+
+
+class _Needles:
+    """Skeleton strings to find: long ones (anywhere, or as whole words), indexed by their first characters,
+    and short ones (whole words only), by length."""
+
+    def __init__(self) -> None:
+        self.long: dict[str, dict[str, bool]] = {}
+        self.short: dict[int, set[str]] = {}
+
+    def add(self, needle: str, *, whole: bool = False) -> None:
+        if len(needle) < LONG:
+            self.short.setdefault(len(needle), set()).add(needle)
+            return
+        bucket = self.long.setdefault(needle[:_PREFIX], {})
+        bucket[needle] = bucket.get(needle, True) and whole
+
+    def find(self, sk: Skeleton) -> list[tuple[int, int]]:
+        """Spans (in skeleton positions) where a needle occurs."""
+        text = sk.text
+        spans: list[tuple[int, int]] = []
+        if self.long:
+            for i in range(len(text) - _PREFIX + 1):
+                bucket = self.long.get(text[i : i + _PREFIX])
+                if bucket:
+                    for needle, whole in bucket.items():
+                        j = i + len(needle)
+                        if text.startswith(needle, i) and (not whole or sk.whole(i, j)):
+                            spans.append((i, j))
+        if self.short:
+            lengths = sorted(self.short)
+            for i in range(len(text)):
+                if sk.gap[i]:
+                    for length in lengths:
+                        j = i + length
+                        if j <= len(text) and sk.gap[j] and text[i:j] in self.short[length]:
+                            spans.append((i, j))
+        return spans
+
+
+def _windows(secret: str) -> Iterable[str]:
+    words = [w for w in (skeleton_text(word) for word in secret.split()) if w]
+    raw = [word.lower().strip(".,;:!?\"'()[]") for word in secret.split() if skeleton_text(word)]
+    for i in range(len(words) - WINDOW_WORDS + 1):
+        if all(w in STOPWORDS for w in raw[i : i + WINDOW_WORDS]):
+            continue
+        window = "".join(words[i : i + WINDOW_WORDS])
+        if len(window) >= MIN_WINDOW:
+            yield window
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 class Redactor:
-    """Replaces every form of every secret with ``[redacted]``: exact and case-insensitive, JSON- and
-    repr-escaped, inside quotes, with whitespace collapsed or re-flowed, each line (≥ 8 characters) of a multi-line
-    secret, and a cut-off piece (≥ 8 characters) of a secret at the start or end of a text (output tails)."""
+    """Replaces every occurrence of every secret, in every form listed in the module docstring, with
+    ``[redacted]``. ``secrets`` are plain strings (see :func:`secrets_for`)."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
         cleaned = {s.strip() for s in secrets if isinstance(s, str) and s.strip() and REDACTED not in s}
         self.secrets = sorted(cleaned, key=lambda s: (-len(s), s))
-        forms = sorted({f for s in self.secrets for f in _forms(s)}, key=lambda f: (-len(f), f))
-        # A form can match only where all its words occur: cheap substring tests pick the few forms worth
-        # a regex, instead of an alternation of thousands tried at every position of every text.
-        self._forms = [(tuple({w.lower() for w in f.split()}), _pattern(f), len(f) < SHORT) for f in forms]
-        self._partials = [s.lower() for s in self.secrets if len(s) > MIN_PARTIAL]
+        self._needles = _Needles()
+        self._partials: list[str] = []
+        literal: list[str] = []
+        for secret in self.secrets:
+            sk = skeleton_text(secret)
+            if not sk:
+                literal.append(secret)
+                continue
+            self._needles.add(sk, whole=len(sk) < LONG)
+            if len(sk) > MIN_PARTIAL:
+                self._partials.append(sk)
+            for window in _windows(secret):
+                self._needles.add(window, whole=len(window) < WINDOW_CHARS)
+            for i in range(len(sk) - WINDOW_CHARS + 1):
+                self._needles.add(sk[i : i + WINDOW_CHARS])
+        self._literal = (
+            re.compile(
+                "|".join(rf"(?<!\S){re.escape(s)}(?!\S)" for s in sorted(literal, key=len, reverse=True))
+            )
+            if literal
+            else None
+        )
 
     def redact(self, text: str, *, short: bool = True) -> str:
-        """``text`` with every secret form replaced by ``[redacted]``. ``short=False`` leaves the whole-token
-        matches of very short secrets alone (for a second pass over JSON that only we wrote numbers into)."""
+        """``text`` with every secret replaced by ``[redacted]``. ``short=False`` leaves whole-word matches of
+        secrets shorter than :data:`LONG` skeleton characters alone (for text such as numbers that assay
+        wrote itself)."""
         if not text:
             return text
-        lower = text.lower()
-        for words, pattern, is_short in self._forms:  # longest first
-            if (short or not is_short) and all(w in lower or not w.isascii() for w in words):
-                regex = _compile(pattern)
-                # Earlier replacements stay whole: a secret such as "act" must not cut into "[redacted]".
-                text = REDACTED.join(regex.sub(REDACTED, piece) for piece in text.split(REDACTED))
-                lower = text.lower()
-        return self._trim_edges(text)
+        spans = self._spans(text, short=short, depth=0)
+        if not spans:
+            return text
+        out, last = [], 0
+        for start, end in _merge(spans):
+            out.append(text[last:start])
+            out.append(REDACTED)
+            last = end
+        out.append(text[last:])
+        return "".join(out)
+
+    def contains_secret(self, text: str) -> bool:
+        """Whether ``text`` holds a secret in any form."""
+        return bool(text) and bool(self._spans(text, short=True, depth=0))
 
     def redact_any(self, value: Any) -> Any:
         """Redact every string inside a JSON-like value (dict keys included)."""
@@ -68,130 +253,61 @@ class Redactor:
             return [self.redact_any(v) for v in value]
         return value
 
-    def _trim_edges(self, text: str) -> str:
-        lower = text.lower()
-        head = _longest_suffix_at_start(lower, self._partials)
-        if head:
-            text, lower = REDACTED + text[head:], REDACTED.lower() + lower[head:]
-        tail = _longest_prefix_at_end(lower, self._partials)
-        if tail:
-            text = text[: len(text) - tail] + REDACTED
-        return text
+    def _spans(self, text: str, *, short: bool, depth: int) -> list[tuple[int, int]]:
+        """Spans of ``text`` (original positions) to redact."""
+        sk = skeleton(text)
+        spans = [
+            sk.span(i, j)
+            for i, j in self._needles.find(sk)
+            if short or j - i >= LONG or not self._is_short_only(sk.text[i:j])
+        ]
+        spans += self._edges(sk)
+        if self._literal is not None:
+            spans += [m.span() for m in self._literal.finditer(text)]
+        if depth < MAX_DEPTH:
+            for start, end, decoded in decodings(text):
+                if self._decoded_holds_secret(decoded, depth + 1):
+                    spans.append((start, end))
+        return spans
 
+    def _decoded_holds_secret(self, decoded: str, depth: int) -> bool:
+        """Whether decoded text holds a secret: long needles and windows only (a short secret turns up in
+        decoded noise by chance), and further encodings when the text is mostly printable."""
+        sk = skeleton(decoded)
+        if any(j - i >= LONG for i, j in self._needles.find(sk)) or self._edges(sk):
+            return True
+        if self._literal is not None and self._literal.search(decoded):
+            return True
+        if depth < MAX_DEPTH and printable(decoded):
+            return any(self._decoded_holds_secret(d, depth + 1) for _, _, d in decodings(decoded))
+        return False
 
-def _forms(secret: str) -> set[str]:
-    """The secret, its lines, and their escaped spellings (whitespace is matched loosely). A quoted secret
-    needs no form of its own: the quotes stay around ``[redacted]``, which keeps JSON and code valid."""
-    bases = {secret}
-    if "\n" in secret:
-        bases |= {line.strip() for line in secret.splitlines() if len(line.strip()) >= MIN_LINE}
-    forms = set()
-    for text in bases:
-        once = json.dumps(text)[1:-1]
-        forms |= {text, once, json.dumps(once)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]}
-        forms.add(repr(text)[1:-1])
-    return {f for f in forms if f.strip()}
+    def _is_short_only(self, found: str) -> bool:
+        return found in self._needles.short.get(len(found), set())
 
-
-@functools.lru_cache(maxsize=4096)
-def _compile(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
-def _pattern(form: str) -> str:
-    words = form.split()
-    body = _GAP.join(re.escape(w) for w in words)
-    if len(form) < SHORT:
-        return rf"(?<!\w){body}(?!\w)"
-    return body
-
-
-def _longest_suffix_at_start(lower: str, secrets: list[str]) -> int:
-    """Length of the longest piece (≥ MIN_PARTIAL) that ends some secret and starts ``lower``."""
-    best = 0
-    probe = lower[:MIN_PARTIAL]
-    if len(probe) < MIN_PARTIAL:
-        return 0
-    for secret in secrets:
-        at = secret.find(probe, 1)
-        while at != -1:
-            piece = secret[at:]
-            if lower.startswith(piece) and len(piece) > best:
-                best = len(piece)
-            at = secret.find(probe, at + 1)
-    return best
-
-
-def _longest_prefix_at_end(lower: str, secrets: list[str]) -> int:
-    """Length of the longest piece (≥ MIN_PARTIAL) that starts some secret and ends ``lower``."""
-    best = 0
-    probe = lower[-MIN_PARTIAL:]
-    if len(lower) < MIN_PARTIAL or probe.endswith(REDACTED.lower()[-MIN_PARTIAL:]):
-        return 0
-    for secret in secrets:
-        at = secret.find(probe, 0, len(secret) - 1)
-        while at != -1:
-            piece = secret[: at + MIN_PARTIAL]
-            if lower.endswith(piece) and len(piece) > best:
-                best = len(piece)
-            at = secret.find(probe, at + 1, len(secret) - 1)
-    return best
-
-
-def secrets_for(cases: Sequence[Case], holdout: Sequence[Case]) -> list[str]:
-    """Every string a proposer must never see: each check value (strings, list items, dicts and schemas as
-    JSON and their string leaves, patterns, commands, rubrics, facts, python references and code, and the
-    quoted phrases and distinctive tokens of rubrics and scripts), each case's ``expected``, and the inputs
-    and var values of ``holdout`` (holdout and regression) cases, whose checks count too."""
-    found: list[str] = []
-    for case in [*cases, *holdout]:
-        if case.expected:
-            found.append(case.expected)
-        for spec in case.checks:
-            found.extend(_check_secrets(spec))
-    for case in holdout:
-        if case.input:
-            found.append(case.input)
-        found.extend(_leaves(case.vars))
-    return sorted({s for s in found if s.strip()}, key=lambda s: (-len(s), s))
-
-
-def _check_secrets(spec: CheckSpec) -> list[str]:
-    out = _value_secrets(spec.value)
-    if spec.text:
-        out.append(spec.text)
-    out.extend(_leaves(spec.options))
-    if spec.type in _PROSE_TYPES:
-        for text in [v for v in out if isinstance(v, str)]:
-            if spec.type == "fact_coverage":
-                out.extend(part.strip() for part in text.split(" | "))
-            out.extend(next(g for g in m.groups() if g) for m in _QUOTED.finditer(text))
-            tokens = [t.strip("./:-") for t in _DISTINCT.findall(text)]
-            out.extend(t for t in tokens + [t.rsplit("/", 1)[-1] for t in tokens] if len(t) >= 5)
-    return out
-
-
-def _value_secrets(value: Any) -> list[str]:
-    if isinstance(value, bool) or value is None:
-        return []
-    if isinstance(value, str | int | float):
-        return [str(value)]
-    if isinstance(value, list):
-        return [s for item in value for s in _value_secrets(item)] + (
-            [json.dumps(value)] if any(isinstance(i, dict | list) for i in value) else []
-        )
-    if isinstance(value, dict):
-        dumps = [json.dumps(value), json.dumps(value, separators=(",", ":")), json.dumps(value, indent=2)]
-        return [*dumps, *(s for s in _leaves(value) if s not in _SCHEMA_WORDS)]
-    return [str(value)]
-
-
-def _leaves(value: Any) -> list[str]:
-    """String leaves of a JSON-like value (numbers inside structures are not secrets on their own)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _leaves(v)]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _leaves(v)]
-    return []
+    def _edges(self, sk: Skeleton) -> list[tuple[int, int]]:
+        """A cut-off piece of a secret that starts or ends the text."""
+        text = sk.text
+        spans: list[tuple[int, int]] = []
+        if len(text) < MIN_PARTIAL:
+            return spans
+        head, tail = text[:MIN_PARTIAL], text[-MIN_PARTIAL:]
+        best_head = best_tail = 0
+        for secret in self._partials:
+            at = secret.find(head, 1)
+            while at != -1:
+                piece = len(secret) - at
+                if piece > best_head and text.startswith(secret[at:]):
+                    best_head = piece
+                at = secret.find(head, at + 1)
+            at = secret.find(tail, 0, len(secret) - 1)
+            while at != -1:
+                piece = at + MIN_PARTIAL
+                if piece > best_tail and text.endswith(secret[:piece]):
+                    best_tail = piece
+                at = secret.find(tail, at + 1, len(secret) - 1)
+        if best_head:
+            spans.append(sk.span(0, best_head))
+        if best_tail:
+            spans.append(sk.span(len(text) - best_tail, len(text)))
+        return spans

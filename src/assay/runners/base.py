@@ -10,19 +10,24 @@ from typing import Any, ClassVar
 
 from assay.model import Case, Output
 from assay.registry import Registry
+from assay.sandbox.jail import WorkdirJail
 
 
 @dataclass
 class RunContext:
     """What every runner may need beyond its own config: the artifact directory, the project (config)
     directory, the LLM cache directory and whether the cache is used. ``artifact_paths`` are the editable
-    paths (globs relative to the artifact directory) from ``artifact.paths``."""
+    paths (globs relative to the artifact directory) from ``artifact.paths``. ``jail`` is the candidates' jail
+    (``runner.sandbox``); without one, ``unsandboxed`` says why a runner that starts processes runs them as
+    plain processes."""
 
     artifact_dir: Path
     project_dir: Path
     cache_dir: Path | None = None
     use_cache: bool = True
     artifact_paths: list[str] = field(default_factory=list)
+    jail: WorkdirJail | None = None
+    unsandboxed: str | None = None
 
 
 class Runner(ABC):
@@ -38,6 +43,13 @@ class Runner(ABC):
 
     @abstractmethod
     async def run(self, case: Case, workdir: Path) -> Output: ...
+
+    @property
+    def sandbox(self) -> str | None:
+        """``strict`` (cases run in the jail), ``none`` (as plain processes) or None (no process is started)."""
+        if self.context.jail is not None:
+            return "strict"
+        return "none" if self.context.unsandboxed is not None else None
 
     def default_concurrency(self) -> int:
         """A sensible default: many in flight for I/O-bound runners, about the core count for processes."""

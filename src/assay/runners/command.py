@@ -216,7 +216,8 @@ class CommandRunner(Runner):
     """Runs ``config.command`` through the shell in the workdir for each case (see the module docstring).
 
     With ``stdin: true`` the case's prompt text goes to standard input too. ``env`` is added to the
-    scrubbed environment; ``env_allow`` names secret-looking variables to pass through anyway.
+    allow-listed environment; ``env_allow`` names more variables to pass. With a jail in the context each case
+    runs in it (see :mod:`assay.evaluation.confine`).
     """
 
     name = "command"
@@ -243,5 +244,8 @@ class CommandRunner(Runner):
         except MissingValue as exc:
             return Output(error=str(exc), workdir=str(workdir))
         stdin = case.prompt_text().encode("utf-8") if self.use_stdin else None
-        result = await run_process(command, cwd=workdir, limits=self.limits, stdin=stdin, env=self.env)
+        jail = self.context.jail.for_workdir(workdir) if self.context.jail is not None else None
+        result = await run_process(
+            command, cwd=workdir, limits=self.limits, stdin=stdin, env=self.env, jail=jail
+        )
         return output_from_process(result, workdir)

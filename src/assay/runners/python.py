@@ -58,7 +58,7 @@ class PythonRunner(Runner):
             memory_mb=config.memory_mb,
             env_allow=tuple(config.env_allow),
         )
-        self.env = scrubbed_env(self.limits.env_allow)
+        self.env = scrubbed_env(self.limits.env_allow, dict(config.env))
 
     def _request(self, case: Case, workdir: Path) -> bytes:
         view: dict[str, Any] = case.model_dump(mode="json", include={"id", "input", "vars", "tags"})
@@ -72,6 +72,9 @@ class PythonRunner(Runner):
         return json.dumps(request, ensure_ascii=False).encode("utf-8")
 
     async def run(self, case: Case, workdir: Path) -> Output:
+        jail = None
+        if self.context.jail is not None:
+            jail = self.context.jail.for_workdir(workdir, readable=[WORKER])
         # -P keeps the worker's own directory and the cwd off sys.path: the worker inserts the workdir.
         result = await run_process(
             [sys.executable, "-P", str(WORKER)],
@@ -79,6 +82,7 @@ class PythonRunner(Runner):
             limits=self.limits,
             stdin=self._request(case, workdir),
             env=self.env,
+            jail=jail,
         )
         output = output_from_process(result, workdir)
         head, newline, body = result.stdout.partition(b"\n")

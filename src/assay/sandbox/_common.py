@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shlex
 import shutil
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SECRET_ENV = re.compile(
-    r"(API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE_KEY|^AWS_|^OPENAI_|^ANTHROPIC_|"
-    r"^GEMINI_|^GOOGLE_API|^HF_TOKEN|^GITHUB_|^GH_)",
-    re.IGNORECASE,
-)
 # Past cap × this many bytes the process is killed: it would only burn time until the timeout.
 FLOOD_FACTOR = 8
 READ_CHUNK = 65536
@@ -26,7 +20,8 @@ PIPE_GRACE_S = 2.0
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Limits for one untrusted process. ``env_allow`` lists secret-looking variables to pass through anyway."""
+    """Limits for one untrusted process. ``env_allow`` names variables (or patterns) passed besides the base
+    allow-list (see :mod:`assay.sandbox._env`)."""
 
     timeout_s: float = 60.0
     max_output_bytes: int = 1_000_000
@@ -46,14 +41,6 @@ class ProcessResult:
     duration_s: float = 0.0
     error: str | None = None
     meta: dict[str, object] = field(default_factory=dict)
-
-
-def scrubbed_env(allow: Sequence[str] = (), extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The current environment without API keys, tokens and passwords (unless named in ``allow``)."""
-    env = {k: v for k, v in os.environ.items() if k in allow or not SECRET_ENV.search(k)}
-    if extra:
-        env.update(extra)
-    return env
 
 
 def decode_output(data: bytes) -> tuple[str, bool]:
@@ -164,7 +151,13 @@ def findable(program: str, cwd: str | Path | None, path: str | None) -> bool:
     return shutil.which(program, path=path) is not None
 
 
+# Process groups of the untrusted processes running now, so that a SIGTERM or SIGHUP to assay can end them
+# (see :func:`assay.sandbox.install_cleanup`).
+LIVE_GROUPS: set[int] = set()
+
+
 def kill_group(pid: int) -> None:
     """SIGKILL the process group led by ``pid`` (the child runs in a session of its own)."""
+    LIVE_GROUPS.discard(pid)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)

@@ -9,6 +9,7 @@ import time
 from collections.abc import Mapping
 
 from assay.sandbox._common import (
+    LIVE_GROUPS,
     PIPE_GRACE_S,
     READ_CHUNK,
     Capture,
@@ -73,6 +74,7 @@ async def run(
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         return ProcessResult(error=f"could not start process: {exc}", duration_s=time.perf_counter() - start)
     proc = asyncio.subprocess.Process(transport, protocol, loop)
+    LIVE_GROUPS.add(proc.pid)
     stdout = Capture(limits.max_output_bytes, keep_tail=False)
     stderr = Capture(limits.max_output_bytes, keep_tail=True)
     assert proc.stdout is not None and proc.stderr is not None

@@ -1,12 +1,15 @@
-"""``run_process``: validate, build the shell command line, pick the back end."""
+"""``run_process``: validate, build the shell command line (inside a jail when asked), pick the back end."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from assay.sandbox import _fallback, _spawn
-from assay.sandbox._common import ProcessResult, SandboxLimits, findable, scrubbed_env, shell_argv
+from assay.sandbox._common import ProcessResult, SandboxLimits, findable, shell_argv
+from assay.sandbox._env import scrubbed_env
+from assay.sandbox.jail import Jail, bwrap_status, jail_argv, jail_env
 
 _LEAN = _spawn.available()
 DEFAULT_LIMITS = SandboxLimits()
@@ -19,9 +22,12 @@ async def run_process(
     limits: SandboxLimits = DEFAULT_LIMITS,
     stdin: bytes | None = None,
     env: Mapping[str, str] | None = None,
+    jail: Jail | None = None,
 ) -> ProcessResult:
     """Run ``command`` (a shell string or an argv list) in ``cwd`` under ``limits``, in a session of its own
-    (the whole process group is killed at the end). ``env`` defaults to the scrubbed environment.
+    (the whole process group is killed at the end). ``env`` defaults to the allow-listed environment. With a
+    ``jail`` the command runs under bubblewrap (:mod:`assay.sandbox.jail`); when bubblewrap cannot run, the
+    result is an error and nothing runs.
 
     stdout keeps its first ``max_output_bytes``, stderr its last. Never raises for the process's sake.
     """
@@ -30,6 +36,23 @@ async def run_process(
         return ProcessResult(error=f"could not start process: command not found: {command[0]}")
     if cwd is not None and not Path(cwd).is_dir():
         return ProcessResult(error=f"could not start process: no such directory: {cwd}")
+    if jail is not None and cwd is not None:
+        cwd = os.path.realpath(cwd)  # the jail mounts real paths
     argv = shell_argv(command, cwd=cwd, memory_mb=limits.memory_mb)
+    if jail is not None:
+        status = bwrap_status()
+        if not status.available:
+            return ProcessResult(error=f"could not start process in the sandbox: {status.reason}")
+        argv = [*jail_argv(jail, home=env.get("HOME"), status=status), *argv]
+        env = jail_env(env)
     backend = _spawn.run if _LEAN else _fallback.run
-    return await backend(argv, env=env, limits=limits, stdin=stdin)
+    result = await backend(argv, env=env, limits=limits, stdin=stdin)
+    if (
+        jail is not None
+        and result.error is None
+        and result.exit_code == 1
+        and result.stderr.startswith(b"bwrap: ")
+    ):
+        first = result.stderr.decode("utf-8", "replace").splitlines()[0]
+        result.error = f"the sandbox could not be set up: {first}"
+    return result

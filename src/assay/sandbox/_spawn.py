@@ -14,6 +14,7 @@ import time
 from collections.abc import Mapping
 
 from assay.sandbox._common import (
+    LIVE_GROUPS,
     PIPE_GRACE_S,
     READ_CHUNK,
     Capture,
@@ -142,6 +143,7 @@ async def run(
             if fd >= 0:
                 _close(fd)
         return ProcessResult(error=f"could not start process: {exc}", duration_s=time.perf_counter() - start)
+    LIVE_GROUPS.add(pid)
     for fd in (out_w, err_w, in_r):
         if fd >= 0:
             _close(fd)

@@ -1,0 +1,170 @@
+"""The candidates' jail (``runner.sandbox``): what it hides and what it shows, from the configuration and cases.
+
+Hidden from a candidate wherever its jail would show them: the case files, ``assay.yaml``, the repository's
+``.git``, the data directory, and every file a check runs or reads — found generically in every string of
+every check's ``value``, ``options`` and ``text`` (``file://x``, ``x.py:fn``, ``pkg.mod:fn``, and any other word
+naming an existing file or directory by a path with a ``/`` or an extension), and every ``file://`` a case
+file names. Editable files, the files the runner's own command names and ``runner.read_only`` are never
+hidden. ``artifact.forbid`` paths that are not hidden stay readable, read-only (a harness); the project, the
+repository and the data directory themselves are never mounted, except the work directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.config import AssayConfig, ProcessRunnerConfig, PythonRunnerConfig
+from assay.errors import ConfigError
+from assay.history.scope import matches_any
+from assay.model import Case, CheckSpec
+from assay.sandbox import bwrap_status, interpreter_paths, path_dirs, scrubbed_env
+from assay.sandbox.jail import WorkdirJail
+
+_TOKEN = re.compile(r"[^\s'\"`=,;()\[\]{}<>|&]+")
+_FILE_URL = re.compile(r"file://([^\s'\"`,;()\[\]{}<>|&]+)")
+_FUNCTION_SUFFIX = re.compile(r"(.+\.\w{1,8}):[A-Za-z_]\w*")
+_MODULE_REF = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):[A-Za-z_]\w*")
+_PATHISH = re.compile(r".*/.*|.+\.\w{1,8}")
+
+
+def repo_root(start: Path) -> Path | None:
+    """The nearest directory at or above ``start`` holding ``.git``."""
+    for path in (start, *start.parents):
+        if (path / ".git").exists():
+            return path
+    return None
+
+
+def strings_in(value: Any) -> list[str]:
+    """Every string inside a JSON-like value: leaves, and the keys of mappings."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*strings_in(k), *strings_in(v))]
+    if isinstance(value, list | tuple | set):
+        return [s for v in value for s in strings_in(v)]
+    return []
+
+
+def _candidates(token: str) -> list[str]:
+    """The relative or absolute paths a word of a check may name."""
+    word = token.removeprefix("file://")
+    found = []
+    module = _MODULE_REF.fullmatch(word)
+    if module:
+        base = module.group(1).replace(".", "/")
+        found += [f"{base}.py", f"{base}/__init__.py"]
+    suffix = _FUNCTION_SUFFIX.fullmatch(word)
+    if suffix:
+        word = suffix.group(1)
+    if token.startswith("file://") or suffix or _PATHISH.fullmatch(word):
+        found.append(word)
+    return found
+
+
+def check_files(specs: Iterable[CheckSpec], dirs: Sequence[Path]) -> set[Path]:
+    """The existing files and directories the checks name (see the module docstring), resolved against
+    ``dirs`` in turn."""
+    found: set[Path] = set()
+    for spec in specs:
+        for text in [*strings_in(spec.value), *strings_in(spec.options), *strings_in(spec.text)]:
+            for token in _TOKEN.findall(text):
+                for name in _candidates(token):
+                    path = Path(name).expanduser()
+                    for where in [Path("/")] if path.is_absolute() else dirs:
+                        full = Path(os.path.normpath(where / path))
+                        if full.exists():
+                            found.add(full)
+                            break
+    return found
+
+
+def named_by_case_files(files: Iterable[Path]) -> set[Path]:
+    """The files a case file names with ``file://`` (prompts, vars, assertions), resolved against it."""
+    found: set[Path] = set()
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for match in _FILE_URL.finditer(text):
+            name = _FUNCTION_SUFFIX.fullmatch(match.group(1))
+            path = Path(os.path.normpath(file.parent / (name.group(1) if name else match.group(1))))
+            if path.exists():
+                found.add(path)
+    return found
+
+
+def _runner_words(config: AssayConfig) -> set[Path]:
+    """The paths the runner's own command or function names (relative to the artifact root)."""
+    runner = config.runner
+    text = getattr(runner, "command", "") or ""
+    if isinstance(runner, PythonRunnerConfig):
+        text += " " + runner.function
+    words: set[Path] = set()
+    for token in _TOKEN.findall(text):
+        for name in _candidates(token):
+            words.add(Path(os.path.normpath(config.artifact_dir / name)))
+    return words
+
+
+def candidate_jail(config: AssayConfig, cases: Sequence[Case]) -> WorkdirJail:
+    """The jail of this project's candidates (see the module docstring)."""
+    runner = config.runner
+    assert isinstance(runner, ProcessRunnerConfig)
+    base = config.base_dir.resolve()
+    artifact = config.artifact_dir
+    repo = repo_root(base)
+    data = config.data_path
+    case_files = [(base / f).resolve() for f in config.cases.files]
+    hidden: set[Path] = {*case_files, data}
+    if config.path is not None:
+        hidden.add(config.path.resolve())
+    if repo is not None:
+        hidden.add(repo / ".git")
+    dirs = [base, artifact, *{Path(c.source).parent for c in cases if c.source}]
+    specs = [*config.checks, *(spec for case in cases for spec in case.checks)]
+    named = check_files(specs, dirs) | named_by_case_files(case_files)
+    inside = repo or base
+    keep = _runner_words(config)
+    read_only = [p for p in runner.read_only if not Path(p).expanduser().is_absolute()]
+    keep |= {Path(os.path.normpath(artifact / p)) for p in read_only}
+    for path in named:
+        rel = os.path.relpath(path, artifact)
+        if path in keep or inside not in path.parents or path in artifact.parents or path == artifact:
+            continue  # needed by the runner, outside the project, or the project itself
+        if artifact in path.parents and matches_any(Path(rel).as_posix(), config.artifact.paths):
+            continue  # an editable file: the candidate is made of it
+        hidden.add(path)
+    env = scrubbed_env(runner.env_allow, runner.env)
+    readable = [*interpreter_paths(), *path_dirs(env)]
+    readable += [Path(p).expanduser() for p in runner.read_only if Path(p).expanduser().is_absolute()]
+    return WorkdirJail(
+        hidden=tuple(sorted({os.path.relpath(p, artifact) for p in hidden} | {".git"})),
+        read_only=(*config.artifact.forbid, *read_only),
+        readable=tuple(readable),
+        protected=tuple(p for p in (base, repo, data) if p is not None),
+        fallback_dir=artifact,
+        network=runner.network,
+    )
+
+
+def runner_jail(config: AssayConfig, cases: Sequence[Case]) -> tuple[WorkdirJail | None, str | None]:
+    """The candidates' jail and, when they run without one, why: ``(jail, None)`` or ``(None, reason)``;
+    ``(None, None)`` for a runner that starts no process (llm). ``runner.sandbox: strict`` on a machine where
+    bubblewrap cannot run is a ConfigError."""
+    runner = config.runner
+    if not isinstance(runner, ProcessRunnerConfig):
+        return None, None
+    if runner.sandbox == "none":
+        return None, "runner.sandbox is none"
+    status = bwrap_status()
+    if not status.available:
+        if runner.sandbox == "strict":
+            raise ConfigError(f"strict, but {status.reason}", file=config.path, field="runner.sandbox")
+        return None, status.reason
+    return candidate_jail(config, cases), None

@@ -1,0 +1,335 @@
+"""The jail: a bubblewrap (``bwrap``) sandbox for untrusted processes — candidates and agent proposers.
+
+A jailed process runs in its own user, PID, mount, IPC, UTS and cgroup namespaces (and network namespace,
+unless ``network``), with no capabilities, in a session of its own, and dies with assay (``--die-with-parent``;
+when its PID namespace's first process ends, the kernel kills every process left in it, ``setsid`` or not).
+It sees a file system assembled from nothing:
+
+- read-only: the system directories (``/usr``, ``/etc`` without shadow files and SSH keys, ``/opt``, ...), the
+  Python interpreter that runs assay, the directories on ``PATH`` and ``readable``;
+- a private ``/tmp`` and a private, empty ``$HOME`` (both discarded at exit);
+- read-write: only ``writable`` (a candidate's worktree, an agent's copy), with ``read_only`` paths inside
+  them re-mounted read-only;
+- never: the ``protected`` roots (the project, the repository, the run data) — an empty directory stands where
+  one would have been visible — and the ``hidden`` paths (case files, the configuration, check scripts,
+  ``.git``), masked by an empty file or directory wherever a mount would show them;
+- ``/proc`` of its own PID namespace only, and a minimal ``/dev``.
+
+What it does not do: filter system calls (no seccomp), limit CPU (the timeout does), disk use in the worktree,
+or the memory a private ``/tmp`` holds beyond its size cap.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+BWRAP_ENV = "ASSAY_BWRAP"
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/gnu")
+# Readable to root through a user namespace that maps to root: never shown.
+SYSTEM_SECRETS = (
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/ssh",
+    "/etc/ssl/private",
+    "/etc/security/opasswd",
+)
+BASE_FLAGS = ("--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
+)
+
+
+@dataclass(frozen=True)
+class BwrapStatus:
+    """Whether bubblewrap works here: the program, the optional flags it takes, or why it cannot run."""
+
+    program: str | None
+    reason: str = ""
+    disable_userns: bool = False
+    tmpfs_size: bool = False
+
+    @property
+    def available(self) -> bool:
+        return self.program is not None
+
+
+def _probe(program: str, extra: Sequence[str]) -> str | None:
+    """None when ``bwrap`` runs a trivial jail with ``extra`` flags, else its error (first stderr line)."""
+    argv = [
+        program,
+        *BASE_FLAGS,
+        *extra,
+        "--ro-bind",
+        "/",
+        "/",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--",
+        "true",
+    ]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[0] if lines else f"exit code {done.returncode}"
+
+
+@functools.cache
+def bwrap_status() -> BwrapStatus:
+    """Probe bubblewrap once per process. ``ASSAY_BWRAP`` names the program (default ``bwrap`` on ``PATH``);
+    set to an empty string, assay behaves as on a machine without it."""
+    name = os.environ.get(BWRAP_ENV, "bwrap")
+    if not name.strip():
+        return BwrapStatus(None, f"bubblewrap turned off ({BWRAP_ENV} is empty)")
+    program = shutil.which(name)
+    if program is None:
+        return BwrapStatus(None, f"bubblewrap ({name}) is not installed; {INSTALL_HINT}")
+    error = _probe(program, ())
+    if error is not None:
+        return BwrapStatus(
+            None, f"bubblewrap cannot create a sandbox here ({error}); user namespaces may be disabled"
+        )
+    return BwrapStatus(
+        program,
+        disable_userns=_probe(program, ("--disable-userns",)) is None,
+        tmpfs_size=_probe(program, ("--size", "1048576", "--tmpfs", "/tmp")) is None,
+    )
+
+
+@dataclass(frozen=True)
+class Jail:
+    """What a jailed process may see and write (absolute paths; see the module docstring)."""
+
+    writable: tuple[Path, ...] = ()
+    readable: tuple[Path, ...] = ()
+    read_only: tuple[Path, ...] = ()
+    hidden: tuple[Path, ...] = ()
+    protected: tuple[Path, ...] = ()
+    network: bool = False
+    tmp_mb: int = 1024
+
+    def with_paths(
+        self,
+        *,
+        writable: Iterable[Path] = (),
+        readable: Iterable[Path] = (),
+        read_only: Iterable[Path] = (),
+        hidden: Iterable[Path] = (),
+    ) -> Jail:
+        """This jail with more paths."""
+        return Jail(
+            writable=(*self.writable, *writable),
+            readable=(*self.readable, *readable),
+            read_only=(*self.read_only, *read_only),
+            hidden=(*self.hidden, *hidden),
+            protected=self.protected,
+            network=self.network,
+            tmp_mb=self.tmp_mb,
+        )
+
+
+def interpreter_paths() -> list[Path]:
+    """The directories of the Python that runs assay (a venv and the installation it was made from)."""
+    found = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    found.add(str(Path(sys.executable).resolve().parent.parent))
+    return [Path(p) for p in sorted(found) if p]
+
+
+def path_dirs(env: Mapping[str, str]) -> list[Path]:
+    """The absolute directories on ``env["PATH"]`` (never ``/`` itself)."""
+    dirs = []
+    for entry in env.get("PATH", "").split(os.pathsep):
+        if entry.startswith("/") and entry.rstrip("/"):
+            dirs.append(Path(entry))
+    return dirs
+
+
+def _under(path: Path, root: Path) -> bool:
+    """Whether ``path`` is ``root`` or below it (both absolute and normalised)."""
+    p, r = str(path), str(root)
+    return p == r or p.startswith(r if r.endswith("/") else r + "/")
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+class _Plan:
+    """Mount operations in order, and which of them decides what is at a path."""
+
+    def __init__(self) -> None:
+        self.args: list[str] = []
+        self.mounts: list[tuple[Path, bool]] = []  # (destination, shows the host's content)
+
+    def add(self, dest: Path, args: Sequence[str], shows_host: bool) -> None:
+        self.args.extend(args)
+        self.mounts.append((dest, shows_host))
+
+    def shows(self, path: Path) -> bool:
+        """Whether ``path`` would show host content: the last mount at or above it is a bind."""
+        shown = False
+        for dest, host in self.mounts:
+            if _under(path, dest):
+                shown = host
+        return shown
+
+    def covered(self, path: Path) -> bool:
+        return any(_under(path, dest) for dest, _ in self.mounts)
+
+
+@functools.cache
+def _system() -> tuple[tuple[Path, tuple[str, ...], bool], ...]:
+    """The system directories as mount operations: (path, bwrap arguments, shows host content)."""
+    ops = []
+    for name in SYSTEM_DIRS:
+        path = Path(name)
+        if path.is_symlink():
+            ops.append((path, ("--symlink", os.readlink(path), name), False))
+        elif path.is_dir():
+            ops.append((path, ("--ro-bind", name, name), True))
+    return tuple(ops)
+
+
+@functools.cache
+def _system_secrets() -> tuple[Path, ...]:
+    return tuple(Path(p) for p in SYSTEM_SECRETS if os.path.lexists(p))
+
+
+_READABLE: dict[Path, Path] = {}
+
+
+def _real_readable(path: Path) -> Path | None:
+    """The real path of a readable path (the interpreter, a PATH directory), or None when it does not exist;
+    found paths are remembered (they do not move while assay runs; a stat per mount per case adds up)."""
+    known = _READABLE.get(path)
+    if known is None and path.exists():
+        known = _READABLE[path] = _real(path)
+    return known
+
+
+def _by_depth(paths: Iterable[Path]) -> list[Path]:
+    return sorted(dict.fromkeys(paths), key=lambda p: (len(p.parts), str(p)))
+
+
+def jail_argv(jail: Jail, *, home: str | None, status: BwrapStatus | None = None) -> list[str]:
+    """The ``bwrap`` command line (up to and including ``--``) that runs a command in ``jail``. ``home`` is
+    the ``$HOME`` the process will get: a private tmpfs is mounted there."""
+    status = status or bwrap_status()
+    if status.program is None:
+        raise RuntimeError(status.reason)
+    args = [status.program, *BASE_FLAGS]
+    if jail.network:
+        args.append("--share-net")
+    if status.disable_userns:
+        args.append("--disable-userns")
+    size = ["--size", str(jail.tmp_mb * 2**20)] if status.tmpfs_size else []
+    plan = _Plan()
+    for path, op, host in _system():
+        plan.add(path, op, shows_host=host)
+    if jail.network:
+        resolv = Path("/etc/resolv.conf")
+        target = _real(resolv)
+        if resolv.is_symlink() and target.exists() and not plan.covered(target):
+            plan.add(target, ["--ro-bind", str(target), str(target)], shows_host=True)
+    plan.add(Path("/dev"), ["--dev", "/dev"], shows_host=False)
+    plan.add(Path("/proc"), ["--proc", "/proc"], shows_host=False)
+    plan.add(Path("/tmp"), [*size, "--tmpfs", "/tmp"], shows_host=False)
+    if home and home.startswith("/") and home.rstrip("/") and not plan.covered(Path(home)):
+        plan.add(Path(home), [*size, "--tmpfs", home], shows_host=False)
+
+    protected = _by_depth(_real(p) for p in jail.protected)
+    writable = _by_depth(_real(p) for p in jail.writable if p.exists())
+    readable = [r for r in map(_real_readable, jail.readable) if r is not None]
+    read_only = [p for p in readable if any(_under(p, w) for w in writable)]
+    read_only += [_real(p) for p in jail.read_only if p.exists()]
+    readable = [p for p in readable if p not in read_only and not plan.shows(p)]
+    inside = [p for p in readable if any(_under(p, root) for root in protected)]
+
+    def bind(paths: Iterable[Path], flag: str) -> None:
+        for path in _by_depth(paths):
+            if flag == "--ro-bind" and plan.shows(path) and path not in read_only:
+                continue  # already visible, read-only
+            plan.add(path, [flag, str(path), str(path)], shows_host=True)
+
+    bind([p for p in readable if p not in inside], "--ro-bind")
+    masked_roots = [root for root in protected if plan.shows(root)]
+    for root in masked_roots:
+        plan.add(root, ["--tmpfs", str(root)], shows_host=False)
+    bind(inside, "--ro-bind")
+    bind(writable, "--bind")
+    for path in _by_depth(read_only):
+        if plan.shows(path):
+            plan.add(path, ["--ro-bind", str(path), str(path)], shows_host=True)
+    hidden = [_real(p.parent) / p.name for p in jail.hidden]
+    for path in _by_depth([*_system_secrets(), *hidden]):
+        if not plan.shows(path) or path.is_symlink() or not path.exists():
+            continue
+        if path.is_dir():
+            plan.add(path, ["--tmpfs", str(path), "--remount-ro", str(path)], shows_host=False)
+        else:
+            plan.add(path, ["--ro-bind", "/dev/null", str(path)], shows_host=False)
+    for root in masked_roots:
+        if root not in writable and root not in readable:
+            plan.args += ["--remount-ro", str(root)]
+    return [*args, *plan.args, "--"]
+
+
+def jail_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment inside a jail: ``env`` with ``TMPDIR`` on the private ``/tmp``."""
+    return {**env, "TMPDIR": "/tmp"}
+
+
+@dataclass(frozen=True)
+class WorkdirJail:
+    """The jail of a project's candidates, for any work directory that holds the artifact root (the project
+    itself, or a run's worktree). Relative paths are relative to the artifact root and may start with ``..``;
+    ``read_only`` entries may be glob patterns (``artifact.forbid``)."""
+
+    hidden: tuple[str, ...] = ()
+    read_only: tuple[str, ...] = ()
+    readable: tuple[Path, ...] = ()
+    protected: tuple[Path, ...] = ()
+    fallback_dir: Path | None = None
+    network: bool = False
+
+    def for_workdir(self, workdir: Path, *, readable: Iterable[Path] = ()) -> Jail:
+        """The jail of a process running in ``workdir`` (writable), with ``readable`` paths besides."""
+        root = Path(os.path.realpath(workdir))
+        hidden = {Path(os.path.normpath(root / rel)) for rel in self.hidden}
+        read_only: list[Path] = []
+        outside: list[Path] = []
+        for entry in self.read_only:
+            pattern = entry.strip().rstrip("/")
+            if not pattern or Path(pattern).is_absolute():
+                continue
+            if any(ch in pattern for ch in "*?["):
+                read_only.extend(p for p in root.glob(pattern) if Path(os.path.normpath(p)) not in hidden)
+                continue
+            path = Path(os.path.normpath(root / pattern))
+            if not path.exists() and self.fallback_dir is not None:
+                path = Path(os.path.normpath(self.fallback_dir / pattern))
+            (read_only if _under(path, root) else outside).append(path)
+        return Jail(
+            writable=(root,),
+            readable=(*self.readable, *outside, *readable),
+            read_only=tuple(p for p in read_only if p not in hidden),
+            hidden=tuple(sorted(hidden)),
+            protected=self.protected,
+            network=self.network,
+        )

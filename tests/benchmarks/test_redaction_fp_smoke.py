@@ -1,0 +1,28 @@
+"""benchmarks/redaction_fp.py: on every example's traces (and on ordinary prose) the redactor changes at most 1%
+of the characters that hold no secret."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_false_positive_rate_is_at_most_one_percent() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "redaction_fp.py"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    summary = json.loads(done.stdout)
+    names = {row["example"] for row in summary["examples"]}
+    assert names == {"binpack", "sentiment-fewshot", "slugify", "support-prompt"}
+    assert all(row["cases"] >= 12 for row in summary["examples"])
+    assert sum(row["without_secret"] for row in summary["examples"]) > 3000
+    assert summary["false_positive_rate"] <= 0.01
+    assert summary["prose_false_positive_rate"] <= 0.01

@@ -1,0 +1,283 @@
+"""Candidates are untrusted code: attacks written as a hostile candidate would write them, against `assay eval`
+run as a user runs it (a subprocess), with the command and the python runner.
+
+Each attack runs with its protection on (the default: `runner.sandbox` strict where bubblewrap works, the
+allow-listed environment) and off (`runner.sandbox: none`; for the environment, the variables named in
+`env_allow`), and the test asserts the harm is done only when the protection is off — so each one fails if
+its protection stops working.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.sandbox.procs import kill_marked, marked_processes, unique_marker
+
+SECRET = "ZEBRA-4471-QUOKKA"
+SCRIPT_SECRET = "PANGOLIN-9931"
+MODES = [pytest.param("strict", marks=pytest.mark.bwrap), "none"]
+
+
+def write_project(root: Path, runner: str, attack: str, mode: str, extra_runner: str = "") -> Path:
+    """A project whose candidate (``candidate.py``, or ``candidate:run`` for the python runner) runs
+    ``attack`` (Python statements; ``print`` is the output). The answer key is in ``cases.yaml`` and in a
+    check script; the candidate passes only if it finds the key."""
+    root.mkdir(parents=True)
+    body = textwrap.indent(textwrap.dedent(attack), "    ")
+    (root / "candidate.py").write_text(
+        "import os, sys, json, re, signal, subprocess, time\n"
+        f"def attack(case_text):\n{body}\n"
+        "def run(case, artifact_dir):\n"
+        "    import io, contextlib\n"
+        "    buffer = io.StringIO()\n"
+        "    with contextlib.redirect_stdout(buffer):\n"
+        "        attack(case.text)\n"
+        "    return buffer.getvalue().strip()\n"
+        "if __name__ == '__main__':\n"
+        "    attack(sys.argv[1])\n"
+    )
+    (root / "graders").mkdir()
+    (root / "graders" / "check.sh").write_text(f"grep -q {SCRIPT_SECRET} || grep -q {SECRET}\n")
+    (root / "cases.yaml").write_text(
+        "cases:\n"
+        f"  - {{id: leak, input: 'find the key', expected: {SECRET}, checks: [{{type: contains, value: {SECRET}}}]}}\n"
+    )
+    runner_yaml = (
+        "{type: command, command: 'python3 candidate.py {input}'"
+        if runner == "command"
+        else "{type: python, function: 'candidate:run'"
+    )
+    sandbox = ", sandbox: none" if mode == "none" else ""
+    (root / "assay.yaml").write_text(
+        "artifact: {kind: code, paths: [candidate.py], forbid: [cases.yaml, assay.yaml]}\n"
+        "cases: {files: [cases.yaml]}\n"
+        f"runner: {runner_yaml}, timeout: 60{sandbox}{extra_runner}}}\n"
+        "checks: [{type: script, value: 'sh graders/check.sh'}]\n"
+        "tiers: {static: false}\n"
+    )
+    return root
+
+
+def assay_eval(
+    root: Path, *, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "assay", "eval", "--json", "-q"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def summary(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert done.returncode in (0, 1), (done.returncode, done.stderr[-2000:])
+    return json.loads(done.stdout)
+
+
+def outputs(root: Path) -> str:
+    """Everything the candidate produced (its output, stdout and stderr), from the trace files."""
+    seen = []
+    for path in (root / ".assay" / "evals").rglob("traces/*.json"):
+        output = json.loads(path.read_text())["result"]["output"]
+        seen += [output["text"], output["stdout_tail"], output["stderr_tail"], output["error"] or ""]
+    return "\n".join(seen)
+
+
+READ_KEY = """
+found = []
+here = os.getcwd()
+paths = ["cases.yaml", "graders/check.sh", "../../cases.yaml", os.path.join(here, "cases.yaml")]
+for visited, (root, dirs, files) in enumerate(os.walk("/")):
+    dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev", "usr", "lib", "bin", "sbin", "etc", "opt")]
+    paths += [os.path.join(root, f) for f in files if f in ("cases.yaml", "check.sh")]
+    if len(paths) > 400 or visited > 20000:
+        break
+for path in paths:
+    try:
+        text = open(path, errors="replace").read()
+    except OSError:
+        continue
+    found += re.findall(r"[A-Z]+-\\d{4}(?:-[A-Z]+)?", text)
+print(" ".join(sorted(set(found))) or "nothing")
+"""
+
+
+@pytest.mark.parametrize("runner", ["command", "python"])
+@pytest.mark.parametrize("mode", MODES)
+def test_reading_the_case_files_and_check_scripts(tmp_path: Path, runner: str, mode: str) -> None:
+    root = write_project(tmp_path / "p", runner, READ_KEY, mode)
+    result = summary(assay_eval(root))
+    case = result["cases"][0]
+    leaked = SECRET in outputs(root) or SCRIPT_SECRET in outputs(root)
+    if mode == "strict":
+        assert result["sandbox"] == "strict" and result["unsandboxed"] is None
+        assert not case["passed"] and not leaked
+    else:
+        assert result["sandbox"] == "none" and result["unsandboxed"] == "runner.sandbox is none"
+        assert case["passed"] and leaked  # the harm, without the jail
+
+
+SIGNAL_ASSAY = """
+def parent(pid):
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+pid, target = os.getpid(), None
+while pid > 1:
+    pid = parent(pid)
+    cmdline = open(f"/proc/{pid}/cmdline", "rb").read()
+    if b"assay" in cmdline and b"eval" in cmdline:
+        target = pid
+        break
+if target is None:
+    print("assay is out of sight")
+else:
+    os.kill(target, signal.SIGKILL)
+    print("killed", target)
+"""
+
+
+@pytest.mark.parametrize("runner", ["command", "python"])
+@pytest.mark.parametrize("mode", MODES)
+def test_signalling_assay(tmp_path: Path, runner: str, mode: str) -> None:
+    root = write_project(tmp_path / "p", runner, SIGNAL_ASSAY, mode)
+    done = assay_eval(root)
+    if mode == "strict":
+        result = summary(done)
+        assert "assay is out of sight" in outputs(root)
+        assert result["total"] == 1
+    else:
+        assert done.returncode == -signal.SIGKILL and done.stdout == ""  # no summary, no table
+
+
+def daemons(marker: str, count: int = 20) -> str:
+    return f"""
+for _ in range({count}):
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execvp("sleep", ["sleep", "{marker}"])
+        os._exit(0)
+print("daemons started")
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_setsid_children_do_not_outlive_the_case(tmp_path: Path, mode: str) -> None:
+    marker = unique_marker()
+    root = write_project(tmp_path / "p", "command", daemons(marker), mode)
+    try:
+        summary(assay_eval(root))
+        time.sleep(0.5)
+        survivors = marked_processes(marker)
+        if mode == "strict":
+            assert survivors == []
+        else:
+            assert len(survivors) == 20
+    finally:
+        kill_marked(marker)
+
+
+WRITE_OUTSIDE = """
+here = os.getcwd()
+for path in [os.path.join(here, "..", "outside-{marker}.txt"), "/tmp/assay-attack-{marker}.txt",
+             os.path.join(here, "cases.yaml"), os.path.join(here, "graders", "check.sh")]:
+    try:
+        with open(path, "a") as handle:
+            handle.write("- {{id: free, input: x}}\\n")
+        print("wrote", path)
+    except OSError as exc:
+        print("refused", type(exc).__name__)
+"""
+
+
+@pytest.mark.parametrize("runner", ["command", "python"])
+@pytest.mark.parametrize("mode", MODES)
+def test_writing_outside_the_worktree(tmp_path: Path, runner: str, mode: str) -> None:
+    marker = unique_marker()
+    root = write_project(tmp_path / "p", runner, WRITE_OUTSIDE.format(marker=marker), mode)
+    cases_before = (root / "cases.yaml").read_text()
+    outside = [tmp_path / f"outside-{marker}.txt", Path(f"/tmp/assay-attack-{marker}.txt")]
+    try:
+        summary(assay_eval(root))
+        written = [p for p in outside if p.exists()]
+        tampered = (root / "cases.yaml").read_text() != cases_before
+        if mode == "strict":
+            assert written == [] and not tampered
+        else:
+            assert written == outside and tampered
+    finally:
+        for path in outside:
+            path.unlink(missing_ok=True)
+
+
+CREDENTIALS = {
+    "DATABASE_URL": "postgres://u:hunter2@db.internal/prod",
+    "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T000/B000/XXXXSECRET",
+}
+READ_ENV = """
+print(json.dumps(dict(os.environ)))
+try:
+    print(open("/proc/1/environ", "rb").read().decode("utf-8", "replace"))
+except OSError:
+    pass
+"""
+
+
+@pytest.mark.parametrize("allowed", [False, True], ids=["allow-list", "allowed-by-config"])
+def test_reading_credentials_from_the_environment(tmp_path: Path, allowed: bool) -> None:
+    extra = ", env_allow: [DATABASE_URL, SLACK_WEBHOOK_URL]" if allowed else ""
+    root = write_project(tmp_path / "p", "command", READ_ENV, "strict", extra_runner=extra)
+    summary(assay_eval(root, env=CREDENTIALS))
+    seen = outputs(root)
+    found = [name for name, value in CREDENTIALS.items() if value in seen]
+    assert found == (list(CREDENTIALS) if allowed else [])
+
+
+SLOW = """
+if os.fork() == 0:
+    os.setsid()
+    os.execvp("sleep", ["sleep", "{marker}"])
+subprocess.Popen(["sleep", "{marker}"])
+print("started", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGHUP", "timeout"])
+@pytest.mark.parametrize("mode", MODES)
+def test_stopping_assay_mid_case_leaves_no_process_behind(tmp_path: Path, mode: str, how: str) -> None:
+    marker = unique_marker()
+    root = write_project(tmp_path / "p", "command", SLOW.format(marker=marker), mode)
+    command = [sys.executable, "-m", "assay", "eval", "-q"]
+    if how == "timeout":
+        command = ["timeout", "8", *command]
+    process = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(marked_processes(marker)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(marked_processes(marker)) == 2, "the candidate never started"
+        if how != "timeout":
+            process.send_signal(getattr(signal, how))
+        code = process.wait(timeout=60)
+        assert code in (-getattr(signal, how, signal.SIGTERM), 124)
+        time.sleep(0.5)
+        survivors = marked_processes(marker)
+        if mode == "strict":
+            assert survivors == []
+        else:
+            assert len(survivors) == 1  # the child in its own session escaped; its process group was ended
+    finally:
+        process.kill()
+        kill_marked(marker)
