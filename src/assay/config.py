@@ -300,6 +300,9 @@ class EvolveConfig(Strict):
     # SIFT's judge-first ranking: a new candidate is first compared with its parent and the best-rated
     # candidates by the tournament's pairwise judge (on files); one it ranks below its parent is not evaluated.
     screening: Literal["none", "judge"] = "none"
+    # The run's answer: the last candidate the gate kept, or (SIFT's final pick) the kept candidate the
+    # tournament rates highest; only gate-approved candidates are ever picked.
+    final_pick: Literal["best", "rating"] = "best"
     noise: NoiseConfig = Field(default_factory=NoiseConfig)
     tournament: TournamentConfig = Field(default_factory=TournamentConfig)
     search: str = "greedy"

@@ -122,3 +122,18 @@ async def test_a_higher_pass_rate_does_not_buy_a_lower_mean_score():
         GateInput(parent=parent, candidate=slight, baseline=parent)
     )
     assert not strict.keep
+
+
+async def test_an_unfixable_case_both_fail_is_left_out_of_progress():
+    parent = result(BASE)
+    worse_elsewhere = result({**BASE, "d": False})
+    decision = await decide(parent, worse_elsewhere, unfixable=frozenset({"b", "c"}))
+    numbers = decision.dimensions["progress"].numbers
+    assert (numbers["parent_pass_rate"], numbers["pass_rate"]) == (1.0, 0.5)  # over a and d only
+
+
+async def test_fixing_an_unfixable_case_is_a_gain_not_a_tie():
+    decision = await decide(result(BASE), result({**BASE, "b": True}), unfixable=frozenset({"b", "c"}))
+    assert decision.keep, decision.reasons
+    numbers = decision.dimensions["progress"].numbers
+    assert (numbers["parent_pass_rate"], numbers["pass_rate"]) == (pytest.approx(2 / 3), 1.0)

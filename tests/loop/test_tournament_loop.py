@@ -261,3 +261,47 @@ def test_judge_first_screening_needs_a_judge_that_reads_files(tmp_path: Path) ->
     project = make_project(tmp_path / "proj", extra="evolve:\n  search: ranked\n  screening: judge\n")
     with pytest.raises(ConfigError, match=r"evolve\.screening.*judge: llm"):
         run_sync(Evolution(load_config(project / "assay.yaml"), max_generations=1).start())
+
+
+class FirstLoveJudge(PairwiseJudge):
+    """Prefers whichever side still has the project's original priority.py (the baseline), else a tie."""
+
+    name = "first-love"
+
+    def __init__(self, original: str) -> None:
+        self.original = original
+
+    async def compare(self, a: Contestant, b: Contestant, *, round: int = 0) -> PairVerdict:
+        loved = [who.id for who in (a, b) if who.files.get("priority.py") == self.original]
+        if len(loved) != 1:
+            return PairVerdict(None, "tie", ["tie"], calls=1)
+        return PairVerdict(loved[0], "the original", loved, calls=1)
+
+
+@pytest.mark.parametrize("final_pick", ["best", "rating"])
+def test_final_pick_by_rating_names_the_top_rated_kept_candidate(tmp_path: Path, final_pick: str) -> None:
+    extra = (
+        f"evolve:\n  final_pick: {final_pick}\n  target_pass_rate: null\n  stop_on_oscillation: false\n"
+        "  tournament: {judge: llm, opponents: top_k, k: 2, matches_per_generation: 2}\n"
+    )
+    project = make_project(tmp_path / "proj", cases=6, items=30, extra=extra)
+    original = (project / "priority.py").read_text()
+    evolution = Evolution(
+        load_config(project / "assay.yaml"), max_generations=10, judge=FirstLoveJudge(original)
+    )
+    outcome = run_sync(evolution.start())
+    files = RunFiles(project / ".assay" / "runs" / outcome.run_id)
+    records = files.read_candidates()
+    kept = [r for r in records[1:] if r.decision == "keep"]
+    assert kept, [(r.decision, r.description, r.dev_score) for r in records]
+    picked = [e.data for e in files.read_events() if e.kind == "picked"]
+    finished = next(e.data for e in files.read_events() if e.kind == "finished")
+    if final_pick == "rating":
+        # The judge loves only the baseline, so it is the top-rated gate-approved candidate and the answer.
+        assert [p["candidate_id"] for p in picked] == [records[0].candidate_id]
+        assert picked[0]["replaced"] == kept[-1].candidate_id
+        assert outcome.best.candidate_id == records[0].candidate_id
+        assert finished["best"] == records[0].commit
+    else:
+        assert picked == [] and outcome.best.candidate_id == kept[-1].candidate_id
+        assert finished["best"] == kept[-1].commit

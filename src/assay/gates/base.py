@@ -49,14 +49,17 @@ class GateInput:
 
     def for_progress(self) -> tuple[EvalResult, EvalResult]:
         """Parent and candidate results without the ``unfixable`` cases (seed 001: a case failing generation
-        after generation is marked unfixable and left out of progress; it cannot regress, the best fails it)."""
+        after generation is marked unfixable and left out of progress; it cannot regress, the best fails it).
+        An unfixable case the candidate does better on (passes, or scores higher) stays in both: that is a
+        gain, never hidden."""
         if not self.unfixable:
             return self.parent, self.candidate
+        before = {c.id: (c.passed, c.score) for c in self.parent.cases}
+        better = {c.id for c in self.candidate.cases if (c.passed, c.score) > before.get(c.id, (True, 1.0))}
+        left_out = self.unfixable - better
 
         def without(result: EvalResult) -> EvalResult:
-            return result.model_copy(
-                update={"cases": [c for c in result.cases if c.id not in self.unfixable]}
-            )
+            return result.model_copy(update={"cases": [c for c in result.cases if c.id not in left_out]})
 
         return without(self.parent), without(self.candidate)
 

@@ -40,7 +40,7 @@ from assay.loop.events import (
     Started,
     UntypedRun,
 )
-from assay.loop.generation import run_generation, verify_best
+from assay.loop.generation import pick_by_rating, run_generation, verify_best
 from assay.loop.interrupt import install_sigint
 from assay.loop.layers import LayerTracker
 from assay.loop.noise import NoiseSampler
@@ -341,6 +341,7 @@ class Evolution:
         return self.config.data_path / "worktrees" / f"{ctx.run.run_id}-proposals"
 
     async def _finish(self, ctx: LoopContext, state: LoopState, reason: str) -> RunOutcome:
+        pick_by_rating(ctx, state)
         await verify_best(ctx, state)
         best = state.best
         assert best is not None and state.baseline is not None

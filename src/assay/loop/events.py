@@ -209,6 +209,17 @@ class Verified(_Event):
     regression: EvalResult | None = None
 
 
+class Picked(_Event):
+    """At the end, ``evolve.final_pick: rating`` named the kept candidate with the highest tournament rating as the
+    run's best (SIFT's final pick by judge rank), in place of the last one the gate kept."""
+
+    type: Literal["picked"] = "picked"
+    candidate_id: str
+    commit: str
+    rating: float
+    replaced: str
+
+
 class LayerPromoted(_Event):
     """Three discards in a row moved the proposer to the next layer (after the best was verified)."""
 
@@ -249,6 +260,7 @@ Event = Annotated[
     | MatchesPlayed
     | Decided
     | Verified
+    | Picked
     | LayerPromoted
     | Interrupted
     | Finished,

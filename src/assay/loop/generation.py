@@ -20,6 +20,7 @@ from assay.loop.events import (
     ExtraRuns,
     MatchesPlayed,
     Measured,
+    Picked,
     ProposalMade,
     Spend,
     Verified,
@@ -28,7 +29,7 @@ from assay.loop.measure import Measurement, slim
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
 from assay.loop.rating import play_matches, play_screening
-from assay.loop.state import LoopState, Pending, verdicts
+from assay.loop.state import LoopState, Pending, top_rated_kept, verdicts
 from assay.model import Dimension, Split
 from assay.tournament import Contestant
 
@@ -465,6 +466,27 @@ def decide(
         ),
     )
     return record
+
+
+def pick_by_rating(ctx: LoopContext, state: LoopState) -> None:
+    """SIFT's final pick (``evolve.final_pick: rating``): the best becomes the kept candidate rated highest."""
+    if ctx.config.evolve.final_pick != "rating" or state.finished is not None:
+        return
+    top = top_rated_kept(state)
+    assert state.best is not None
+    if top is None or top[0].candidate_id == state.best.record.candidate_id:
+        return
+    record, rating = top
+    assert record.commit is not None
+    ctx.emit(
+        state,
+        Picked(
+            candidate_id=record.candidate_id,
+            commit=record.commit,
+            rating=rating,
+            replaced=state.best.record.candidate_id,
+        ),
+    )
 
 
 async def verify_best(ctx: LoopContext, state: LoopState) -> float | None:

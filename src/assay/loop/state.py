@@ -27,6 +27,7 @@ from assay.loop.events import (
     MatchesPlayed,
     Measured,
     NoiseMeasured,
+    Picked,
     Proposed,
     Runs,
     Spend,
@@ -213,6 +214,8 @@ def apply(state: LoopState, event: Event) -> LoopState:
                 _decided(state, event.record, event.extra_runs)
         case Verified():
             _verified(state, event)
+        case Picked():
+            _picked(state, event)
         case LayerPromoted():
             state.promotion_due = False
         case Interrupted():
@@ -392,6 +395,29 @@ def _verified(state: LoopState, event: Verified) -> None:
         and state.best.record.candidate_id == event.candidate_id
     ):
         state.best_holdouts.append(event.holdout.mean_score)
+
+
+def _picked(state: LoopState, event: Picked) -> None:
+    record = next(r for r in state.records if r.candidate_id == event.candidate_id)
+    measurement = state.measurement(event.commit)
+    assert measurement is not None, "only kept candidates are picked, and their measurements are kept"
+    state.best = Best(record, measurement, state.sizes.get(event.commit, 0))
+
+
+def top_rated_kept(state: LoopState) -> tuple[CandidateRecord, float] | None:
+    """The kept candidate (or the baseline) with the highest tournament rating, and that rating."""
+    if state.ratings is None:
+        return None
+    rated = state.ratings.backend.ratings()
+    kept = [
+        r
+        for r in state.records
+        if r.decision in ("baseline", "keep") and r.commit and r.candidate_id in rated
+    ]
+    if not kept:
+        return None
+    top = max(kept, key=lambda r: (rated[r.candidate_id].rating, r.generation))
+    return top, rated[top.candidate_id].rating
 
 
 def _unit(score: float | None) -> float:
