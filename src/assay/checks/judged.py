@@ -105,6 +105,7 @@ async def _ask(judge: LLM, system: str, user: str, sample: int, tally: _Tally) -
 
 class _JudgedCheck(Check):
     judged: ClassVar[bool] = True
+    prose: ClassVar[bool] = True
 
     def _precheck(self, output: Output, ctx: CheckContext) -> CheckResult | None:
         if ctx.judge is None:

@@ -19,9 +19,10 @@ def runner_check(output: Output) -> CheckResult | None:
 
 def combine(case: Case, results: list[CheckResult], runner_failed: bool) -> tuple[bool, float]:
     """Case score = weighted mean of check scores; the case passes when every check passes, or when its
-    threshold is met. A runner failure always fails the case."""
+    threshold is met. A runner failure always fails the case. Without any result (an unjudged case) the
+    verdict is a fail with score 0: nothing was judged, so nothing passed."""
     if not results:
-        return (not runner_failed, 0.0 if runner_failed else 1.0)
+        return False, 0.0
     total_weight = sum(r.weight for r in results)
     if total_weight > 0:
         score = sum(r.score * r.weight for r in results) / total_weight
