@@ -85,10 +85,13 @@ class SplitConfig(Strict):
 
 
 class CasesConfig(Strict):
-    """Case files (native YAML/JSONL, skill-creator evals.json, promptfoo config), relative to the config."""
+    """Case files (native YAML/JSONL, skill-creator evals.json, promptfoo config), relative to the config.
+    ``require_checks``: a case without checks is an error (by default it runs unjudged, left out of pass
+    rates and scores, and a warning names it)."""
 
     files: list[PathText] = Field(min_length=1)
     split: SplitConfig = Field(default_factory=SplitConfig)
+    require_checks: bool = False
 
     @field_validator("files", mode="before")
     @classmethod

@@ -92,6 +92,18 @@ def read_data(path: Path) -> Any:
     return read_yaml(path, core_schema=True)
 
 
+def parse_yaml_text(text: str, loc: Loc) -> Any:
+    """A YAML (or JSON) string held in a field, parsed by the YAML 1.2 core schema; errors name the field."""
+    import yaml
+
+    from assay.safeload import describe_yaml_error, load_yaml
+
+    try:
+        return load_yaml(text, core_schema=True)
+    except yaml.YAMLError as exc:
+        raise loc.error(f"invalid YAML: {describe_yaml_error(exc)}") from None
+
+
 class Notes:
     """Warnings raised while loading case files: something read differently from how its author may expect,
     a field that is not used, a feature assay does not have. Each is one line naming the file and field;

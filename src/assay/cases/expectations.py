@@ -198,7 +198,9 @@ def mapping_check(data: dict[str, Any], loc: Loc, notes: Notes) -> CheckSpec:
     kind = data["type"].strip() if isinstance(data.get("type"), str) and data["type"].strip() else None
     if kind is not None and all(k in CHECK_FIELDS for k in data):
         name = split_negation(kind, False)[0]
-        if name in CHECKS or difflib.get_close_matches(name.replace("-", "_"), CHECKS.names(), n=1, cutoff=0.8):
+        if name in CHECKS or difflib.get_close_matches(
+            name.replace("-", "_"), CHECKS.names(), n=1, cutoff=0.8
+        ):
             return native_check(data, loc)  # an assay check, or a typo of one (reported as such)
     prose = next((data[k] for k in PROSE_KEYS if isinstance(data.get(k), str) and data[k].strip()), None)
     if kind is not None:

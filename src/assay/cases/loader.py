@@ -64,6 +64,8 @@ def _detect(data: Any, path: Path) -> str:
             return "native" if native.looks_native(data) else "skill-creator"
         if "test_cases" in data:
             return "skill-creator"
+        if data.get("scenarios") and promptfoo.looks_like_config(data):
+            return "promptfoo"
         raise ConfigError(f"cannot tell the format: {FORMATS_HINT}", file=path)
     if isinstance(data, list):
         if promptfoo.looks_like_tests(data):
@@ -108,7 +110,9 @@ def _unjudged_note(loaded: LoadedFile) -> str | None:
     ids = [case.id for case in loaded.unjudged]
     if not ids:
         return None
-    shown = ", ".join(ids[:SHOWN_IDS]) + (f", ... ({len(ids) - SHOWN_IDS} more)" if len(ids) > SHOWN_IDS else "")
+    shown = ", ".join(ids[:SHOWN_IDS]) + (
+        f", ... ({len(ids) - SHOWN_IDS} more)" if len(ids) > SHOWN_IDS else ""
+    )
     what = "1 case has" if len(ids) == 1 else f"{len(ids)} cases have"
     return f"{loaded.path}: {what} no checks, so they are unjudged (left out of pass rate and score): {shown}"
 

@@ -74,11 +74,30 @@ CHECK_FIELDS: dict[str, str] = {
 }
 # Read for the case itself, or metadata that says nothing about a good output: not reported.
 QUIET_KEYS = frozenset(
-    (*ID_KEYS, *NAME_KEYS, *INPUT_KEYS, *FILES_KEYS, "expected_output", "description", "tags", "notes")
-    + ("category", "difficulty", "priority", "group", "kind", "metadata", "comment", "comments", "rationale")
+    (
+        *ID_KEYS,
+        *NAME_KEYS,
+        *INPUT_KEYS,
+        *FILES_KEYS,
+        "expected_output",
+        "description",
+        "tags",
+        "notes",
+        "category",
+        "difficulty",
+        "priority",
+        "group",
+        "kind",
+        "metadata",
+        "comment",
+        "comments",
+        "rationale",
+    )
 )
 EVAL_KEYS = frozenset(INPUT_KEYS) | frozenset(CHECK_FIELDS) | {"expected_output"}
-_TOP_QUIET = frozenset(("skill_name", "skill", "name", "description", "version", "notes", "updated", "_readme"))
+_TOP_QUIET = frozenset(
+    ("skill_name", "skill", "name", "description", "version", "notes", "updated", "_readme")
+)
 
 
 def _pick(data: dict[str, Any], keys: tuple[str, ...]) -> str | None:
@@ -154,7 +173,9 @@ def _field_checks(name: str, value: Any, loc: Loc, notes: Notes) -> list[CheckSp
             notes.warn(at, "a retired assertion is skipped")
             continue
         if name == "deterministic_assertions" and isinstance(entry, dict) and "cmd" in entry:
-            notes.warn(at.at("cmd"), "the command of a deterministic assertion is not run: its text is judged")
+            notes.warn(
+                at.at("cmd"), "the command of a deterministic assertion is not run: its text is judged"
+            )
         checks.append(make(entry, at))
     return checks
 

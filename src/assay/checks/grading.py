@@ -47,7 +47,9 @@ class PassRule:
             raise CheckSpecError(f"{spec.type}: option pass_rule must be one of {', '.join(PASS_RULES)}")
         threshold = spec.options.get("threshold")
         if threshold is not None and (
-            isinstance(threshold, bool) or not isinstance(threshold, int | float) or not math.isfinite(threshold)
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not math.isfinite(threshold)
         ):
             raise CheckSpecError(f"{spec.type}: option threshold must be a number")
         return cls(rule == "promptfoo", None if threshold is None else float(threshold), threshold_on_dict)
@@ -86,7 +88,9 @@ def _promptfoo(value: Any, rule: PassRule, who: str) -> Verdict:
             return Verdict(False, 0.0, f"{who} returned a dict with {keys}; expected pass, score and reason")
         if rule.threshold_on_dict and rule.threshold is not None and score < rule.threshold:
             passed = False
-            reason = f"score {score:g} is under the threshold {rule.threshold:g}" + (f": {reason}" if reason else "")
+            reason = f"score {score:g} is under the threshold {rule.threshold:g}" + (
+                f": {reason}" if reason else ""
+            )
         return Verdict(passed, _unit(float(score)), clip(reason or f"{who} returned pass={passed}"))
     return Verdict(False, 0.0, clip(f"{who} returned {type(value).__name__}; expected bool, number or dict"))
 

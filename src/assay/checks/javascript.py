@@ -16,7 +16,15 @@ from typing import Any
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError, CheckUnavailable
 from assay.checks.grading import PassRule, read_verdict
-from assay.checks.node import DEFAULT_TIMEOUT_S, NO_NODE, JsCall, NodeError, call_js, node_binary, split_file_ref
+from assay.checks.node import (
+    DEFAULT_TIMEOUT_S,
+    NO_NODE,
+    JsCall,
+    NodeError,
+    call_js,
+    node_binary,
+    split_file_ref,
+)
 from assay.checks.programs import _timeout_option, evaluator_context
 from assay.checks.text import clip
 from assay.checks.transforms import output_value
@@ -45,7 +53,9 @@ class JavascriptCheck(Check):
         if code.strip().startswith("file://"):
             self.file, self.function = split_file_ref(code.strip())
             if not self.file.endswith(JS_SUFFIXES):
-                raise CheckSpecError(f"javascript: {code.strip()!r} is not a JavaScript file (.js, .cjs, .mjs)")
+                raise CheckSpecError(
+                    f"javascript: {code.strip()!r} is not a JavaScript file (.js, .cjs, .mjs)"
+                )
         else:
             self.code = code.rstrip()
 

@@ -46,24 +46,30 @@ class JsCall:
     function: str | None = None
     params: tuple[str, ...] = ("output", "context")
     kind: str = "expression"
+    exported_value: bool = False  # a file that exports a value rather than a function gives that value
 
     def request(self) -> bytes:
-        body = {
+        return json.dumps(self.body(), ensure_ascii=False, default=str).encode("utf-8")
+
+    def body(self) -> dict[str, Any]:
+        return {
             "code": self.code,
             "file": self.file,
             "function": self.function,
             "params": list(self.params),
             "kind": self.kind,
             "args": self.args,
+            "exportedValue": self.exported_value,
         }
-        return json.dumps(body, ensure_ascii=False, default=str).encode("utf-8")
 
 
 def _result(stdout: str, stderr: str, error: str | None) -> Any:
     line = next((ln for ln in reversed(stdout.splitlines()) if ln.startswith(RESULT_PREFIX)), None)
     if line is None:
         tail = " ".join(stderr.strip().split())[-_TAIL:]
-        raise NodeError(f"JavaScript gave no result ({error or 'node exited early'}){': ' + tail if tail else ''}")
+        raise NodeError(
+            f"JavaScript gave no result ({error or 'node exited early'}){': ' + tail if tail else ''}"
+        )
     payload = json.loads(line[len(RESULT_PREFIX) :])
     if not payload.get("ok"):
         raise NodeError(str(payload.get("error", "JavaScript failed"))[:_TAIL])
@@ -108,6 +114,40 @@ def call_js_sync(call: JsCall, *, cwd: Path | None = None, timeout_s: float = DE
     stdout, _ = decode_output(proc.stdout)
     stderr, _ = decode_output(proc.stderr)
     return _result(stdout, stderr, f"exit {proc.returncode}")
+
+
+def call_js_many(calls: list[JsCall], *, cwd: Path | None = None, timeout_s: float = 300.0) -> list[Any]:
+    """Several calls in one Node process, in order (loading a suite: one ``transformVars`` per test); each
+    result is the call's value, or a NodeError for a call that failed."""
+    if not calls:
+        return []
+    node = node_binary()
+    if node is None:
+        raise NodeError(NO_NODE)
+    request = json.dumps({"batch": [c.body() for c in calls]}, ensure_ascii=False, default=str).encode()
+    try:
+        proc = subprocess.run(
+            [node, str(HARNESS)],
+            input=request,
+            capture_output=True,
+            cwd=cwd,
+            timeout=timeout_s,
+            env=scrubbed_env(),
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise NodeError(f"JavaScript timed out after {timeout_s:g}s") from None
+    except OSError as exc:
+        raise NodeError(f"cannot start node: {exc.strerror or exc}") from None
+    stdout, _ = decode_output(proc.stdout)
+    stderr, _ = decode_output(proc.stderr)
+    results = _result(stdout, stderr, f"exit {proc.returncode}")
+    return [
+        (None if r.get("undefined") else r.get("value"))
+        if r.get("ok")
+        else NodeError(str(r.get("error"))[:_TAIL])
+        for r in results
+    ]
 
 
 def split_file_ref(ref: str) -> tuple[str, str | None]:

@@ -77,24 +77,49 @@ function finish(payload) {
   process.stdout.write(`\nASSAY_RESULT:${text}\n`, () => process.exit(0));
 }
 
-async function main() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  const request = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+async function callOnce(request) {
   let fn;
   let args = request.args || [];
   if (request.file) {
-    fn = pickFunction(await loadModule(request.file), request.function, request.file);
+    const mod = await loadModule(request.file);
+    if (request.exportedValue && !request.function) {
+      const exported = mod && mod.default !== undefined && typeof mod !== 'function' ? mod.default : mod;
+      if (typeof exported !== 'function') return exported;
+    }
+    fn = pickFunction(mod, request.function, request.file);
   } else {
     const params = request.params || [];
     fn = new Function(...params, 'process', functionBody(request.code || '', request.kind));
     args = [...args, process];
   }
-  const value = await fn(...args);
+  return await fn(...args);
+}
+
+function errorText(err) {
+  const message = err && err.message ? err.message : String(err);
+  return `${(err && err.name) || 'Error'}: ${message}`;
+}
+
+async function main() {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  const request = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  if (Array.isArray(request.batch)) {
+    // Several calls in one process (loading a suite: one transformVars per test).
+    const results = [];
+    for (const one of request.batch) {
+      try {
+        const value = await callOnce(one);
+        results.push({ ok: true, value: value === undefined ? null : value, undefined: value === undefined });
+      } catch (err) {
+        results.push({ ok: false, error: errorText(err) });
+      }
+    }
+    finish({ ok: true, value: results });
+    return;
+  }
+  const value = await callOnce(request);
   finish({ ok: true, value: value === undefined ? null : value, undefined: value === undefined });
 }
 
-main().catch((err) => {
-  const message = err && err.message ? err.message : String(err);
-  finish({ ok: false, error: `${(err && err.name) || 'Error'}: ${message}` });
-});
+main().catch((err) => finish({ ok: false, error: errorText(err) }));

@@ -302,9 +302,11 @@ def evaluator_context(spec: CheckSpec, output: Output, ctx: CheckContext) -> dic
     case = ctx.case
     workdir = ctx.workdir or (Path(output.workdir) if output.workdir else None)
     options = spec.options
-    config = options["config"] if "config" in options else {
-        k: v for k, v in options.items() if k not in RESERVED_OPTIONS
-    }
+    config = (
+        options["config"]
+        if "config" in options
+        else {k: v for k, v in options.items() if k not in RESERVED_OPTIONS}
+    )
     prompt = output.meta.get("prompt")
     provider = output.meta.get("provider") or output.meta.get("model")
     return {

@@ -25,7 +25,7 @@ TRANSFORMED = "transformed"  # Output.meta key holding the transformed value (an
 
 def output_value(output: Output) -> Any:
     """The output as a check should receive it: the transformed value when there is one, else the text."""
-    return output.meta[TRANSFORMED] if TRANSFORMED in output.meta else output.text
+    return output.meta.get(TRANSFORMED, output.text)
 
 
 def as_text(value: Any) -> str:

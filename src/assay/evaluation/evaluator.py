@@ -153,7 +153,9 @@ class Evaluator:
         failure = runner_check(output)
         if failure is not None:
             results.append(failure)
-        passed, score = (False, 0.0) if unjudged else combine(case, results, runner_failed=failure is not None)
+        passed, score = (
+            (False, 0.0) if unjudged else combine(case, results, runner_failed=failure is not None)
+        )
         result = CaseResult(
             id=case.id,
             split=split,
