@@ -40,6 +40,7 @@ __all__ = ["EVAL_KEYS", "PREFIXES", "parse_document", "parse_eval", "parse_expec
 
 LIST_KEYS = ("evals", "cases", "test_cases", "tests")
 INPUT_KEYS = ("prompt", "input", "query", "question", "user_prompt", "task")
+TURNS_KEYS = ("prompt_sequence", "query_flow", "turns", "prompts")
 ID_KEYS = ("id", "eval_id")
 NAME_KEYS = ("name", "eval_name", "slug", "title")
 FILES_KEYS = ("files", "input_files")
@@ -78,6 +79,7 @@ QUIET_KEYS = frozenset(
         *ID_KEYS,
         *NAME_KEYS,
         *INPUT_KEYS,
+        *TURNS_KEYS,
         *FILES_KEYS,
         "expected_output",
         "description",
@@ -117,8 +119,17 @@ def _id(data: dict[str, Any], loc: Loc, fallback: str) -> str:
     return fallback
 
 
-def _input(data: dict[str, Any], loc: Loc) -> str:
+def _input(data: dict[str, Any], loc: Loc, notes: Notes) -> str:
     key = _pick(data, INPUT_KEYS)
+    turns_key = _pick(data, TURNS_KEYS)
+    if key is None and turns_key is not None:
+        turns = data[turns_key]
+        if isinstance(turns, list) and turns and all(isinstance(t, str) for t in turns):
+            notes.warn(
+                loc.at(turns_key),
+                "a multi-turn prompt is given as one input, its turns separated by blank lines",
+            )
+            return "\n\n".join(turns)
     if key is None:
         raise loc.at("prompt").error("required field is missing (the task given to the skill)")
     value = data[key]
@@ -203,7 +214,7 @@ def parse_eval(data: Any, loc: Loc, position: int, notes: Notes) -> Case:
     tags = data.get("tags")
     return Case(
         id=_id(data, loc, fallback),
-        input=_input(data, loc),
+        input=_input(data, loc, notes),
         expected=_expected(data, loc),
         files=_files(data, loc),
         checks=checks,

@@ -89,16 +89,23 @@ def _start(directory: Path, config: str) -> None:
         starter = write_starter(directory, config)
     except OSError as exc:
         raise ConfigError(f"cannot write a starter: {exc.strerror or exc}", file=directory / config) from None
-    what = {"code": "the program", "prompt": "the prompt", "skill": "the skill in"}[starter.kind]
+    what = {
+        "code": "the program",
+        "prompt": "the prompt",
+        "skill": "the skill in",
+        "promptfoo": "the promptfoo suite, with the prompt",
+    }[starter.kind]
     out.print(
         f"wrote {', '.join(starter.written)}: a starter for {what} {starter.artifact}",
         markup=False,
     )
-    if starter.others:
+    if starter.others and starter.kind != "promptfoo":
         out.print(
             f"  also found {', '.join(starter.others)}: list the files to improve in artifact.paths",
             markup=False,
         )
+    for note in starter.notes:
+        out.print(f"  note: {note}", markup=False)
     out.print(f"next: {starter.next_step}", markup=False)
     out.print(
         "then `assay init` again starts the project (a git repository, the split and the baseline),"

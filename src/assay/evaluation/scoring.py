@@ -18,8 +18,8 @@ def runner_check(output: Output) -> CheckResult | None:
 
 
 def combine(case: Case, results: list[CheckResult], runner_failed: bool) -> tuple[bool, float]:
-    """Case score = weighted mean of check scores; the case passes when every check passes, or when its
-    threshold is met. A runner failure always fails the case. Without any result (an unjudged case) the
+    """Case score = weighted mean of check scores; the case passes when every check of nonzero weight
+    passes, or when its threshold is met. A runner failure always fails the case. Without any result (an unjudged case) the
     verdict is a fail with score 0: nothing was judged, so nothing passed."""
     if not results:
         return False, 0.0
@@ -30,6 +30,7 @@ def combine(case: Case, results: list[CheckResult], runner_failed: bool) -> tupl
         score = sum(r.score for r in results) / len(results)
     if runner_failed:
         return False, score
-    if all(r.passed for r in results):
+    # A check of weight 0 is reported but cannot fail the case (promptfoo's "metric only" assertion).
+    if all(r.passed for r in results if r.weight > 0):
         return True, score
     return (case.threshold is not None and score >= case.threshold), score

@@ -40,6 +40,7 @@ __all__ = [
     "parse_tests_ref",
 ]
 
+# Keys only a promptfoo config has (``env``, ``metadata`` or ``description`` say nothing on their own).
 CONFIG_KEYS = frozenset(
     (
         "prompts",
@@ -50,7 +51,6 @@ CONFIG_KEYS = frozenset(
         "evaluateOptions",
         "outputPath",
         "sharing",
-        "env",
         "nunjucksFilters",
         "extensions",
         "redteam",
@@ -58,7 +58,6 @@ CONFIG_KEYS = frozenset(
         "commandLineOptions",
         "tracing",
         "writeLatestResults",
-        "metadata",
     )
 )
 _PROMPTFOO_TEST_KEYS = TEST_KEYS | frozenset(UNUSED_TEST_KEYS)

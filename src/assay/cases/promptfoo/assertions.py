@@ -51,6 +51,7 @@ UNSUPPORTED: dict[str, str] = {
     "trace-error-spans": "needs OpenTelemetry traces of the run",
     "tool-call-f1": "needs the provider's tool calls",
     "human": "is graded by a person",
+    "is-valid-video": "needs a video provider's output",
 }
 _NAMED_GROUP = re.compile(r"\(\?<(?=[A-Za-z_])")
 
@@ -149,6 +150,13 @@ def _contains_json(data: dict[str, Any], value: Any, loc: Loc, scope: Scope) -> 
 
         value = parse_yaml_text(value, loc.at("value"))
     return {"type": "contains_json", "value": value}
+
+
+def _json_properties(data: dict[str, Any], value: Any, loc: Loc, scope: Scope) -> dict[str, Any]:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise loc.at("value").error("expected the property names (a list of strings)")
+    return {"type": "contains_json", "value": {"type": "object", "required": names}}
 
 
 def _script(ours: str) -> Handler:
@@ -297,6 +305,8 @@ HANDLERS: dict[str, Handler] = {
     "empty": _plain("empty"),
     "min-length": _plain("min_length"),
     "max-length": _plain("max_length"),
+    "json-schema-valid": _is_json,
+    "contains-json-property": _json_properties,
     "finish-reason": _plain("finish_reason"),
     "word-count": _word_count,
     "levenshtein": _levenshtein,
@@ -334,6 +344,8 @@ NOT_PROMPTFOO = {
     "empty": "an empty output",
     "min-length": "a minimum number of characters",
     "max-length": "a maximum number of characters",
+    "json-schema-valid": "is-json with the value as the schema",
+    "contains-json-property": "contains-json whose object has these properties",
 }
 KNOWN_KEYS = frozenset(
     (
