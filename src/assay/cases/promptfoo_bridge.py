@@ -36,6 +36,17 @@ def render_prompt(artifact_dir: Path | str, prompt: str, variables: dict[str, An
     return render(text, variables)
 
 
+class PromptedText(str):
+    """The output text, carrying the rendered prompt it answers (``context.prompt`` for checks)."""
+
+    prompt: str
+
+    def __new__(cls, text: str, prompt: str) -> PromptedText:
+        made = super().__new__(cls, text)
+        made.prompt = prompt
+        return made
+
+
 def _context(case: Any, rendered: str) -> dict[str, Any]:
     return {"vars": dict(case.vars), "prompt": {"raw": rendered, "label": rendered}}
 
@@ -80,7 +91,7 @@ def exec_provider(
         raise RuntimeError(f"{command}: exit {proc.returncode}: {stderr[-_TAIL:]}")
     if stderr and not stdout:
         raise RuntimeError(f"{command}: {stderr[-_TAIL:]}")
-    return stdout
+    return PromptedText(stdout, rendered)
 
 
 def python_provider(
@@ -103,7 +114,8 @@ def python_provider(
     fn = getattr(module, function, None)
     if not callable(fn):
         raise RuntimeError(f"{file} has no function {function!r}")
-    return _response(fn(rendered, {"config": config or {}}, _context(case, rendered)), f"{file}:{function}")
+    answer = _response(fn(rendered, {"config": config or {}}, _context(case, rendered)), f"{file}:{function}")
+    return PromptedText(answer, rendered)
 
 
 def js_provider(
@@ -127,12 +139,14 @@ def js_provider(
         params=("file", "config", "prompt", "context"),
     )
     call.code = f"return (async () => {{\n{code}\n}})();"
-    return _response(call_js_sync(call, cwd=Path(artifact_dir), timeout_s=DEFAULT_TIMEOUT_S), file)
+    answer = _response(call_js_sync(call, cwd=Path(artifact_dir), timeout_s=DEFAULT_TIMEOUT_S), file)
+    return PromptedText(answer, rendered)
 
 
 def echo_provider(case: Any, artifact_dir: Path | str, *, prompt: str) -> str:
     """promptfoo's ``echo`` provider: the rendered prompt is the output."""
-    return render_prompt(artifact_dir, prompt, case.vars)
+    rendered = render_prompt(artifact_dir, prompt, case.vars)
+    return PromptedText(rendered, rendered)
 
 
 def command_line(command: str) -> list[str]:

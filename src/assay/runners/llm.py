@@ -159,7 +159,12 @@ class LLMRunner(Runner):
             cost_usd=completion.cost_usd,
             duration_s=time.perf_counter() - started,
             workdir=str(workdir),
-            meta={"model": completion.model or self.llm.model, "cached": completion.cached},
+            meta={
+                "model": completion.model or self.llm.model,
+                "cached": completion.cached,
+                # the rendered prompt is what promptfoo's python/javascript assertions see as context.prompt
+                **({"prompt": user} if self.config.mode == "template" else {}),
+            },
         )
 
     async def aclose(self) -> None:
