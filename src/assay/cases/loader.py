@@ -106,7 +106,8 @@ def read_case_file(path: Path, notes: Notes | None = None) -> LoadedFile:
     return LoadedFile(path, fmt, cases, notes.lines(path))
 
 
-def _unjudged_note(loaded: LoadedFile) -> str | None:
+def unjudged_note(loaded: LoadedFile) -> str | None:
+    """The warning that names a file's cases without checks (None when every case has one)."""
     ids = [case.id for case in loaded.unjudged]
     if not ids:
         return None
@@ -156,7 +157,7 @@ def load_case_files(
             )
         files.append(loaded)
         warnings.extend(loaded.warnings)
-        if (note := _unjudged_note(loaded)) is not None:
+        if (note := unjudged_note(loaded)) is not None:
             warnings.append(note)
     return CaseLoad(cases, files, warnings)
 

@@ -30,10 +30,27 @@ DEFAULT_TIMEOUT_S = 300.0
 _TAIL = 500
 
 
+PROMPT_DELIMITER = "---"
+
+
+def prompt_text(path: Path) -> str:
+    """A prompt file's text as promptfoo reads it: a text file is trimmed, and of several prompts split by
+    ``---`` lines the first is taken; JSON and YAML chat prompts are kept as written."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() in (".json", ".yaml", ".yml", ".jsonl"):
+        return text
+    chunks: list[list[str]] = [[]]
+    for line in text.splitlines():
+        if line.strip() == PROMPT_DELIMITER:
+            chunks.append([])
+        else:
+            chunks[-1].append(line)
+    return next((joined for chunk in chunks if (joined := "\n".join(chunk).strip())), "")
+
+
 def render_prompt(artifact_dir: Path | str, prompt: str, variables: dict[str, Any]) -> str:
     """The prompt file ``prompt`` (relative to ``artifact_dir``) rendered with ``variables``."""
-    text = (Path(artifact_dir) / prompt).read_text(encoding="utf-8")
-    return render(text, variables)
+    return render(prompt_text(Path(artifact_dir) / prompt), variables)
 
 
 class PromptedText(str):

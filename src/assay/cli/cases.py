@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from rich.text import Text
 
-from assay.cases.loader import LoadedFile, read_case_file
+from assay.cases.loader import LoadedFile, read_case_file, unjudged_note
 from assay.cli.console import make_console
 from assay.errors import ConfigError
 from assay.model import CheckSpec
@@ -58,10 +58,14 @@ def file_document(path: Path, loaded: LoadedFile | None, error: str | None) -> d
 
 
 def load_one(path: Path) -> tuple[LoadedFile | None, str | None]:
+    """One file as loaded (its warnings end with the note naming its unjudged cases), or its error."""
     try:
-        return read_case_file(path), None
+        loaded = read_case_file(path)
     except ConfigError as exc:
         return None, str(exc)
+    if (note := unjudged_note(loaded)) is not None:
+        loaded.warnings.append(note)
+    return loaded, None
 
 
 def _print_file(path: Path, loaded: LoadedFile | None, error: str | None) -> None:

@@ -47,6 +47,7 @@ class Plan:
     runner: dict[str, Any] = field(default_factory=dict)
     module: str | None = None
     forbid: list[str] = field(default_factory=list)
+    provider_files: list[str] = field(default_factory=list)
     judge: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     next_step: str = ""
@@ -152,7 +153,7 @@ def _runner(provider: str, config: dict[str, Any], plan: Plan) -> None:
         bridge_call = (
             f"exec_provider(case, artifact_dir, prompt={prompt!r}, command={command!r}, config={cfg})"
         )
-        plan.forbid += [p for p in command.split() if Path(p).suffix in (".py", ".js", ".sh", ".rb")]
+        plan.provider_files += [p for p in command.split() if Path(p).suffix in (".py", ".js", ".sh", ".rb")]
     elif provider.startswith(("python:", "file://")):
         ref = provider.removeprefix("python:").removeprefix("file://")
         file, _, function = ref.partition(":")
@@ -162,13 +163,17 @@ def _runner(provider: str, config: dict[str, Any], plan: Plan) -> None:
         elif file.endswith((".js", ".cjs", ".mjs")):
             bridge_call = f"js_provider(case, artifact_dir, prompt={prompt!r}, file={file!r}, config={cfg})"
         if bridge_call:
-            plan.forbid.append(file)
+            plan.provider_files.append(file)
     elif provider == "echo":
         bridge_call = f"echo_provider(case, artifact_dir, prompt={prompt!r})"
     if bridge_call is not None:
         plan.module = _module(bridge_call, provider)
         plan.runner = {"type": "python", "function": "assay_provider:run", "timeout": 300}
-        plan.forbid.append(MODULE)
+        # The provider's files are the harness: candidates may not change them, and the jail shows them
+        # (the config names them with file://, which would otherwise hide them as the suite's own files).
+        plan.forbid += [*plan.provider_files, MODULE]
+        if plan.provider_files:
+            plan.runner["read_only"] = list(dict.fromkeys(plan.provider_files))
         plan.next_step = "`assay eval` runs your suite through your own provider"
         return
     plan.runner = {"type": "llm", "prompt": prompt, "mode": "template"}
