@@ -113,14 +113,16 @@ def main(argv: list[str] | None = None) -> int:
         "--promptfoo", required=True, help="the promptfoo executable (e.g. node_modules/.bin/promptfoo)"
     )
     parser.add_argument("--suite", type=Path, default=SUITE)
+    parser.add_argument("--keep", type=Path, help="keep both runs' folders (results, traces) here")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        theirs_dir, ours_dir = Path(tmp) / "promptfoo", Path(tmp) / "assay"
+        work = args.keep or Path(tmp)
+        theirs_dir, ours_dir = work / "promptfoo", work / "assay"
         shutil.copytree(args.suite, theirs_dir)
         shutil.copytree(args.suite, ours_dir)
         theirs = run_promptfoo(args.promptfoo, theirs_dir)
         ours, described = run_assay(ours_dir)
-    return 1 if compare(theirs, ours, described) else 0
+        return 1 if compare(theirs, ours, described) else 0
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ question = re.search(r"Question: (.*)", prompt).group(1).lower()
 order = re.search(r"Order: (.*)", prompt).group(1).strip()
 greeting = "Dear customer, " if prompt.startswith("Dear customer") else ""
 
-if "refund" in question:
+if question.startswith("repeat "):
+    answer = question.removeprefix("repeat ").upper()
+elif "refund" in question:
     answer = f"{greeting}Refunds take 5 business days. Order {order} is eligible."
 elif "ship" in question:
     answer = '{"carrier": "DHL", "days": 3, "tracking": true}'

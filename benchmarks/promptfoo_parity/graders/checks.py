@@ -17,3 +17,12 @@ def snake_case_fail(output, context):
 
 def length_score(output, context):
     return len(output) / 100
+
+
+def as_text(output, context):
+    # promptfoo reads the string "true" from a Python grader as a pass.
+    return "true"
+
+
+def low_score_dict(output, context):
+    return {"pass": True, "score": 0.2, "reason": "a low score"}

@@ -7,7 +7,9 @@ from a candidate's prompt) and follows Nunjucks where the two differ:
 - values print as JavaScript would: ``true``/``false``, ``null`` as nothing, ``2.0`` as ``2``, a list as
   its items joined by commas, a mapping as ``[object Object]`` (use ``| dump``);
 - filters ``dump`` (JSON, with an optional indent) and ``load`` (parse JSON), as promptfoo adds, and
-  ``nl2br``; ``{% elseif %}`` is read as ``{% elif %}``; a trailing newline is kept.
+  ``nl2br``; ``{% elseif %}`` is read as ``{% elif %}``; a trailing newline is kept;
+- ``truncate`` cuts at the last space within the length, with no leeway; ``round`` rounds halves up
+  (``Math.round``); ``string`` prints as JavaScript does.
 
 Not available: JavaScript expressions and methods (``name.toUpperCase()``, ``items.length``: use the
 filters ``upper`` and ``length``), custom ``nunjucksFilters`` (JavaScript files), and Nunjucks-only tags
@@ -17,6 +19,7 @@ such as ``{% asyncEach %}``.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -59,8 +62,40 @@ def _nl2br(text: Any) -> str:
     return str(_js_text(text)).replace("\r\n", "<br />\n").replace("\n", "<br />\n")
 
 
+def _truncate(text: Any, length: int = 255, killwords: bool = False, end: str | None = None) -> str:
+    """Nunjucks' ``truncate``: cut at the last space before ``length`` (no leeway, unlike Jinja2's)."""
+    text = str(_js_text(text))
+    length = length or 255
+    if len(text) <= length:
+        return text
+    if killwords:
+        cut = length
+    else:
+        cut = text.rfind(" ", 0, length + 1)
+        cut = length if cut == -1 else cut
+    return text[:cut] + ("..." if end is None else end)
+
+
+def _round(value: Any, precision: int = 0, method: str = "common") -> float:
+    """Nunjucks' ``round``: ``Math.round`` (halves up), not Python's round-half-to-even."""
+    factor = 10 ** (precision or 0)
+    scaled = float(value) * factor
+    if method == "ceil":
+        rounded = math.ceil(scaled)
+    elif method == "floor":
+        rounded = math.floor(scaled)
+    else:
+        rounded = math.floor(scaled + 0.5)
+    return rounded / factor
+
+
+def _string(value: Any) -> str:
+    """Nunjucks' ``string``: ``String(value)``."""
+    return str(_js_text(value))
+
+
 _ENV = SandboxedEnvironment(autoescape=False, keep_trailing_newline=True, finalize=_js_text)
-_ENV.filters.update(dump=_dump, load=_load, nl2br=_nl2br)
+_ENV.filters.update(dump=_dump, load=_load, nl2br=_nl2br, truncate=_truncate, round=_round, string=_string)
 
 
 def has_template(text: str) -> bool:

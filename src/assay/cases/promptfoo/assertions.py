@@ -432,6 +432,12 @@ def map_assertion(data: Any, loc: Loc, scope: Scope) -> CheckSpec | None:
             f"{kind} is not a promptfoo assertion type (promptfoo rejects it); "
             f"assay reads it as {NOT_PROMPTFOO[base]}",
         )
+    if kind == "not-python":
+        scope.notes.warn(
+            loc.at("type"),
+            "promptfoo 0.120 ignores the not- of a python assertion (it passes when the code returns true); "
+            "assay negates it, as promptfoo documents",
+        )
     value = _value(data, loc, scope, script=base in SCRIPT_TYPES)
     script_file = split_file_ref(value)[0] if isinstance(value, str) and value.startswith("file://") else ""
     if base in SCRIPT_TYPES and script_file.endswith((".ts", ".cts", ".mts", ".rb")):
