@@ -54,6 +54,14 @@ class CaseLoad:
         return [case for case in self.cases if not case.judged]
 
 
+def _is_trigger_set(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(q, dict) and "should_trigger" in q for q in value)
+    )
+
+
 def _detect(data: Any, path: Path) -> str:
     if isinstance(data, dict):
         if "evals" in data:
@@ -66,6 +74,14 @@ def _detect(data: Any, path: Path) -> str:
             return "skill-creator"
         if data.get("scenarios") and promptfoo.looks_like_config(data):
             return "promptfoo"
+        if _is_trigger_set(data.get("queries")):
+            raise ConfigError(
+                "a skill-creator trigger eval set (queries with should_trigger) tests whether a skill's "
+                "description makes it trigger; assay judges outputs, so it is not read (give cases "
+                "with a prompt and expectations)",
+                file=path,
+                field="queries",
+            )
         raise ConfigError(f"cannot tell the format: {FORMATS_HINT}", file=path)
     if isinstance(data, list):
         if promptfoo.looks_like_tests(data):
