@@ -174,7 +174,9 @@ def test_fields_read_for_nothing_are_warned_about(tmp_path: Path) -> None:
 def test_a_trigger_eval_set_is_refused_saying_what_it_is(tmp_path: Path) -> None:
     path = write(
         tmp_path / "trigger-eval.json",
-        json.dumps({"skill_name": "wrap-up", "queries": [{"query": "wrap this session up", "should_trigger": True}]}),
+        json.dumps(
+            {"skill_name": "wrap-up", "queries": [{"query": "wrap this session up", "should_trigger": True}]}
+        ),
     )
     with pytest.raises(ConfigError) as excinfo:
         read_case_file(path)

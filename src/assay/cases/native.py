@@ -149,15 +149,15 @@ def looks_native(data: Any) -> bool:
     ``assertions``, ...), so that a typo in a native file is reported as one."""
     from assay.cases.skill_creator import EVAL_KEYS
 
+    extra = False
     if isinstance(data, dict):
-        if not data.keys() <= {"cases", "description"}:
-            return False
+        extra = not data.keys() <= {"cases", "description"}
         data = data.get("cases")
     if not isinstance(data, list):
-        return True
+        return not extra
     entries = [item for item in data if isinstance(item, dict)]
     if all(entry.keys() <= set(CASE_FIELDS) for entry in entries):
-        return True
+        return True  # a native file with an unknown top-level field is reported as one
     return not any(key in EVAL_KEYS for entry in entries for key in entry)
 
 

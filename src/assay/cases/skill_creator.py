@@ -135,6 +135,9 @@ def _input(data: dict[str, Any], loc: Loc, notes: Notes) -> str:
     value = data[key]
     if not isinstance(value, str):
         raise loc.at(key).error(f"expected a string, got {type_name(value)}")
+    for other in INPUT_KEYS:
+        if other != key and data.get(other) is not None:
+            notes.warn(loc.at(other), f"not read: the input is `{key}` (one input per eval)")
     return value
 
 

@@ -68,7 +68,7 @@ def assertion_from_text(text: str, loc: Loc) -> dict[str, Any]:
             return {"type": "javascript", "value": text}
     for prefix in ("grade:", "llm-rubric:"):
         if text.startswith(prefix):
-            return {"type": "llm-rubric", "value": text[len(prefix) :]}
+            return {"type": "llm-rubric", "value": text[len(prefix) :].strip()}
     types = assertion_types()
     match = re.match(r"^(not-)?([a-z][\w:-]*?)(?:\((\d+(?:\.\d+)?)\))?(?::([\s\S]*))?$", text)
     if match and match.group(2) in types:
@@ -86,10 +86,12 @@ def assertion_from_text(text: str, loc: Loc) -> dict[str, Any]:
     head, sep, _ = text.partition(":")
     head = head.strip()
     if sep and _TYPE_LIKE.fullmatch(head):
-        near = difflib.get_close_matches(head.lower(), types, n=1, cutoff=0.8)
+        negated = head.lower().startswith("not-")
+        near = difflib.get_close_matches(head.lower().removeprefix("not-"), types, n=1, cutoff=0.8)
         if near:
+            suggestion = f"not-{near[0]}" if negated else near[0]
             raise loc.error(
-                f"unknown assertion type {head!r}; did you mean {near[0]!r}? (to compare the whole text, "
+                f"unknown assertion type {head!r}; did you mean {suggestion!r}? (to compare the whole text, "
                 "put 'equals:' before it)"
             )
     return {"type": "equals", "value": text}
