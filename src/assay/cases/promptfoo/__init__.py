@@ -71,7 +71,7 @@ def looks_like_config(data: dict[str, Any]) -> bool:
     tests = data.get("tests")
     if not isinstance(tests, list):
         return isinstance(tests, dict) and (
-            "path" in tests or bool(tests) and tests.keys() <= _PROMPTFOO_TEST_KEYS
+            "path" in tests or (bool(tests) and tests.keys() <= _PROMPTFOO_TEST_KEYS)
         )
     entries = [t for t in tests if isinstance(t, dict)]
     return all(entry.keys() <= _PROMPTFOO_TEST_KEYS | {"path", "config"} for entry in entries)
