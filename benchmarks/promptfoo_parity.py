@@ -8,7 +8,11 @@ file vars, transforms, transformVars, CSV and JSONL tests, thresholds, weights, 
 judge the same outputs. promptfoo runs ``promptfoo eval -o out.json``; assay runs ``assay init`` (which
 maps the config's prompt and provider) and ``assay eval --json``. Tests are paired in order (promptfoo's
 test index, assay's case order) and their descriptions must agree. Prints pass/fail per test from both, and
-per assertion where both report the same number of them; exits 1 on any difference.
+per assertion where both report the same number of them, then the agreement (share of tests, and of
+assertions, with the same verdict); exits 1 on any difference.
+
+Known difference, left out of the suite: promptfoo 0.120 ignores the ``not-`` of ``not-python`` (assay
+negates it, as promptfoo documents, and warns when loading).
 """
 
 from __future__ import annotations
@@ -99,11 +103,16 @@ def compare(
                     )
     passed_pf = sum(r["success"] for r in promptfoo)
     passed_assay = sum(bool(c["passed"]) for c in assay)
+    same_tests = len(promptfoo) - differences
     print(
         f"\ntests: {len(promptfoo)}; promptfoo passed {passed_pf}, assay passed {passed_assay}; "
         f"verdicts that differ: {differences}"
     )
     print(f"assertions compared one by one: {checks_total}; same verdict: {checks_same}")
+    print(
+        f"agreement: tests {same_tests}/{len(promptfoo)} ({same_tests / max(1, len(promptfoo)):.1%}), "
+        f"assertions {checks_same}/{checks_total} ({checks_same / max(1, checks_total):.1%})"
+    )
     return differences + (checks_total - checks_same)
 
 
