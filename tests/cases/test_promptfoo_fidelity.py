@@ -379,3 +379,20 @@ def test_a_non_promptfoo_file_with_tests_is_read_as_skill_creator(tmp_path: Path
     assert [(c.id, [(s.type, s.value) for s in c.checks]) for c, _ in loaded.cases] == [
         ("bump", [("contains", "## 1.2.0")])
     ]
+
+
+def test_a_reference_that_renders_empty_fails_its_check_not_the_file(tmp_path: Path) -> None:
+    config = write(
+        tmp_path / "promptfooconfig.yaml",
+        "prompts: ['Poem about {{subject}}']\ndefaultTest:\n  assert:\n    - {type: similar, value: '{{prompt}}'}\n"
+        "tests:\n  - description: Space\n    vars: {subject: space}\n",
+    )
+    loaded = read_case_file(config)
+    (case, _) = loaded.cases[0]
+    assert [(c.type, c.value) for c in case.checks] == [
+        (
+            "unsupported",
+            "similar: its value '{{prompt}}' renders empty for this test (a var it names is not set)",
+        )
+    ]
+    assert any("defaultTest.assert[0].value" in w and "renders empty" in w for w in loaded.warnings)

@@ -19,7 +19,7 @@ from typing import Any
 
 from assay.cases._common import Loc, Notes, expect_mapping, make_spec, number, type_name
 from assay.cases.promptfoo.files import FileScope, absolute_ref, read_value_file
-from assay.cases.templating import TemplateError, render
+from assay.cases.templating import TemplateError, has_template, render
 from assay.checks.node import node_binary, split_file_ref
 from assay.model import CheckSpec
 
@@ -339,6 +339,19 @@ HANDLERS: dict[str, Handler] = {
     "select-best": _select_best,
 }
 SCRIPT_TYPES = ("python", "javascript")
+# Types compared with a reference text, which an empty value makes meaningless.
+REFERENCE_TYPES = frozenset(
+    (
+        "similar",
+        "similar:cosine",
+        "similar:dot",
+        "similar:euclidean",
+        "rouge-n",
+        "bleu",
+        "gleu",
+        "levenshtein",
+    )
+)
 # Types some promptfoo examples use that promptfoo itself does not define.
 NOT_PROMPTFOO = {
     "empty": "an empty output",
@@ -439,6 +452,13 @@ def map_assertion(data: Any, loc: Loc, scope: Scope) -> CheckSpec | None:
             "assay negates it, as promptfoo documents",
         )
     value = _value(data, loc, scope, script=base in SCRIPT_TYPES)
+    given = data.get("value")
+    rendered_empty = isinstance(value, str) and not value.strip()
+    if base in REFERENCE_TYPES and isinstance(given, str) and has_template(given) and rendered_empty:
+        # promptfoo renders it empty too and compares with nothing; the case must not be refused whole
+        why = f"its value {given!r} renders empty for this test (a var it names is not set)"
+        scope.notes.warn(loc.at("value"), f"{why}: the check fails when it runs")
+        return make_spec({"type": "unsupported", "value": f"{kind}: {why}"}, loc)
     script_file = split_file_ref(value)[0] if isinstance(value, str) and value.startswith("file://") else ""
     if base in SCRIPT_TYPES and script_file.endswith((".ts", ".cts", ".mts", ".rb")):
         name = script_file.rsplit("/", 1)[-1]
