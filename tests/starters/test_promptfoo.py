@@ -108,6 +108,9 @@ tests:
     assert bare.get("unjudged") is True and verdicts["bare"] is False
     # the case without checks ran but is left out of the pass rate
     assert (report["unjudged"], report["total"], report["pass_rate"]) == (1, 1, 1.0)
+    table = assay("eval", cwd=root)
+    assert "UNJUDGED" in table.stdout and "1 unjudged (no checks)" in table.stdout
+    assert "unjudged" in table.stderr and "bare" in table.stderr  # the load warning names it
 
 
 def test_prompt_files_read_as_promptfoo_reads_them(tmp_path: Path) -> None:
