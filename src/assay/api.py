@@ -46,9 +46,10 @@ async def evaluate_async(
     """Measure the artifact (or the copy of it in ``workdir``) on the cases of ``split`` (dev, holdout,
     regression or all): the L1 static tier, then every case through the runner and its checks. Traces and
     ``summary.json`` are written under the project's data directory. A failing case is a result, never an
-    exception; a configuration error raises :class:`~assay.errors.ConfigError`."""
+    exception; a configuration error raises :class:`~assay.errors.ConfigError`. Cases without checks run
+    and come back ``unjudged``, left out of ``pass_rate`` and ``mean_score``."""
     cfg = _config(config)
-    selection = select_cases(cfg, split)
+    selection = select_cases(cfg, split, unjudged=True)
     return await evaluate_project(
         cfg,
         selection,

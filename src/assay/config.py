@@ -85,10 +85,13 @@ class SplitConfig(Strict):
 
 
 class CasesConfig(Strict):
-    """Case files (native YAML/JSONL, skill-creator evals.json, promptfoo config), relative to the config."""
+    """Case files (native YAML/JSONL, skill-creator evals.json, promptfoo config), relative to the config.
+    ``require_checks``: a case without checks is an error (by default it runs unjudged, left out of pass
+    rates and scores, and a warning names it)."""
 
     files: list[PathText] = Field(min_length=1)
     split: SplitConfig = Field(default_factory=SplitConfig)
+    require_checks: bool = False
 
     @field_validator("files", mode="before")
     @classmethod
@@ -421,12 +424,13 @@ def validation_error(exc: ValidationError, file: str | Path, prefix: tuple[Any, 
     return ConfigError(describe_error(first), file=file, field=field_path(loc) or None)
 
 
-def read_yaml(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
+def read_yaml(path: Path, max_bytes: int = MAX_FILE_BYTES, *, core_schema: bool = False) -> Any:
     """Read a YAML file (see :mod:`assay.safeload` for the limits); a missing, special or oversized file, a
-    syntax error, a repeated key or too deep nesting becomes a one-line ConfigError."""
+    syntax error, a repeated key or too deep nesting becomes a one-line ConfigError. ``core_schema``: YAML
+    1.2 scalars (``yes``/``no``/``on`` stay strings), as case files are read."""
     text = read_user_text(path, max_bytes, limit_note=f"{LIMIT_NOTE} for case and config files")
     try:
-        return load_yaml(text)
+        return load_yaml(text, core_schema=core_schema)
     except yaml.YAMLError as exc:
         field = getattr(exc, "field", None)
         raise ConfigError(f"invalid YAML: {describe_yaml_error(exc)}", file=path, field=field) from None

@@ -60,10 +60,10 @@ def megabytes(size: int) -> str:
     return f"{size / 2**20:g} MB"
 
 
-def read_user_text(path: Path, max_bytes: int, *, limit_note: str = "assay's limit") -> str:
-    """The UTF-8 text (universal newlines) of the regular file ``path``; UnreadableFile (a ConfigError) naming
-    the file when it is missing, a directory, not a regular file (a device such as /dev/zero, a FIFO, a
-    socket: reading those may never end), larger than ``max_bytes`` or not UTF-8."""
+def read_user_bytes(path: Path, max_bytes: int, *, limit_note: str = "assay's limit") -> bytes:
+    """The bytes of the regular file ``path``; UnreadableFile (a ConfigError) naming the file when it is
+    missing, a directory, not a regular file (a device such as /dev/zero, a FIFO, a socket: reading those
+    may never end) or larger than ``max_bytes``."""
     try:
         # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -93,6 +93,13 @@ def read_user_text(path: Path, max_bytes: int, *, limit_note: str = "assay's lim
         os.close(fd)
     if len(data) > max_bytes:  # a file whose size stat does not tell (/proc) or that grew
         raise UnreadableFile(f"file is larger than {megabytes(max_bytes)} ({limit_note})", file=path)
+    return data
+
+
+def read_user_text(path: Path, max_bytes: int, *, limit_note: str = "assay's limit") -> str:
+    """The UTF-8 text (universal newlines) of the regular file ``path``; UnreadableFile (a ConfigError) naming
+    the file when it cannot be read (see :func:`read_user_bytes`) or is not UTF-8."""
+    data = read_user_bytes(path, max_bytes, limit_note=limit_note)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

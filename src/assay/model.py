@@ -58,6 +58,13 @@ class Case(BaseModel):
     threshold: float | None = Field(default=None, ge=0, le=1)
     files: list[str] = Field(default_factory=list)
     source: str | None = None
+    description: str | None = None
+
+    @property
+    def judged(self) -> bool:
+        """Whether the case has checks. A case without any is *unjudged*: it can neither pass nor fail, so
+        it is left out of pass rates and scores (and out of the evolve loop)."""
+        return bool(self.checks)
 
     def prompt_text(self) -> str:
         """The text given to a runner: ``input`` if set, else the vars rendered as ``key: value`` lines."""
@@ -106,12 +113,16 @@ class CheckResult(BaseModel):
 
 
 class CaseResult(BaseModel):
-    """The outcome of one case: the output, each check's result, the weighted score and the verdict."""
+    """The outcome of one case: the output, each check's result, the weighted score and the verdict.
+
+    An ``unjudged`` case (one without checks) has ``passed`` False and ``score`` 0 and is left out of every
+    pass rate and mean score: it is shown as unjudged, never as a pass."""
 
     id: str
     split: Split
     passed: bool
     score: float
+    unjudged: bool = False
     output: Output
     checks: list[CheckResult] = Field(default_factory=list)
     duration_s: float = 0.0

@@ -43,6 +43,8 @@ LIMIT_NOTE = "assay's limit"
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"\s*:?|[\[\]{},]')
 _STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_INT_TAG = "tag:yaml.org,2002:int"
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -228,6 +230,35 @@ for _tag, _construct in (
     SafeLoader.add_constructor(_tag, _checked(_construct))
 
 
+class CoreSchemaLoader(SafeLoader):
+    """:class:`SafeLoader` with YAML 1.2 core-schema scalars, as promptfoo (js-yaml) reads its files: only
+    ``true``/``false`` (in three spellings) are booleans, so ``Yes``, ``No``, ``on`` and ``off`` stay strings;
+    integers are decimal, ``0o`` octal or ``0x`` hexadecimal (``010`` is ten, ``1_000`` and ``1:30`` are
+    strings)."""
+
+
+def _construct_core_int(loader: Any, node: ScalarNode) -> int:
+    text = str(loader.construct_scalar(node)).lower()
+    sign = -1 if text.startswith("-") else 1
+    digits = text.lstrip("+-")
+    if digits.startswith(("0o", "0x")):
+        return sign * int(digits[2:], 8 if digits[1] == "o" else 16)
+    return sign * int(digits, 10)
+
+
+CoreSchemaLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_BOOL_TAG, _INT_TAG)]
+    for first, resolvers in SafeLoader.yaml_implicit_resolvers.items()
+}
+CoreSchemaLoader.add_implicit_resolver(
+    _BOOL_TAG, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+CoreSchemaLoader.add_implicit_resolver(
+    _INT_TAG, re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"), list("-+0123456789")
+)
+CoreSchemaLoader.add_constructor(_INT_TAG, _checked(_construct_core_int))
+
+
 def describe_yaml_error(exc: yaml.YAMLError) -> str:
     """``line 3, column 7: found duplicate key ...``: the problem and where, in one line."""
     mark = getattr(exc, "problem_mark", None)
@@ -236,9 +267,10 @@ def describe_yaml_error(exc: yaml.YAMLError) -> str:
     return where + problem
 
 
-def load_yaml(text: str) -> Any:
-    """The one document in ``text`` (None when empty). Raises ``yaml.YAMLError``; see the module docstring."""
-    loader = SafeLoader(text)
+def load_yaml(text: str, *, core_schema: bool = False) -> Any:
+    """The one document in ``text`` (None when empty). Raises ``yaml.YAMLError``; see the module docstring.
+    ``core_schema`` reads scalars by YAML 1.2's core schema (:class:`CoreSchemaLoader`)."""
+    loader = (CoreSchemaLoader if core_schema else SafeLoader)(text)
     try:
         return loader.get_single_data()
     except MarkedYAMLError as exc:

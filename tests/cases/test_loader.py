@@ -44,7 +44,7 @@ def test_bad_default_check_is_a_config_error() -> None:
     one_line(excinfo, "checks[1]: regex: invalid pattern")
     with pytest.raises(ConfigError) as excinfo:
         load_cases(ALL, default_checks=[CheckSpec(type="containz")])
-    one_line(excinfo, "checks[0]: unknown check type 'containz'; known: contains")
+    one_line(excinfo, "checks[0]: unknown check type 'containz'; known: ", " contains, ")
 
 
 def test_duplicate_ids_across_files_name_both(tmp_path: Path) -> None:

@@ -74,7 +74,6 @@ def test_explicit_negate_and_prefix_cancel(tmp_path: Path) -> None:
         ("- input: hi\n", ["[0].id", "required field is missing"]),
         ("cases:\n  - id: a\n    input: [1, 2]\n", ["cases[0].input", "expected a string, got list"]),
         ("- id: a\n", ["[0].input", "give 'input' text or 'vars'"]),
-        ("- id: a\n  input: hi\n  prompt: x\n", ["[0].prompt", "unknown case field 'prompt'"]),
         ("- id: a\n  input: hi\n  vars: [1]\n", ["[0].vars", "expected a mapping, got list"]),
         ("- id: a\n  input: hi\n  checks: {contains: x}\n", ["[0].checks", "expected a list of checks"]),
         ("- id: a/b\n  input: hi\n", ["[0].id", "invalid case id 'a/b'"]),
@@ -84,7 +83,7 @@ def test_explicit_negate_and_prefix_cancel(tmp_path: Path) -> None:
         ("- id: a\n  input: hi\n  tags: [1]\n", ["[0].tags[0]", "expected a string, got number"]),
         (
             "- id: a\n  input: hi\n  checks: [{type: containz, value: x}]\n",
-            ["[0].checks[0]", "unknown check type 'containz'; known: contains, contains_all"],
+            ["[0].checks[0]", "unknown check type 'containz'; known: ", "contains, contains_all"],
         ),
         (
             "- id: a\n  input: hi\n  checks: [{contains: x, regex: y}]\n",

@@ -27,8 +27,8 @@ def test_runner_failure_always_fails():
     assert combine(case, [result(True, 1.0)], True)[0] is False
 
 
-def test_no_checks_means_runner_success():
-    assert combine(Case(id="c"), [], False) == (True, 1.0)
+def test_no_checks_is_never_a_pass():
+    assert combine(Case(id="c"), [], False) == (False, 0.0)  # nothing judged: never a pass
     assert combine(Case(id="c"), [], True) == (False, 0.0)
 
 

@@ -196,3 +196,22 @@ def test_the_probe_reports_why_not(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.undo()
         bwrap_status.cache_clear()
     assert bwrap_status().available
+
+
+def test_a_version_managers_shims_bring_its_root(tmp_path: Path) -> None:
+    # pyenv's shim for python3 runs <root>/libexec/pyenv, which runs <root>/versions/...: without the root
+    # in the jail, `python3` on such a PATH fails inside it.
+    root = tmp_path / ".pyenv"
+    (root / "shims").mkdir(parents=True)
+    (root / "libexec").mkdir()
+    (tmp_path / "bin" / "shims").mkdir(parents=True)  # a folder named shims, not a version manager's
+    env = {"PATH": f"{root / 'shims'}:{tmp_path / 'bin' / 'shims'}:/usr/bin"}
+    assert path_dirs(env) == [root / "shims", root, tmp_path / "bin" / "shims", Path("/usr/bin")]
+
+
+def test_the_jail_shows_the_assay_package() -> None:
+    # the code `assay init` writes for a promptfoo suite imports assay in the jail, editable install or not
+    import assay
+
+    package = Path(assay.__file__).resolve().parent
+    assert any(package.is_relative_to(path) for path in interpreter_paths())

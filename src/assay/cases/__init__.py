@@ -1,6 +1,28 @@
-"""Loading cases (native, skill-creator evals.json, promptfoo) and splitting them."""
+"""Loading cases (native, skill-creator evals.json, promptfoo) and splitting them.
 
-from assay.cases.loader import load_cases
-from assay.cases.split import SplitResult, assign_splits, select
+The names below are imported on first use, so that a light module of this package (the templates, the
+promptfoo provider bridge run in a runner's worker) does not pull in every loader."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.cases.loader import load_cases
+    from assay.cases.split import SplitResult, assign_splits, select
 
 __all__ = ["SplitResult", "assign_splits", "load_cases", "select"]
+_LAZY = {
+    "load_cases": "assay.cases.loader",
+    "SplitResult": "assay.cases.split",
+    "assign_splits": "assay.cases.split",
+    "select": "assay.cases.split",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -85,10 +85,50 @@ def json_error(exc: ValueError, loc: Loc) -> ConfigError:
 
 
 def read_data(path: Path) -> Any:
-    """Read a JSON (``.json``) or YAML (anything else) file."""
+    """Read a JSON (``.json``) or YAML (anything else) file; YAML by the 1.2 core schema (``Yes``, ``No``,
+    ``on`` and ``off`` stay strings, as promptfoo and JSON-minded authors expect)."""
     if path.suffix.lower() == ".json":
         return parse_json(read_text(path), Loc(path))
-    return read_yaml(path)
+    return read_yaml(path, core_schema=True)
+
+
+def parse_yaml_text(text: str, loc: Loc) -> Any:
+    """A YAML (or JSON) string held in a field, parsed by the YAML 1.2 core schema; errors name the field."""
+    import yaml
+
+    from assay.safeload import describe_yaml_error, load_yaml
+
+    try:
+        return load_yaml(text, core_schema=True)
+    except yaml.YAMLError as exc:
+        raise loc.error(f"invalid YAML: {describe_yaml_error(exc)}") from None
+
+
+class Notes:
+    """Warnings raised while loading case files: something read differently from how its author may expect,
+    a field that is not used, a feature assay does not have. Each is one line naming the file and field;
+    the same message in one file is reported once, with how many more places it applies to."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str | None, str], list[Any]] = {}
+
+    def warn(self, loc: Loc, message: str) -> None:
+        key = (str(loc.file) if loc.file is not None else None, message)
+        entry = self._seen.get(key)
+        if entry is None:
+            self._seen[key] = [loc.field, 1]
+        else:
+            entry[1] += 1
+
+    def lines(self, file: Path | str | None = None) -> list[str]:
+        """The warnings (of one file when given), in the order first raised."""
+        out = []
+        for (name, message), (field, count) in self._seen.items():
+            if file is not None and name != str(file):
+                continue
+            more = f" (and {count - 1} more like it)" if count > 1 else ""
+            out.append(ConfigError(message + more, file=name, field=field).render())
+        return out
 
 
 def expect_mapping(value: Any, loc: Loc, what: str = "a mapping") -> dict[str, Any]:

@@ -126,6 +126,7 @@ def parse_case(data: Any, loc: Loc) -> Case:
         fields["threshold"] = number(data["threshold"], loc.at("threshold"))
         if not 0 <= fields["threshold"] <= 1:
             raise loc.at("threshold").error("expected a number between 0 and 1")
+    fields["description"] = optional_str(data, "description", loc)
     return Case(**fields)
 
 
@@ -142,8 +143,26 @@ def parse_document(data: Any, file: Path) -> list[tuple[Case, Loc]]:
     return [(parse_case(item, loc.at(i)), loc.at(i)) for i, item in enumerate(items)]
 
 
-def parse_jsonl(text: str, file: Path) -> list[tuple[Case, Loc]]:
-    """Parse JSONL: one case object per line; errors name the line number."""
+def looks_native(data: Any) -> bool:
+    """Whether a document reads as assay's own format: a list of cases (or ``{cases: [...]}``) whose entries
+    use only native fields, or at least none of the fields of evals written for skills (``prompt``,
+    ``assertions``, ...), so that a typo in a native file is reported as one."""
+    from assay.cases.skill_creator import EVAL_KEYS
+
+    extra = False
+    if isinstance(data, dict):
+        extra = not data.keys() <= {"cases", "description"}
+        data = data.get("cases")
+    if not isinstance(data, list):
+        return not extra
+    entries = [item for item in data if isinstance(item, dict)]
+    if all(entry.keys() <= set(CASE_FIELDS) for entry in entries):
+        return True  # a native file with an unknown top-level field is reported as one
+    return not any(key in EVAL_KEYS for entry in entries for key in entry)
+
+
+def read_jsonl(text: str, file: Path) -> list[tuple[Any, Loc]]:
+    """The JSON value of each non-blank line, with its location (``line 3``); errors name the line."""
     out = []
     for number_, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -155,5 +174,10 @@ def parse_jsonl(text: str, file: Path) -> list[tuple[Case, Loc]]:
             raise loc.error(f"invalid JSON: column {exc.colno}: {exc.msg}") from None
         except ValueError as exc:
             raise json_error(exc, loc) from None
-        out.append((parse_case(data, loc), loc))
+        out.append((data, loc))
     return out
+
+
+def parse_jsonl(text: str, file: Path) -> list[tuple[Case, Loc]]:
+    """Parse JSONL: one case object per line; errors name the line number."""
+    return [(parse_case(data, loc), loc) for data, loc in read_jsonl(text, file)]

@@ -1,140 +1,245 @@
-"""Anthropic skill-creator ``evals.json``, with the prefix syntax for programmatic expectations.
+"""Anthropic skill-creator ``evals.json``, and the shapes skill authors give it in the wild.
 
-The file::
+The documented file::
 
     {"skill_name": "pdf", "evals": [{"id": 1, "prompt": "...", "expected_output": "...",
       "files": ["evals/files/a.pdf"], "expectations": ["[contains] Total:", "The summary names the author"]}]}
 
 maps ``prompt`` → ``Case.input``, ``expected_output`` → ``Case.expected``, ``files`` → ``Case.files`` and
-``str(id)`` → ``Case.id``. Each expectation string becomes one check and keeps its wording in
-``CheckSpec.text``:
+``str(id)`` → ``Case.id``; each expectation becomes one check (see :mod:`assay.cases.expectations`).
 
-- ``[contains] x``, ``[not_contains] x``, ``[icontains] x``, ``[equals] x``, ``[starts_with] x``,
-  ``[regex] p``, ``[not_regex] p``, ``[file_exists] path``, ``[json_valid]``, ``[script_check] cmd``
-  (type ``script``), ``[fact_coverage] a | b | c`` (a list of facts), ``[llm_judge] rubric``;
-- a plain sentence → ``llm_judge`` with the sentence as the rubric.
-
-The value is the text after the prefix, stripped; one pair of surrounding quotes is removed so that
-``[contains] " total"`` can keep a leading space. An unknown ``[prefix]`` is an error listing the known ones.
-An expectation may also be a native check mapping (``{"type": "regex", "value": "..."}``). Other fields
-of an eval are ignored.
+Also read, as found in public skill repositories: the evals under ``evals``, ``cases``, ``test_cases`` or
+``tests`` (a file is read as promptfoo only when it looks like promptfoo), or a top-level list of evals; the
+input under ``prompt``, ``input``, ``query`` or ``question``; the id from ``id``/``eval_id``, else
+``name``/``eval_name``/``slug``, else the position (``evals-3``); checks from every field in
+``CHECK_FIELDS`` (``assertions``, ``expected_behavior``, ``must_have``, ``must_not_contain``, ``rubric``,
+``evaluation_criteria``, ...) and any other ``expected_<what>`` field, judged as a rubric. A field that is
+read for nothing is named in a warning; an eval left without checks is unjudged.
 """
 
 from __future__ import annotations
 
-import difflib
-import re
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assay.cases._common import (
-    Loc,
-    case_id,
-    expect_list,
-    expect_mapping,
-    make_spec,
-    native_check,
-    split_negation,
-    str_list,
-    type_name,
+from assay.cases._common import Loc, Notes, case_id, expect_list, slugify, str_list, type_name
+from assay.cases.expectations import (
+    PREFIXES,
+    avoidance_check,
+    entry_check,
+    field_rubric,
+    parse_expectation,
+    presence_check,
 )
+from assay.errors import ConfigError
 from assay.model import Case, CheckSpec
 
-# prefix -> (check type, how the rest of the line becomes the value)
-PREFIXES: dict[str, tuple[str, str]] = {
-    "contains": ("contains", "text"),
-    "not_contains": ("not_contains", "text"),
-    "icontains": ("icontains", "text"),
-    "equals": ("equals", "text"),
-    "starts_with": ("starts_with", "text"),
-    "regex": ("regex", "text"),
-    "not_regex": ("not_regex", "text"),
-    "file_exists": ("file_exists", "text"),
-    "json_valid": ("json_valid", "none"),
-    "script_check": ("script", "text"),
-    "fact_coverage": ("fact_coverage", "facts"),
-    "llm_judge": ("llm_judge", "text"),
+__all__ = ["EVAL_KEYS", "PREFIXES", "parse_document", "parse_eval", "parse_expectation"]
+
+LIST_KEYS = ("evals", "cases", "test_cases", "tests")
+INPUT_KEYS = ("prompt", "input", "query", "question", "user_prompt", "task")
+TURNS_KEYS = ("prompt_sequence", "query_flow", "turns", "prompts")
+ID_KEYS = ("id", "eval_id")
+NAME_KEYS = ("name", "eval_name", "slug", "title")
+FILES_KEYS = ("files", "input_files")
+# field -> how its entries become checks
+CHECK_FIELDS: dict[str, str] = {
+    "expectations": "entry",
+    "assertions": "entry",
+    "expected": "entry",
+    "expect": "entry",
+    "expected_behavior": "entry",
+    "expected_behaviors": "entry",
+    "expected_behaviour": "entry",
+    "expected_behaviours": "entry",
+    "criteria": "entry",
+    "success_criteria": "entry",
+    "evaluation_criteria": "entry",
+    "rubric": "entry",
+    "deterministic_assertions": "entry",
+    "checks": "entry",
+    "must_have": "present",
+    "must_contain": "present",
+    "must_include": "present",
+    "required_output_sections": "present",
+    "must_not_have": "absent",
+    "must_not_contain": "absent",
+    "must_not_include": "absent",
+    "fail": "avoid",
+    "must_not": "avoid",
+    "forbidden_behaviors": "avoid",
+    "forbidden_behaviours": "avoid",
+    "anti_patterns": "avoid",
 }
-_PREFIX = re.compile(r"^\s*\[([A-Za-z][A-Za-z_\- ]*)\]\s*(.*)$", re.DOTALL)
+# Read for the case itself, or metadata that says nothing about a good output: not reported.
+QUIET_KEYS = frozenset(
+    (
+        *ID_KEYS,
+        *NAME_KEYS,
+        *INPUT_KEYS,
+        *TURNS_KEYS,
+        *FILES_KEYS,
+        "expected_output",
+        "description",
+        "tags",
+        "notes",
+        "category",
+        "difficulty",
+        "priority",
+        "group",
+        "kind",
+        "metadata",
+        "comment",
+        "comments",
+        "rationale",
+    )
+)
+EVAL_KEYS = frozenset(INPUT_KEYS) | frozenset(CHECK_FIELDS) | {"expected_output"}
+_TOP_QUIET = frozenset(
+    ("skill_name", "skill", "name", "description", "version", "notes", "updated", "_readme")
+)
 
 
-def _unquote(text: str) -> str:
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-        return text[1:-1]
-    return text
+def _pick(data: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    return next((k for k in keys if data.get(k) is not None), None)
 
 
-def parse_expectation(text: str, loc: Loc) -> CheckSpec:
-    """Turn one expectation string into a validated CheckSpec (``text`` keeps the original string)."""
-    match = _PREFIX.match(text)
-    if match is None:
-        if not text.strip():
-            raise loc.error("empty expectation")
-        return make_spec({"type": "llm_judge", "value": text.strip(), "text": text}, loc)
-    prefix = match.group(1).strip().lower().replace("-", "_").replace(" ", "_")
-    if prefix not in PREFIXES:
-        near = difflib.get_close_matches(prefix, PREFIXES, n=1, cutoff=0.8)
-        raise loc.error(
-            f"unknown expectation prefix '[{match.group(1)}]'; known: {', '.join(PREFIXES)}"
-            + (f" (did you mean [{near[0]}]?)" if near else "")
-        )
-    kind, shape = PREFIXES[prefix]
-    rest = match.group(2).strip()
-    value: Any
-    if shape == "none":
-        value = None
-    elif shape == "facts":
-        value = [fact.strip() for fact in re.split(r"\s\|\s", f" {rest} ") if fact.strip()]
-        if not value:
-            raise loc.error(f"[{prefix}] needs at least one fact (separate facts with ' | ')")
+def _id(data: dict[str, Any], loc: Loc, fallback: str) -> str:
+    key = _pick(data, ID_KEYS)
+    if key is not None:
+        return case_id(data[key], loc.at(key))
+    key = _pick(data, NAME_KEYS)
+    if key is not None and isinstance(data[key], str):
+        try:
+            return case_id(data[key], loc.at(key))
+        except ConfigError:
+            return slugify(data[key]) or fallback
+    return fallback
+
+
+def _input(data: dict[str, Any], loc: Loc, notes: Notes) -> str:
+    key = _pick(data, INPUT_KEYS)
+    turns_key = _pick(data, TURNS_KEYS)
+    if key is None and turns_key is not None:
+        turns = data[turns_key]
+        if isinstance(turns, list) and turns and all(isinstance(t, str) for t in turns):
+            notes.warn(
+                loc.at(turns_key),
+                "a multi-turn prompt is given as one input, its turns separated by blank lines",
+            )
+            return "\n\n".join(turns)
+    if key is None:
+        raise loc.at("prompt").error("required field is missing (the task given to the skill)")
+    value = data[key]
+    if not isinstance(value, str):
+        raise loc.at(key).error(f"expected a string, got {type_name(value)}")
+    for other in INPUT_KEYS:
+        if other != key and data.get(other) is not None:
+            notes.warn(loc.at(other), f"not read: the input is `{key}` (one input per eval)")
+    return value
+
+
+def _expected(data: dict[str, Any], loc: Loc) -> str | None:
+    value = data.get("expected_output")
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        raise loc.at("expected_output").error("expected a string, got boolean")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _files(data: dict[str, Any], loc: Loc) -> list[str]:
+    key = _pick(data, FILES_KEYS)
+    if key is None:
+        return []
+    items = data[key]
+    if isinstance(items, list):
+        items = [item.get("path", item) if isinstance(item, dict) else item for item in items]
+    return str_list(items, loc.at(key))
+
+
+def _entries(value: Any) -> list[tuple[int | str | None, Any]]:
+    """A field's entries with their index (or key): a list, a ``{name: description}`` mapping, or one."""
+    if isinstance(value, list):
+        return list(enumerate(value))
+    if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+        return [(k, f"{str(k).replace('_', ' ')}: {v}") for k, v in value.items()]
+    return [(None, value)]
+
+
+def _field_checks(name: str, value: Any, loc: Loc, notes: Notes) -> list[CheckSpec]:
+    how = CHECK_FIELDS[name]
+    make: Callable[[Any, Loc], CheckSpec]
+    if how == "present":
+        make = lambda entry, at: presence_check(entry, at, present=True)  # noqa: E731
+    elif how == "absent":
+        make = lambda entry, at: presence_check(entry, at, present=False)  # noqa: E731
+    elif how == "avoid":
+        make = avoidance_check
     else:
-        value = _unquote(rest)
-        if not value:
-            raise loc.error(f"[{prefix}] needs a value after the prefix")
-    kind, negate = split_negation(kind, False)
-    return make_spec({"type": kind, "value": value, "negate": negate, "text": text}, loc)
+        make = lambda entry, at: entry_check(entry, at, notes)  # noqa: E731
+    checks = []
+    for index, entry in _entries(value):
+        at = loc.at(name) if index is None else loc.at(name, index)
+        if isinstance(entry, dict) and entry.get("retired"):
+            notes.warn(at, "a retired assertion is skipped")
+            continue
+        if name == "deterministic_assertions" and isinstance(entry, dict) and "cmd" in entry:
+            notes.warn(
+                at.at("cmd"), "the command of a deterministic assertion is not run: its text is judged"
+            )
+        checks.append(make(entry, at))
+    return checks
 
 
-def parse_eval(data: Any, loc: Loc) -> Case:
-    """Parse one entry of ``evals``."""
-    data = expect_mapping(data, loc, "an eval (a mapping with id, prompt, expectations)")
-    if "id" not in data:
-        raise loc.at("id").error("required field is missing")
-    prompt = data.get("prompt")
-    if not isinstance(prompt, str):
-        what = (
-            "required field is missing" if prompt is None else f"expected a string, got {type_name(prompt)}"
-        )
-        raise loc.at("prompt").error(what)
-    expected = data.get("expected_output")
-    if expected is not None and not isinstance(expected, str):
-        raise loc.at("expected_output").error(f"expected a string, got {type_name(expected)}")
+def parse_eval(data: Any, loc: Loc, position: int, notes: Notes) -> Case:
+    """Parse one eval (an entry of ``evals`` or of a list of evals)."""
+    if not isinstance(data, dict):
+        raise loc.error(f"expected an eval (a mapping with id, prompt, expectations), got {type_name(data)}")
+    fallback = f"{(loc.parts[0] if loc.parts and isinstance(loc.parts[0], str) else 'eval')}-{position}"
     checks: list[CheckSpec] = []
-    items = expect_list(data.get("expectations") or [], loc.at("expectations"), "a list of expectations")
-    for i, item in enumerate(items):
-        where = loc.at("expectations", i)
-        if isinstance(item, str):
-            checks.append(parse_expectation(item, where))
-        elif isinstance(item, dict):
-            checks.append(native_check(item, where))
-        else:
-            raise where.error(f"expected a string (or a check mapping), got {type_name(item)}")
+    for key, value in data.items():
+        if key in CHECK_FIELDS:
+            if value not in (None, "", [], {}):
+                checks.extend(_field_checks(key, value, loc, notes))
+        elif key.startswith("expected_") and key != "expected_output":
+            if value not in (None, "", [], {}):
+                notes.warn(loc.at(key), f"{key} is judged as a rubric (llm_judge)")
+                checks.append(field_rubric(key.removeprefix("expected_"), value, loc.at(key)))
+        elif key not in QUIET_KEYS:
+            notes.warn(loc.at(key), "not read by assay")
+    name_key = _pick(data, NAME_KEYS)
+    description = data.get("description") if isinstance(data.get("description"), str) else None
+    if description is None and name_key is not None and isinstance(data[name_key], str):
+        description = data[name_key]
+    tags = data.get("tags")
     return Case(
-        id=case_id(data["id"], loc.at("id")),
-        input=prompt,
-        expected=expected,
-        files=str_list(data.get("files"), loc.at("files")),
+        id=_id(data, loc, fallback),
+        input=_input(data, loc, notes),
+        expected=_expected(data, loc),
+        files=_files(data, loc),
         checks=checks,
+        tags=str_list(tags, loc.at("tags")) if isinstance(tags, list | str) else [],
+        description=description,
         source=str(loc.file),
     )
 
 
-def parse_evals_file(data: Any, file: Path) -> list[tuple[Case, Loc]]:
-    """Parse a whole ``evals.json`` document (a mapping with ``evals``)."""
+def parse_document(data: Any, file: Path, notes: Notes) -> list[tuple[Case, Loc]]:
+    """Parse a whole evals document: a mapping with ``evals`` (or ``cases``, ``test_cases``, ``tests``), or
+    a list of evals."""
     loc = Loc(file)
-    data = expect_mapping(data, loc)
-    skill = data.get("skill_name")
-    if skill is not None and not isinstance(skill, str):
-        raise loc.at("skill_name").error(f"expected a string, got {type_name(skill)}")
-    items = expect_list(data.get("evals"), loc.at("evals"), "a list of evals")
-    return [(parse_eval(item, loc.at("evals", i)), loc.at("evals", i)) for i, item in enumerate(items)]
+    if isinstance(data, dict):
+        skill = data.get("skill_name")
+        if skill is not None and not isinstance(skill, str):
+            raise loc.at("skill_name").error(f"expected a string, got {type_name(skill)}")
+        key = next((k for k in LIST_KEYS if k in data), "evals")
+        unread = [k for k in data if k != key and k not in _TOP_QUIET]
+        if unread:
+            notes.warn(loc, f"top-level fields not read by assay: {', '.join(map(str, unread))}")
+        loc = loc.at(key)
+        data = data.get(key)
+    items = expect_list(data, loc, "a list of evals")
+    return [(parse_eval(item, loc.at(i), i + 1, notes), loc.at(i)) for i, item in enumerate(items)]

@@ -48,9 +48,13 @@ class Check(ABC):
 
     name: ClassVar[str]
     judged: ClassVar[bool] = False
+    # Whether the value is prose or code (a rubric, a script): the redactor then also hides its quoted
+    # phrases and distinctive tokens (see prose_check_types).
+    prose: ClassVar[bool] = False
 
     def __init__(self, spec: CheckSpec) -> None:
         self.spec = spec
+        self.transforms = transform_list(spec)
 
     @abstractmethod
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult: ...
@@ -62,6 +66,10 @@ class Check(ABC):
 
     async def run(self, output: Output, ctx: CheckContext) -> CheckResult:
         try:
+            if self.transforms:
+                from assay.checks.transforms import transform_output
+
+                output = await transform_output(output, self.transforms, ctx)
             result = await self.evaluate(output, ctx)
         except Exception as exc:  # a failing example is a score, never an exception
             evidence = (
@@ -99,6 +107,28 @@ class Check(ABC):
 
 
 CHECKS: Registry[type[Check]] = Registry("check type")
+
+TRANSFORM_OPTION = "transform"
+
+
+def transform_list(spec: CheckSpec) -> list[str]:
+    """The spec's output transforms (option ``transform``: JavaScript or ``file://`` code, or a list of them,
+    applied in order to the output before the check judges it); CheckSpecError when malformed."""
+    value = spec.options.get(TRANSFORM_OPTION)
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items or not all(isinstance(i, str) and i.strip() for i in items):
+        raise CheckSpecError(f"{spec.type}: option transform must be code or a list of code strings")
+    return list(items)
+
+
+def prose_check_types() -> frozenset[str]:
+    """The check types whose value is prose or code (rubrics, criteria, scripts): for the redactor, which
+    hides the quoted phrases and distinctive tokens of such values as well as the values themselves. Every
+    other string a proposer must not see is in a spec's ``value``, ``options`` (transforms, config, rubric
+    prompts) or ``text``."""
+    return frozenset(name for name in CHECKS if CHECKS.get(name).prose)
 
 
 def build_check(spec: CheckSpec) -> Check:

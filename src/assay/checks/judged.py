@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
 from assay.llm.base import LLM, RUN_INDEX, VOTES_PER_RUN, Completion, LLMError
@@ -51,12 +51,23 @@ class JudgeVerdict:
     reason: str
 
 
+def _json_verdict(answer: str) -> JudgeVerdict | None:
+    """promptfoo's grader answer, ``{"reason": ..., "pass": true, "score": 1}``, anywhere in the text."""
+    from assay.checks.structured import json_values_in
+
+    for value in json_values_in(answer):
+        if isinstance(value, dict) and isinstance(value.get("pass"), bool):
+            return JudgeVerdict(value["pass"], str(value.get("reason", "")))
+    return None
+
+
 def parse_verdict(answer: str) -> JudgeVerdict | None:
-    """Parse ``VERDICT: PASS|FAIL`` / ``REASON: ...`` (a bare leading PASS/FAIL is tolerated); None if
-    the answer has no verdict."""
+    """Parse ``VERDICT: PASS|FAIL`` / ``REASON: ...`` (a bare leading PASS/FAIL is tolerated, and so is a
+    JSON object with ``pass`` and ``reason``, the answer a promptfoo rubric prompt asks for); None if the
+    answer has no verdict."""
     match = _VERDICT.search(answer) or _BARE.match(answer.strip())
     if match is None:
-        return None
+        return _json_verdict(answer)
     reason = _REASON.search(answer)
     return JudgeVerdict(match.group(1).upper() == "PASS", reason.group(1).strip() if reason else "")
 
@@ -90,21 +101,65 @@ class _Tally:
         return result
 
 
-async def _ask(judge: LLM, system: str, user: str, sample: int, tally: _Tally) -> JudgeVerdict:
-    """One judge call; raises LLMError for a failed call and UnparseableVerdict for a bad answer."""
+Messages = str | list[dict[str, str]]
+
+
+async def ask_judge(judge: LLM, system: str, user: Messages, sample: int, tally: _Tally) -> str:
+    """One judge call (the user text, or chat messages); its answer. Raises LLMError."""
     sample += RUN_INDEX.get() * VOTES_PER_RUN
-    completion = await judge.complete([{"role": "user", "content": user}], system=system, sample=sample)
+    messages = [{"role": "user", "content": user}] if isinstance(user, str) else user
+    completion = await judge.complete(messages, system=system, sample=sample)
     tally.add(completion)
-    verdict = parse_verdict(completion.text)
+    return completion.text
+
+
+async def _ask(judge: LLM, system: str, user: Messages, sample: int, tally: _Tally) -> JudgeVerdict:
+    """One judge call; raises LLMError for a failed call and UnparseableVerdict for a bad answer."""
+    text = await ask_judge(judge, system, user, sample, tally)
+    verdict = parse_verdict(text)
     if verdict is None:
-        raise UnparseableVerdict(
-            f"judge answer has no VERDICT line: {' '.join(completion.text.split())[:200]!r}"
-        )
+        raise UnparseableVerdict(f"judge answer has no VERDICT line: {' '.join(text.split())[:200]!r}")
     return verdict
+
+
+async def majority_vote(
+    judge: LLM, system: str, user: Messages, votes_total: int, tally: _Tally
+) -> list[JudgeVerdict]:
+    """Ask for up to ``votes_total`` verdicts: the first majority-many together, more only while the
+    outcome is open (3 votes cost 2 calls when they agree). Raises LLMError or UnparseableVerdict."""
+    votes_total = max(1, votes_total)
+    majority = votes_total // 2 + 1
+    votes: list[JudgeVerdict] = []
+    first = await asyncio.gather(
+        *(_ask(judge, system, user, i, tally) for i in range(majority)), return_exceptions=True
+    )
+    for item in first:
+        if isinstance(item, BaseException):
+            raise item
+        votes.append(item)
+    while len(votes) < votes_total:
+        passes = sum(v.passed for v in votes)
+        if passes >= majority or len(votes) - passes > votes_total - majority:
+            break
+        votes.append(await _ask(judge, system, user, len(votes), tally))
+    return votes
+
+
+def vote_result(check: Check, votes: list[JudgeVerdict], votes_total: int) -> CheckResult:
+    """The majority's verdict: score = fraction of PASS votes, evidence = the majority's first reason."""
+    majority = max(1, votes_total) // 2 + 1
+    passes = sum(v.passed for v in votes)
+    passed = passes >= majority
+    reason = next((v.reason for v in votes if v.passed == passed and v.reason), "")
+    evidence = f"judge {'PASS' if passed else 'FAIL'} ({passes}/{len(votes)} votes pass)"
+    if reason:
+        evidence += f": {reason}"
+    return check.result(passed, passes / len(votes), evidence)
 
 
 class _JudgedCheck(Check):
     judged: ClassVar[bool] = True
+    prose: ClassVar[bool] = True
 
     def _precheck(self, output: Output, ctx: CheckContext) -> CheckResult | None:
         if ctx.judge is None:
@@ -121,57 +176,73 @@ class _JudgedCheck(Check):
         return parts
 
 
+RUBRIC_PROMPT_SYSTEM = (
+    "You grade one output of an AI system as the user's message describes. End your answer with the verdict: "
+    'either the JSON object the message asks for, with a boolean "pass", or these two lines:\n'
+    "VERDICT: PASS or VERDICT: FAIL\nREASON: <one short sentence>"
+)
+
+
+def render_rubric_prompt(template: Any, rubric: str, output: Output, ctx: CheckContext) -> Messages:
+    """A promptfoo ``rubricPrompt`` (text, or a list of chat messages) with ``{{output}}``, ``{{rubric}}``
+    and the case's vars filled in."""
+    from assay.cases.templating import render
+
+    names = {**ctx.case.vars, "output": _output_text(output), "rubric": rubric}
+    if isinstance(template, str):
+        return render(template, names)
+    return [
+        {"role": str(m.get("role", "user")), "content": render(str(m.get("content", "")), names)}
+        for m in template
+    ]
+
+
 @CHECKS.register("llm_judge")
 class LLMJudgeCheck(_JudgedCheck):
     """Asks the judge whether the output meets the rubric (``value``), ``ctx.judge_votes`` times at the
-    judge's temperature (0 by default) with distinct ``sample`` indices; the majority wins. The first
-    majority-many votes run together and more are asked only while the outcome is open, so 3 votes cost
-    2 calls when they agree. Score = fraction of PASS votes cast; evidence = the majority's first reason.
-    A tie (even vote counts) fails."""
+    judge's temperature (0 by default) with distinct ``sample`` indices; the majority wins (see
+    :func:`majority_vote`). Score = fraction of PASS votes cast; evidence = the majority's first reason.
+    A tie (even vote counts) fails. Option ``rubric_prompt`` (promptfoo's ``rubricPrompt``: text or chat
+    messages with ``{{output}}``, ``{{rubric}}`` and the vars) replaces assay's grading prompt."""
 
     name = "llm_judge"
 
     def __init__(self, spec: CheckSpec) -> None:
         super().__init__(spec)
-        if not isinstance(spec.value, str) or not spec.value.strip():
+        self.rubric_prompt = spec.options.get("rubric_prompt")
+        if self.rubric_prompt is None and (not isinstance(spec.value, str) or not spec.value.strip()):
             raise CheckSpecError("llm_judge needs a rubric: value must be non-empty text")
-        self.rubric = spec.value.strip()
+        self.rubric = spec.value.strip() if isinstance(spec.value, str) else ""
+        prompt = self.rubric_prompt
+        if prompt is not None and not (
+            isinstance(prompt, str)
+            or (isinstance(prompt, list) and all(isinstance(m, dict) and "content" in m for m in prompt))
+        ):
+            raise CheckSpecError("llm_judge: option rubric_prompt must be text or a list of chat messages")
 
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
         early = self._precheck(output, ctx)
         if early is not None:
             return early
         assert ctx.judge is not None
-        judge = ctx.judge
-        user = "\n\n".join([_section("rubric", self.rubric), *self._case_sections(output, ctx)])
-        votes_total = max(1, ctx.judge_votes)
-        majority = votes_total // 2 + 1
-        tally = _Tally()
-        votes: list[JudgeVerdict] = []
-        try:
-            first = await asyncio.gather(
-                *(_ask(judge, RUBRIC_SYSTEM, user, i, tally) for i in range(majority)), return_exceptions=True
+        system: str
+        user: Messages
+        if self.rubric_prompt is not None:
+            system, user = (
+                RUBRIC_PROMPT_SYSTEM,
+                render_rubric_prompt(self.rubric_prompt, self.rubric, output, ctx),
             )
-            for item in first:
-                if isinstance(item, BaseException):
-                    raise item
-                votes.append(item)
-            while len(votes) < votes_total:
-                passes = sum(v.passed for v in votes)
-                if passes >= majority or len(votes) - passes > votes_total - majority:
-                    break
-                votes.append(await _ask(judge, RUBRIC_SYSTEM, user, len(votes), tally))
+        else:
+            system = RUBRIC_SYSTEM
+            user = "\n\n".join([_section("rubric", self.rubric), *self._case_sections(output, ctx)])
+        tally = _Tally()
+        try:
+            votes = await majority_vote(ctx.judge, system, user, ctx.judge_votes, tally)
         except LLMError as exc:
             return tally.onto(self.result(False, evidence=f"judge error: {exc}"))
         except UnparseableVerdict as exc:
             return tally.onto(self.result(False, evidence=str(exc)))
-        passes = sum(v.passed for v in votes)
-        passed = passes >= majority
-        reason = next((v.reason for v in votes if v.passed == passed and v.reason), "")
-        evidence = f"judge {'PASS' if passed else 'FAIL'} ({passes}/{len(votes)} votes pass)"
-        if reason:
-            evidence += f": {reason}"
-        return tally.onto(self.result(passed, passes / len(votes), evidence))
+        return tally.onto(vote_result(self, votes, ctx.judge_votes))
 
 
 def _facts(value: object) -> list[str]:

@@ -11,7 +11,6 @@ import importlib
 import importlib.util
 import inspect
 import json
-import math
 import os
 import re
 import sys
@@ -24,7 +23,9 @@ from types import ModuleType
 from typing import Any
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
+from assay.checks.grading import PassRule, read_verdict
 from assay.checks.text import clip
+from assay.checks.transforms import output_value
 from assay.model import CheckResult, CheckSpec, Output
 from assay.sandbox import SandboxLimits, decode_output, run_process, scrubbed_env
 
@@ -68,6 +69,7 @@ class ScriptCheck(Check):
     Option ``timeout_s`` overrides the time limit."""
 
     name = "script"
+    prose = True
 
     def __init__(self, spec: CheckSpec) -> None:
         super().__init__(spec)
@@ -159,6 +161,11 @@ def _import_file(path: Path) -> ModuleType:
         return module
 
 
+def import_file_function(path: Path, function: str) -> Callable[..., Any]:
+    """``function`` of the Python file ``path`` (imported once per process); CheckSpecError otherwise."""
+    return _attribute(_import_file(path.resolve()), function, repr(str(path)))
+
+
 def _import_module(name: str, project_dir: Path | None) -> ModuleType:
     with _import_lock:
         if name in _modules:
@@ -181,7 +188,7 @@ def _attribute(module: ModuleType, function: str, where: str) -> Callable[..., A
     return fn
 
 
-async def _call(fn: Callable[..., Any], text: str, context: dict[str, Any]) -> Any:
+async def _call(fn: Callable[..., Any], text: Any, context: dict[str, Any]) -> Any:
     """Await an async evaluator; run a plain one in a worker thread so it does not stall other cases."""
     if inspect.iscoroutinefunction(fn):
         return await fn(text, context)
@@ -191,11 +198,13 @@ async def _call(fn: Callable[..., Any], text: str, context: dict[str, Any]) -> A
 
 def _compile_inline(code: str) -> Callable[[str, dict[str, Any]], Any]:
     """An inline expression, or a multi-line body that uses ``return``, as a function of (output, context)."""
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, Any] = {"json": json}
     if "\n" not in code.strip():
         with contextlib.suppress(SyntaxError):
             expression = compile(code.strip(), "<python check>", "eval")
-            return lambda output, context: eval(expression, {"output": output, "context": context})
+            return lambda output, context: eval(
+                expression, {"json": json, "output": output, "context": context}
+            )
     try:
         source = "def _assay_check(output, context):\n" + textwrap.indent(textwrap.dedent(code), "    ")
         exec(compile(source, "<python check>", "exec"), namespace)
@@ -205,17 +214,23 @@ def _compile_inline(code: str) -> Callable[[str, dict[str, Any]], Any]:
     return namespace["_assay_check"]
 
 
+RESERVED_OPTIONS = frozenset(("timeout_s", "transform", "pass_rule", "threshold", "config"))
+
+
 @CHECKS.register("python")
 class PythonCheck(Check):
-    """Calls a trusted evaluator as ``fn(output_text, context)``. ``value`` is ``module:function``,
+    """Calls a trusted evaluator as ``fn(output, context)``. ``value`` is ``module:function``,
     ``path/file.py:function`` (relative to the project directory), ``file://path.py`` (function
-    ``get_assert``) or inline code with ``output`` and ``context`` in scope (one expression, or a body that
-    uses ``return``). The function may be async and may return a bool, a score in [0, 1] or a dict with
-    ``pass``, ``score`` and ``reason``. ``context`` holds ``vars``, ``expected``, ``case_id``, ``input``,
-    ``tags``, ``workdir``, ``project_dir``, ``config`` (the check's options) and ``output`` (the runner's
-    record without its text). Option ``timeout_s`` (default 60) bounds the call."""
+    ``get_assert``) or inline code with ``output``, ``context`` and ``json`` in scope (one expression, or a
+    body that uses ``return``). The function may be async; what it may return is in
+    :mod:`assay.checks.grading` (option ``pass_rule``). ``context`` holds promptfoo's keys — ``vars``,
+    ``prompt``, ``test`` (``vars``, ``description``), ``config``, ``provider``, ``providerResponse``,
+    ``logProbs`` — and assay's ``expected``, ``case_id``, ``input``, ``tags``, ``workdir``,
+    ``project_dir`` and ``output`` (the runner's record without its text). ``config`` is the option
+    ``config``, else the other options. Option ``timeout_s`` (default 60) bounds the call."""
 
     name = "python"
+    prose = True
 
     def __init__(self, spec: CheckSpec) -> None:
         super().__init__(spec)
@@ -229,6 +244,7 @@ class PythonCheck(Check):
         self._file: Path | None = None
         self._function = "get_assert"
         self.timeout_s = _timeout_option(spec, DEFAULT_PYTHON_TIMEOUT_S)
+        self.rule = PassRule.of(spec)
         module_ref = MODULE_REF.match(code.strip())
         file_ref = FILE_REF.match(code.strip()) if "\n" not in code.strip() else None
         if file_ref:
@@ -259,19 +275,7 @@ class PythonCheck(Check):
         return self._fn
 
     def context(self, output: Output, ctx: CheckContext) -> dict[str, Any]:
-        case = ctx.case
-        workdir = ctx.workdir or (Path(output.workdir) if output.workdir else None)
-        return {
-            "vars": dict(case.vars),
-            "expected": case.expected,
-            "case_id": case.id,
-            "input": case.prompt_text(),
-            "tags": list(case.tags),
-            "workdir": str(workdir) if workdir else None,
-            "project_dir": str(ctx.project_dir) if ctx.project_dir else None,
-            "config": dict(self.spec.options),
-            "output": output.model_dump(exclude={"text"}),
-        }
+        return evaluator_context(self.spec, output, ctx)
 
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
         try:
@@ -280,7 +284,7 @@ class PythonCheck(Check):
             return self.result(False, evidence=str(exc))
         context = self.context(output, ctx)
         try:
-            value = await asyncio.wait_for(_call(fn, output.text, context), self.timeout_s)
+            value = await asyncio.wait_for(_call(fn, output_value(output), context), self.timeout_s)
         except TimeoutError:
             return self.result(False, evidence=f"python evaluator timed out after {self.timeout_s:g}s")
         except Exception as exc:
@@ -289,39 +293,43 @@ class PythonCheck(Check):
 
     def interpret(self, value: Any) -> CheckResult:
         """Turn the evaluator's return value into a result (a bad return value is a failed result)."""
-        if isinstance(value, bool):
-            return self.result(value, evidence=f"python evaluator returned {value}")
-        if isinstance(value, int | float):
-            return self._scored(float(value), None, "")
-        if isinstance(value, dict):
-            passed = value.get("pass", value.get("passed"))
-            score = value.get("score")
-            reason = str(value.get("reason", ""))
-            if passed is not None and not isinstance(passed, bool):
-                return self.result(
-                    False, evidence=f"python evaluator returned pass={passed!r}; expected true/false"
-                )
-            if score is None:
-                if passed is None:
-                    return self.result(
-                        False, evidence="python evaluator returned a dict without pass or score"
-                    )
-                return self.result(
-                    passed, evidence=clip(reason or f"python evaluator returned pass={passed}")
-                )
-            if isinstance(score, bool) or not isinstance(score, int | float):
-                return self.result(
-                    False, evidence=f"python evaluator returned score={score!r}; expected a number"
-                )
-            return self._scored(float(score), passed, reason)
-        return self.result(
-            False,
-            evidence=clip(f"python evaluator returned {type(value).__name__}; expected bool, number or dict"),
-        )
+        verdict = read_verdict(value, self.rule, "python evaluator")
+        return self.result(verdict.passed, verdict.score, verdict.evidence)
 
-    def _scored(self, score: float, passed: bool | None, reason: str) -> CheckResult:
-        if math.isnan(score) or not 0.0 <= score <= 1.0:
-            return self.result(False, evidence=f"python evaluator returned score {score:g}, outside [0, 1]")
-        if passed is None:
-            passed = score >= 0.5
-        return self.result(passed, score, clip(reason or f"python evaluator returned score {score:g}"))
+
+def evaluator_context(spec: CheckSpec, output: Output, ctx: CheckContext) -> dict[str, Any]:
+    """The ``context`` a ``python`` or ``javascript`` evaluator receives (see :class:`PythonCheck`)."""
+    case = ctx.case
+    workdir = ctx.workdir or (Path(output.workdir) if output.workdir else None)
+    options = spec.options
+    config = (
+        options["config"]
+        if "config" in options
+        else {k: v for k, v in options.items() if k not in RESERVED_OPTIONS}
+    )
+    prompt = output.meta.get("prompt")
+    provider = output.meta.get("provider") or output.meta.get("model")
+    return {
+        "prompt": prompt if isinstance(prompt, str) else case.prompt_text(),
+        "vars": dict(case.vars),
+        "test": {"vars": dict(case.vars), "description": case.description, "metadata": {}},
+        "config": dict(config) if isinstance(config, dict) else config,
+        "provider": {"id": provider, "label": provider} if provider else None,
+        "providerResponse": {
+            "output": output_value(output),
+            "cost": output.cost_usd,
+            "tokenUsage": {
+                "prompt": output.tokens_in,
+                "completion": output.tokens_out,
+                "total": output.tokens_in + output.tokens_out,
+            },
+        },
+        "logProbs": None,
+        "expected": case.expected,
+        "case_id": case.id,
+        "input": case.prompt_text(),
+        "tags": list(case.tags),
+        "workdir": str(workdir) if workdir else None,
+        "project_dir": str(ctx.project_dir) if ctx.project_dir else None,
+        "output": output.model_dump(mode="json", exclude={"text"}),
+    }

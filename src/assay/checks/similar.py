@@ -63,6 +63,7 @@ class SimilarCheck(Check):
     and this check fails with a message saying what to install."""
 
     name = "similar"
+    prose = True
 
     def __init__(self, spec: CheckSpec) -> None:
         super().__init__(spec)

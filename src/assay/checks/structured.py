@@ -145,3 +145,57 @@ class JsonSchemaCheck(Check):
         first = errors[0]
         more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
         return self.result(False, evidence=clip(f"{_json_path(first.absolute_path)}: {first.message}{more}"))
+
+
+def json_values_in(text: str, limit: int = 50) -> list[Any]:
+    """The JSON objects and arrays found in ``text``, left to right (each the longest that parses at its
+    opening brace or bracket; nested ones are not listed again)."""
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    at = 0
+    while len(found) < limit:
+        starts = [i for i in (text.find("{", at), text.find("[", at)) if i >= 0]
+        if not starts:
+            break
+        start = min(starts)
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            at = start + 1
+            continue
+        found.append(value)
+        at = end
+    return found
+
+
+@CHECKS.register("contains_json")
+class ContainsJsonCheck(Check):
+    """The output contains a JSON object or array (anywhere, fenced or not) — one that validates against
+    ``value`` when a schema is given."""
+
+    name = "contains_json"
+
+    def __init__(self, spec: CheckSpec) -> None:
+        super().__init__(spec)
+        self.schema = None if spec.value is None else _check_schema(spec.value, "value")
+
+    async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
+        values = json_values_in(output.text)
+        if not values:
+            return self.result(False, evidence="no JSON found in the output")
+        if self.schema is None:
+            return self.result(True, evidence=f"{len(values)} JSON value(s) found")
+        validator = validators.validator_for(self.schema)(self.schema)
+        first_error = None
+        for value in values:
+            errors = list(validator.iter_errors(value))
+            if not errors:
+                return self.result(True, evidence="JSON in the output matches the schema")
+            first_error = first_error or errors[0]
+        assert first_error is not None
+        return self.result(
+            False,
+            evidence=clip(
+                f"no JSON in the output matches the schema: {_json_path(first_error.absolute_path)}: {first_error.message}"
+            ),
+        )

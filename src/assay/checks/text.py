@@ -64,11 +64,15 @@ def text_list(spec: CheckSpec) -> list[str]:
     return items
 
 
-def _ignore_case(spec: CheckSpec, default: bool = False) -> bool:
-    flag = spec.options.get("ignore_case", default)
+def _flag(spec: CheckSpec, name: str, default: bool = False) -> bool:
+    flag = spec.options.get(name, default)
     if not isinstance(flag, bool):
-        raise CheckSpecError(f"{spec.type}: option ignore_case must be true or false")
+        raise CheckSpecError(f"{spec.type}: option {name} must be true or false")
     return flag
+
+
+def _ignore_case(spec: CheckSpec, default: bool = False) -> bool:
+    return _flag(spec, "ignore_case", default)
 
 
 def _context(text: str, start: int, end: int, width: int = 40) -> str:
@@ -82,13 +86,15 @@ def _context(text: str, start: int, end: int, width: int = 40) -> str:
 @CHECKS.register("equals")
 class EqualsCheck(Check):
     """The output equals ``value`` (or the case's ``expected`` when value is unset), ignoring trailing
-    whitespace. A dict or list value is compared with the output parsed as JSON. Option ``ignore_case``."""
+    whitespace unless option ``exact`` is set. A dict or list value is compared with the output parsed as
+    JSON. Option ``ignore_case``."""
 
     name = "equals"
 
     def __init__(self, spec: CheckSpec) -> None:
         super().__init__(spec)
         self.ignore_case = _ignore_case(spec)
+        self.exact = _flag(spec, "exact")
         self.structured = isinstance(spec.value, dict | list)
         if not self.structured and spec.value is not None and not _is_scalar(spec.value):
             raise CheckSpecError(f"equals: value must be text, got {type(spec.value).__name__}")
@@ -99,7 +105,9 @@ class EqualsCheck(Check):
         expected = self.spec.value if self.spec.value is not None else ctx.case.expected
         if expected is None:
             return self.result(False, evidence="equals: no value given and the case has no expected output")
-        want, got = str(expected).rstrip(), output.text.rstrip()
+        want, got = (
+            (str(expected), output.text) if self.exact else (str(expected).rstrip(), output.text.rstrip())
+        )
         same = want.casefold() == got.casefold() if self.ignore_case else want == got
         if same:
             return self.result(True, evidence="output equals the expected text")
@@ -247,7 +255,8 @@ class IContainsAllCheck(ContainsAllCheck):
 
 @CHECKS.register("starts_with")
 class StartsWithCheck(Check):
-    """The output, after leading whitespace, starts with ``value``. Option ``ignore_case``."""
+    """The output, after leading whitespace (unless option ``exact``), starts with ``value``. Option
+    ``ignore_case``."""
 
     name = "starts_with"
 
@@ -255,9 +264,10 @@ class StartsWithCheck(Check):
         super().__init__(spec)
         self.prefix = scalar_text(spec) or ""
         self.ignore_case = _ignore_case(spec)
+        self.exact = _flag(spec, "exact")
 
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
-        text = output.text.lstrip()
+        text = output.text if self.exact else output.text.lstrip()
         head = text[: len(self.prefix)]
         same = head.casefold() == self.prefix.casefold() if self.ignore_case else head == self.prefix
         if same:
@@ -300,3 +310,90 @@ class RegexCheck(Check):
                 True, evidence=f"matched at character {match.start()}: {quote(match.group(0))}"
             )
         return self.result(False, evidence=f"no match in output {quote(output.text)}")
+
+
+_REFUSAL_SUBJECTS = (
+    r"i (?:cannot|can ?not|can't|won't|will not|must not|do not|don't|am unable to|'m unable to|am not able to"
+    r"|'m not able to|am not going to|'m not going to)"
+)
+_REFUSAL_VERBS = (
+    "help|assist|provide|comply|fulfil+|answer|create|write|generate|support|engage|participate|give|share"
+    "|recommend|suggest|do that|continue"
+)
+_REFUSALS = re.compile(
+    rf"^(?:i'm sorry|i am sorry|sorry|i apologi[sz]e|my apologies|i'm really sorry|i am really sorry)\b"
+    rf"|\b{_REFUSAL_SUBJECTS} (?:actually )?(?:{_REFUSAL_VERBS})\b"
+    r"|\b(?:as an ai|as a language model|as an assistant)\b"
+    r"|\bi (?:must|have to|need to) (?:respectfully )?decline\b"
+    r"|\b(?:is|would be|isn't|is not) (?:not )?(?:appropriate|ethical|legal)\b"
+    r"|\bi (?:do not|don't) feel comfortable\b",
+    re.IGNORECASE,
+)
+
+
+def is_refusal(text: str) -> bool:
+    """Whether an output reads as a refusal: empty, opening with an apology, or holding a phrase such as
+    "I can't help", "I'm unable to provide", "as an AI" (a heuristic, as promptfoo's ``is-refusal``)."""
+    text = text.replace("’", "'").strip()
+    return not text or _REFUSALS.search(text) is not None
+
+
+@CHECKS.register("is_refusal")
+class IsRefusalCheck(Check):
+    """The output is a refusal (see :func:`is_refusal`); negate it to require an answer."""
+
+    name = "is_refusal"
+
+    async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
+        if not output.text.strip():
+            return self.result(True, evidence="the output is empty, taken as a refusal")
+        if is_refusal(output.text):
+            return self.result(True, evidence=f"reads as a refusal: {quote(output.text, 60)}")
+        return self.result(False, evidence=f"does not read as a refusal: {quote(output.text, 60)}")
+
+
+@CHECKS.register("empty")
+class EmptyCheck(Check):
+    """The output is empty or only whitespace (negate it, ``not-empty``, to require content)."""
+
+    name = "empty"
+
+    async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
+        if output.text.strip():
+            return self.result(False, evidence=f"the output has {len(output.text.strip())} characters")
+        return self.result(True, evidence="the output is empty")
+
+
+class _LengthCheck(Check):
+    longest: ClassVar[bool]
+
+    def __init__(self, spec: CheckSpec) -> None:
+        super().__init__(spec)
+        value = spec.value
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise CheckSpecError(f"{spec.type}: value must be a number of characters (a whole number >= 0)")
+        self.limit = value
+
+    async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
+        length = len(output.text)
+        ok = length <= self.limit if self.longest else length >= self.limit
+        bound = "at most" if self.longest else "at least"
+        return self.result(ok, evidence=f"{length} characters; expected {bound} {self.limit}")
+
+
+@CHECKS.register("min_length")
+class MinLengthCheck(_LengthCheck):
+    """The output has at least ``value`` characters."""
+
+    name = "min_length"
+    longest = False
+
+
+@CHECKS.register("max_length")
+class MaxLengthCheck(_LengthCheck):
+    """The output has at most ``value`` characters."""
+
+    name = "max_length"
+    longest = True

@@ -51,7 +51,7 @@ def eval_command(
     if split not in SPLITS:
         raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
     cfg = load_config(config)
-    selection = select_cases(cfg, split)
+    selection = select_cases(cfg, split, unjudged=True)
     for warning in selection.warnings:
         err.print(Text("warning:", style="yellow"), warning, highlight=False)
     if not selection.cases:
@@ -75,7 +75,7 @@ def eval_command(
 
         def on_result(result: CaseResult) -> None:
             nonlocal failed
-            failed += not result.passed
+            failed += not result.passed and not result.unjudged
             progress.update(task, advance=1, status=f"{failed} failed" if failed else "")
 
         result = run_sync(
@@ -126,10 +126,13 @@ def render(result: EvalResult) -> None:
     for case in result.cases:
         failing = [c for c in case.checks if not c.passed]
         evidence = "; ".join(f"{c.type}: {c.evidence}" for c in failing)[:160]
-        verdict = Text("PASS", style="green") if case.passed else Text("FAIL", style="red")
-        table.add_row(
-            case.id, case.split.value, verdict, f"{case.score:.2f}", f"{case.duration_s:.2f}s", evidence
-        )
+        if case.unjudged:
+            verdict, score = Text("UNJUDGED", style="yellow"), "-"
+            evidence = evidence or "no checks: left out of pass rate and score"
+        else:
+            verdict = Text("PASS", style="green") if case.passed else Text("FAIL", style="red")
+            score = f"{case.score:.2f}"
+        table.add_row(case.id, case.split.value, verdict, score, f"{case.duration_s:.2f}s", evidence)
     out.print(table)
     extras = []
     if result.tokens:
@@ -142,6 +145,8 @@ def render(result: EvalResult) -> None:
         f"pass rate {result.passed}/{result.total} ({result.pass_rate:.1%}) · mean score {result.mean_score:.3f}"
         f" · {result.duration_s:.1f}s"
     )
+    if result.unjudged:
+        extras.insert(0, f"{result.unjudged} unjudged (no checks)")
     if extras:
         line += " · " + " · ".join(extras)
     out.print(line, style="bold", highlight=False)

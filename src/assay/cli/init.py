@@ -38,7 +38,7 @@ def init_command(
         raise typer.Exit(0)
     # Configuration and case errors come before anything is committed.
     cfg = load_config(config_path)
-    selection = select_cases(cfg, "all")
+    selection = select_cases(cfg, "all", unjudged=True)
     git = Git.discover(directory)
     if git is None:
         gitignore = directory / ".gitignore"
@@ -68,14 +68,18 @@ def init_command(
     if result.blocked:
         raise AssayError("the L1 static tier found critical problems; run `assay eval` to see them")
     for split in Split:
-        cases = [c for c in result.cases if c.split == split]
+        cases = [c for c in result.cases if c.split == split and not c.unjudged]
+        unjudged = sum(1 for c in result.cases if c.split == split and c.unjudged)
+        note = f"  ({unjudged} unjudged: no checks)" if unjudged else ""
         if cases:
             passed = sum(c.passed for c in cases)
             score = sum(c.score for c in cases) / len(cases)
             out.print(
-                f"baseline {split.value:10s} pass {passed}/{len(cases)}  mean score {score:.4f}",
+                f"baseline {split.value:10s} pass {passed}/{len(cases)}  mean score {score:.4f}{note}",
                 highlight=False,
             )
+        elif unjudged:
+            out.print(f"baseline {split.value:10s} no judged case{note}", highlight=False)
     out.print("next: `assay evolve` (runs on its own branch; your branch is untouched until `assay adopt`)")
 
 
@@ -85,16 +89,23 @@ def _start(directory: Path, config: str) -> None:
         starter = write_starter(directory, config)
     except OSError as exc:
         raise ConfigError(f"cannot write a starter: {exc.strerror or exc}", file=directory / config) from None
-    what = {"code": "the program", "prompt": "the prompt", "skill": "the skill in"}[starter.kind]
+    what = {
+        "code": "the program",
+        "prompt": "the prompt",
+        "skill": "the skill in",
+        "promptfoo": "the promptfoo suite, with the prompt",
+    }[starter.kind]
     out.print(
         f"wrote {', '.join(starter.written)}: a starter for {what} {starter.artifact}",
         markup=False,
     )
-    if starter.others:
+    if starter.others and starter.kind != "promptfoo":
         out.print(
             f"  also found {', '.join(starter.others)}: list the files to improve in artifact.paths",
             markup=False,
         )
+    for note in starter.notes:
+        out.print(f"  note: {note}", markup=False)
     out.print(f"next: {starter.next_step}", markup=False)
     out.print(
         "then `assay init` again starts the project (a git repository, the split and the baseline),"

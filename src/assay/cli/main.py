@@ -40,6 +40,7 @@ def _root(
 
 
 def _register() -> None:
+    from assay.cli import cases as cases_command
     from assay.cli import eval as eval_command
     from assay.cli import evolve as evolve_command
     from assay.cli import init as init_command
@@ -49,6 +50,7 @@ def _register() -> None:
 
     init_command.register(app)
     eval_command.register(app)
+    cases_command.register(app)
     evolve_command.register(app)
     runs_command.register(app)
     rate_command.register(app)

@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 
 class EvalResult(BaseModel):
     """The outcome of evaluating one artifact on a set of cases. ``sandbox`` is how the runner ran the cases:
-    ``strict`` (in the jail), ``none`` (plain processes; ``unsandboxed`` says why) or None (no process)."""
+    ``strict`` (in the jail), ``none`` (plain processes; ``unsandboxed`` says why) or None (no process).
+
+    Counts and rates are over the *judged* cases: an unjudged case (one without checks) ran, but neither
+    passed nor failed, so ``total``, ``passed``, ``pass_rate`` and ``mean_score`` leave it out and
+    ``unjudged`` counts it."""
 
     cases: list[CaseResult] = Field(default_factory=list)
     static: StaticReport | None = None
@@ -35,12 +39,20 @@ class EvalResult(BaseModel):
     unsandboxed: str | None = None
 
     @property
+    def judged(self) -> list[CaseResult]:
+        return [c for c in self.cases if not c.unjudged]
+
+    @property
+    def unjudged(self) -> int:
+        return sum(c.unjudged for c in self.cases)
+
+    @property
     def total(self) -> int:
-        return len(self.cases)
+        return len(self.cases) - self.unjudged
 
     @property
     def passed(self) -> int:
-        return sum(c.passed for c in self.cases)
+        return sum(c.passed for c in self.cases if not c.unjudged)
 
     @property
     def failed(self) -> int:
@@ -52,7 +64,7 @@ class EvalResult(BaseModel):
 
     @property
     def mean_score(self) -> float:
-        return sum(c.score for c in self.cases) / self.total if self.total else 0.0
+        return sum(c.score for c in self.judged) / self.total if self.total else 0.0
 
     @property
     def tokens(self) -> int:
@@ -145,6 +157,7 @@ class Evaluator:
             project_dir=self.project_dir,
         )
         checks = self.checks_for(case)
+        unjudged = not checks
         failure = runner_check(output)
         # Cheap checks first; a judged check runs only when its verdict can still change the case's.
         ran: dict[int, CheckResult] = {}
@@ -163,12 +176,15 @@ class Evaluator:
         results = [ran[i] for i in range(len(checks))]
         if failure is not None:
             results.append(failure)
-        passed, score = combine(case, results, runner_failed=failure is not None)
+        passed, score = (
+            (False, 0.0) if unjudged else combine(case, results, runner_failed=failure is not None)
+        )
         result = CaseResult(
             id=case.id,
             split=split,
             passed=passed,
             score=score,
+            unjudged=unjudged,
             output=output,
             checks=results,
             duration_s=time.perf_counter() - start,

@@ -38,7 +38,7 @@ def decided_without(
     if runner_failed:
         return True
     if case.threshold is None:  # passes only if every check passes: one failure decides it
-        return any(not r.passed for r in done)
+        return any(not r.passed for r in done if r.weight > 0)
     weights = [r.weight for r in done] + list(pending)
     total = sum(weights)
     if total > 0:
@@ -49,21 +49,25 @@ def decided_without(
         low, high = known / len(weights), (known + len(pending)) / len(weights)
     if low >= case.threshold:
         return True  # passes by threshold whatever the judge says
-    return any(not r.passed for r in done) and high < case.threshold  # fails whatever the judge says
+    return (
+        any(not r.passed for r in done if r.weight > 0) and high < case.threshold
+    )  # fails whatever the judge says
 
 
 def combine(case: Case, results: list[CheckResult], runner_failed: bool) -> tuple[bool, float]:
-    """Case score = weighted mean of the scores of the checks that ran; the case passes when every check passes,
-    or when its threshold is met. A runner failure always fails the case. A judged check that was not run
-    (``skipped``: the case was decided without it) counts in neither."""
+    """Case score = weighted mean of the scores of the checks that ran; the case passes when every check of
+    nonzero weight passes, or when its threshold is met. A runner failure always fails the case. A judged check
+    that was not run (``skipped``: the case was decided without it) counts in neither. Without any result (an
+    unjudged case) the verdict is a fail with score 0: nothing was judged, so nothing passed."""
     results = [r for r in results if not r.skipped]
     if not results:
-        return (not runner_failed, 0.0 if runner_failed else 1.0)
+        return False, 0.0
     weighted, total = _weight_total(results)
     score = weighted / total
     if runner_failed:
         return False, score
-    if all(r.passed for r in results):
+    # A check of weight 0 is reported but cannot fail the case (promptfoo's "metric only" assertion).
+    if all(r.passed for r in results if r.weight > 0):
         return True, score
     return (case.threshold is not None and score >= case.threshold), score
 

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
-from assay.cases import assign_splits, load_cases, select
-from assay.checks import CHECKS
+from assay.cases import assign_splits, select
+from assay.cases.loader import load_case_files
+from assay.checks import needs_judge
 from assay.config import AssayConfig, CommandRunnerConfig, PythonRunnerConfig
 from assay.errors import ConfigError, UnreadableFile
 from assay.evaluation.confine import runner_jail
@@ -34,28 +35,44 @@ class Selection:
     everything: list[tuple[Case, Split]] = field(default_factory=list)
 
 
-def select_cases(config: AssayConfig, which: str = "all") -> Selection:
-    """Load the configured case files, split them once (persisted), and pick ``which`` split."""
+def select_cases(config: AssayConfig, which: str = "all", *, unjudged: bool = False) -> Selection:
+    """Load the configured case files, split them once (persisted), and pick ``which`` split.
+
+    Unjudged cases (no checks) are split like the others but left out of the selection unless ``unjudged``
+    (``assay eval`` shows them; the evolve loop never runs them: they could not tell a better candidate).
+    When every selected case is unjudged that is a ConfigError: there is nothing to measure."""
     files = [config.base_dir / f for f in config.cases.files]
     try:
-        cases = load_cases(files, default_checks=list(config.checks))
+        loaded = load_case_files(
+            files, default_checks=list(config.checks), require_checks=config.cases.require_checks
+        )
     except UnreadableFile as exc:
         names = [str(f) for f in files]
         if exc.file not in names:
             raise
         field = f"cases.files[{names.index(exc.file)}]"
         raise ConfigError(f"{exc.file}: {exc.message}", file=config.path, field=field) from None
+    cases = loaded.cases
     outcome = assign_splits(cases, config.cases.split, config.ensure_data_path() / "split.json")
     chosen = select(cases, outcome.splits, which)
+    everything = [(c, outcome.splits[c.id]) for c in cases]
+    if not unjudged:
+        judged = [c for c in chosen if c.judged]
+        if chosen and not judged:
+            raise ConfigError(
+                f"all {len(chosen)} selected cases have no checks (unjudged): nothing to measure; give "
+                "them checks (see docs/cases.md)",
+                file=config.path,
+                field="cases.files",
+            )
+        chosen = judged
     return Selection(
-        [(c, outcome.splits[c.id]) for c in chosen],
-        list(outcome.warnings),
-        [(c, outcome.splits[c.id]) for c in cases],
+        [(c, outcome.splits[c.id]) for c in chosen], [*loaded.warnings, *outcome.warnings], everything
     )
 
 
 def uses_judge(cases: list[tuple[Case, Split]]) -> bool:
-    return any(CHECKS.get(spec.type).judged for case, _ in cases for spec in case.checks)
+    return any(needs_judge(spec) for case, _ in cases for spec in case.checks)
 
 
 def new_eval_dir(config: AssayConfig) -> Path:
@@ -204,6 +221,7 @@ def summary_document(result: EvalResult) -> dict[str, object]:
         "total": result.total,
         "passed": result.passed,
         "failed": result.failed,
+        "unjudged": result.unjudged,
         "duration_s": round(result.duration_s, 3),
         "tokens": result.tokens,
         "cost_usd": result.cost_usd,
@@ -216,8 +234,9 @@ def summary_document(result: EvalResult) -> dict[str, object]:
             {
                 "id": c.id,
                 "split": c.split.value,
-                "passed": c.passed,
-                "score": c.score,
+                "passed": None if c.unjudged else c.passed,
+                "unjudged": c.unjudged,
+                "score": None if c.unjudged else c.score,
                 "error": c.output.error,
                 "duration_s": round(c.duration_s, 4),
                 "trace": c.trace_path,

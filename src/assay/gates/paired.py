@@ -32,7 +32,7 @@ GATES.register("ratchet_strict")(RatchetGate)
 
 
 def _verdicts(result: EvalResult) -> dict[str, list[float]]:
-    return {c.id: [1.0 if c.passed else 0.0] for c in result.cases}
+    return {c.id: [1.0 if c.passed else 0.0] for c in result.judged}
 
 
 @GATES.register("noisy", "paired")

@@ -22,7 +22,7 @@ SCORE_TOLERANCE = 0.01  # how far the mean score may fall while the pass rate ri
 
 
 def _per_case(result: EvalResult) -> tuple[float, float]:
-    n = max(1, result.total)
+    n = max(1, len(result.cases))
     return result.tokens / n, sum(c.output.duration_s for c in result.cases) / n
 
 
@@ -116,8 +116,8 @@ class RatchetGate(Gate):
         return None
 
     async def _regression(self, data: GateInput) -> Dimension:
-        before = {c.id: c.passed for c in data.parent.cases}
-        after = {c.id: c.passed for c in data.candidate.cases}
+        before = {c.id: c.passed for c in data.parent.judged}
+        after = {c.id: c.passed for c in data.candidate.judged}
         regressed = sorted(cid for cid, ok in after.items() if before.get(cid) and not ok)
         improved = sorted(cid for cid, ok in after.items() if ok and before.get(cid) is False)
         numbers: dict[str, object] = {"regressed": regressed, "improved": improved}

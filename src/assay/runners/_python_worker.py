@@ -5,7 +5,8 @@ Standard library only, so a case starts fast and nothing the artifact ships can 
 - stdin: one JSON object ``{"function": "pkg.mod:func", "case": {...}, "artifact_dir": "...",
   "max_output_bytes": N}``.
 - stdout: one JSON header line, then the raw output bytes. The header is ``{"ok": true, "kind": "str" |
-  "json" | "bytes"}`` (at most N + 1 output bytes follow) or ``{"ok": false, "error": "ValueError: boom", "traceback": "<tail>"}``.
+  "json" | "bytes"}`` (plus ``"prompt"`` when the result is a ``str`` carrying the prompt it answered in a
+  ``prompt`` attribute, as :mod:`assay.cases.promptfoo_bridge` returns) (at most N + 1 output bytes follow) or ``{"ok": false, "error": "ValueError: boom", "traceback": "<tail>"}``.
 
 Everything the called code prints (fd 1 included, so subprocesses and C extensions too) goes to stderr:
 only this worker writes to the real stdout.
@@ -24,6 +25,7 @@ from typing import Any
 
 TRACEBACK_CHARS = 1500
 MESSAGE_CHARS = 500
+PROMPT_CHARS = 100_000
 
 
 class WorkerFailure(Exception):
@@ -77,7 +79,7 @@ def _encode(result: Any) -> tuple[str, bytes]:
         raise WorkerFailure(f"cannot serialise the result as JSON: {_short(exc)}") from exc
 
 
-def _call(request: dict[str, Any]) -> tuple[str, bytes]:
+def _call(request: dict[str, Any]) -> tuple[str, bytes, str | None]:
     artifact_dir = str(request["artifact_dir"])
     sys.path.insert(0, artifact_dir)
     function = _resolve(str(request["function"]))
@@ -86,10 +88,11 @@ def _call(request: dict[str, Any]) -> tuple[str, bytes]:
         import asyncio  # only async functions pay for it
 
         result = asyncio.run(_await(result))
+    prompt = getattr(result, "prompt", None) if isinstance(result, str) else None
     kind, body = _encode(result)
     limit = request.get("max_output_bytes")
     # One byte past the cap tells the runner the output was cut, without piping a flood through.
-    return kind, body[: int(limit) + 1] if limit else body
+    return kind, body[: int(limit) + 1] if limit else body, prompt if isinstance(prompt, str) else None
 
 
 async def _await(awaitable: Any) -> Any:
@@ -111,8 +114,10 @@ def main() -> int:
     sys.stdout = sys.stderr
     try:
         request = json.loads(sys.stdin.buffer.read())
-        kind, body = _call(request)
+        kind, body, prompt = _call(request)
         header: dict[str, Any] = {"ok": True, "kind": kind}
+        if prompt is not None:
+            header["prompt"] = prompt[:PROMPT_CHARS]
     except WorkerFailure as exc:
         header, body = {"ok": False, "error": str(exc), "traceback": ""}, b""
     except BaseException as exc:

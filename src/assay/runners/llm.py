@@ -17,6 +17,8 @@ from assay.model import Case, Output
 from assay.runners.base import RUNNERS, RunContext, Runner
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
+# Template syntax beyond plain {{name}} placeholders: tags, comments, filters or expressions.
+_NUNJUCKS = re.compile(r"\{%|\{#|\{\{(?!\s*[A-Za-z_][\w.]*\s*\}\})")
 GLOB_CHARS = frozenset("*?[")
 MAX_PROMPT_BYTES = 10 * 2**20
 
@@ -29,8 +31,22 @@ def render_template(template: str, case: Case) -> str:
     """Fill ``{{name}}`` / ``{{vars.name}}`` from the case's vars and ``{{input}}`` from its input.
 
     Non-string values are rendered as JSON. An undefined name raises PromptTemplateError (a typo in a prompt
-    should fail the case visibly, not silently send an empty slot).
+    should fail the case visibly, not silently send an empty slot). A template with more of Nunjucks than
+    plain placeholders (``{% if %}``, filters; promptfoo prompts) is rendered Nunjucks-style instead
+    (:mod:`assay.cases.templating`).
     """
+    if _NUNJUCKS.search(template):
+        from assay.cases.templating import TemplateError, render
+
+        names = {
+            **case.vars,
+            "vars": case.vars,
+            "input": case.input if case.input is not None else case.prompt_text(),
+        }
+        try:
+            return render(template, names)
+        except TemplateError as exc:
+            raise PromptTemplateError(f"template error: {exc}") from None
 
     def value(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -143,7 +159,12 @@ class LLMRunner(Runner):
             cost_usd=completion.cost_usd,
             duration_s=time.perf_counter() - started,
             workdir=str(workdir),
-            meta={"model": completion.model or self.llm.model, "cached": completion.cached},
+            meta={
+                "model": completion.model or self.llm.model,
+                "cached": completion.cached,
+                # the rendered prompt is what promptfoo's python/javascript assertions see as context.prompt
+                **({"prompt": user} if self.config.mode == "template" else {}),
+            },
         )
 
     async def aclose(self) -> None:

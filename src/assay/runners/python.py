@@ -39,7 +39,8 @@ class PythonRunner(Runner):
     - ``artifact_dir`` is a :class:`pathlib.Path` to the workdir (the artifact or a candidate worktree).
 
     It may be ``async``. A ``str`` result is the output as is; ``bytes`` are decoded (flagged binary when
-    not text); anything else is JSON-dumped. An exception becomes ``Output.error`` (``"ValueError: boom"``)
+    not text); anything else is JSON-dumped. A ``str`` with a ``prompt`` attribute (the text it answered)
+    puts that text in ``meta["prompt"]``, which ``python``/``javascript`` checks pass on as ``context.prompt``. An exception becomes ``Output.error`` (``"ValueError: boom"``)
     with the traceback tail in ``meta["traceback"]``. What the function prints lands in ``stderr_tail``.
     """
 
@@ -99,6 +100,8 @@ class PythonRunner(Runner):
         text, binary = decode_capped(body[: self.max_output_bytes], truncated)
         output.text, output.stdout_tail = text, text[-TAIL_CHARS:]
         output.binary, output.truncated = binary, truncated
+        if isinstance(header.get("prompt"), str):
+            output.meta["prompt"] = header["prompt"]
         if not header.get("ok"):
             output.error = output.error or str(header.get("error") or "the function failed")
             output.meta["traceback"] = str(header.get("traceback") or "")

@@ -145,18 +145,26 @@ class Jail:
 
 
 def interpreter_paths() -> list[Path]:
-    """The directories of the Python that runs assay (a venv and the installation it was made from)."""
+    """The directories of the Python that runs assay (a venv and the installation it was made from), and
+    the one assay is imported from: outside the venv in an editable install, and the code that ``assay
+    init`` writes for a promptfoo suite imports ``assay.cases.promptfoo_bridge`` in the jail."""
     found = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     found.add(str(Path(sys.executable).resolve().parent.parent))
+    found.add(str(Path(__file__).resolve().parents[2]))
     return [Path(p) for p in sorted(found) if p]
 
 
 def path_dirs(env: Mapping[str, str]) -> list[Path]:
-    """The absolute directories on ``env["PATH"]`` (never ``/`` itself)."""
+    """The absolute directories on ``env["PATH"]`` (never ``/`` itself). A version manager's ``shims``
+    directory (pyenv, rbenv, ...) brings its root: a shim runs the manager's own ``libexec`` script, which
+    runs the chosen version from under that root."""
     dirs = []
     for entry in env.get("PATH", "").split(os.pathsep):
         if entry.startswith("/") and entry.rstrip("/"):
-            dirs.append(Path(entry))
+            path = Path(entry)
+            dirs.append(path)
+            if path.name == "shims" and (path.parent / "libexec").is_dir():
+                dirs.append(path.parent)
     return dirs
 
 

@@ -1,7 +1,8 @@
 """Starter files for ``assay init`` in a folder without ``assay.yaml``: an ``assay.yaml`` whose runner uses the
 artifact, a cases file with example cases, and the next step to take.
 
-What the folder holds decides the starter: ``SKILL.md`` → a skill run by an agent CLI; a script (``.py``,
+What the folder holds decides the starter: a promptfoo config → its prompts as the artifact and its first
+provider as the runner (see :mod:`assay.starters.promptfoo`); ``SKILL.md`` → a skill run by an agent CLI; a script (``.py``,
 ``.sh``, ``.js``) → a command runner calling it; a prompt (``.md``, ``.txt``, ``.prompt``) → an llm runner whose
 one missing line is ``runner.model``; nothing of these → a placeholder ``program.py`` with the script starter.
 Files that exist are never overwritten.
@@ -48,6 +49,7 @@ class Starter:
     written: list[str] = field(default_factory=list)
     others: list[str] = field(default_factory=list)
     next_step: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
 def _template(name: str) -> str:
@@ -72,6 +74,19 @@ def _candidates(directory: Path, suffixes: tuple[str, ...], skip: set[str]) -> l
 
 def write_starter(directory: Path, config_name: str = "assay.yaml") -> Starter:
     """Write the starter for ``directory`` (which has no ``config_name``) and return what was done."""
+    from assay.starters.promptfoo import find_config, write_promptfoo_starter
+
+    promptfoo_config = find_config(directory)
+    if promptfoo_config is not None:
+        plan, written = write_promptfoo_starter(directory, config_name, promptfoo_config)
+        return Starter(
+            kind="promptfoo",
+            artifact=plan.prompts[0],
+            written=written,
+            others=plan.prompts[1:],
+            next_step=plan.next_step,
+            notes=plan.notes,
+        )
     cases = next((name for name in CASE_FILES if (directory / name).is_file()), CASES)
     skip = {config_name, Path(cases).name}
     if (directory / "SKILL.md").is_file():

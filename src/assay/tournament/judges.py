@@ -60,8 +60,8 @@ def shared_scores(a: EvalResult | None, b: EvalResult | None) -> list[tuple[str,
     """(case id, a's score, b's score) for every case both results contain, in ``a``'s order."""
     if a is None or b is None:
         return []
-    theirs = {case.id: case.score for case in b.cases}
-    return [(case.id, case.score, theirs[case.id]) for case in a.cases if case.id in theirs]
+    theirs = {case.id: case.score for case in b.judged}
+    return [(case.id, case.score, theirs[case.id]) for case in a.judged if case.id in theirs]
 
 
 @JUDGES.register("scores")
