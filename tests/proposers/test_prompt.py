@@ -73,7 +73,9 @@ def test_llm_prompt_shows_the_cases_inline_and_numbered() -> None:
     assert "b.md\n````\nUse ```code``` fences:\n```\nx\n```\n````" in text
     assert "1 of 3 dev cases fail" in text
     assert "[1] case c1 — fails (crash), passed in the baseline" in text
-    assert "```\nValueError: cannot parse 'qux'\n```" in text and "error: exited 1; exit code 1; 0.25 s" in text
+    assert (
+        "```\nValueError: cannot parse 'qux'\n```" in text and "error: exited 1; exit code 1; 0.25 s" in text
+    )
     assert "checks: 1 contains: output missing an expected element | 2 regex: passed" in text
     assert '[2] case c3 — passes\nvars: {"topic": "tea"}\noutput:\n```\nTea is served.\n```' in text
     # Only the case not shown inline is listed with its input; no trace path for a chat model.
@@ -108,7 +110,9 @@ def test_prompt_formats_and_empty_view() -> None:
         view(failures=[], reflections=[], trace_paths=[], last_gate=[], history=[], best_diff="", layer=1)
     )
     assert "(none: every dev case passes)" in empty and "CITES may be `none`" in empty
-    assert "# Earlier changes" not in empty and "Layer 1 (surface)" in empty and "# What the best" not in empty
+    assert (
+        "# Earlier changes" not in empty and "Layer 1 (surface)" in empty and "# What the best" not in empty
+    )
     whole = render_prompt(view(), format="whole_file")
     assert "FILE: <path of the file to rewrite>" in whole and "<<<<<<< SEARCH" not in whole
     # A view without inline cases (built by hand) lists the failing cases by id, to cite by id.
@@ -122,7 +126,9 @@ def test_prompt_formats_and_empty_view() -> None:
 def test_the_format_example_is_what_the_parser_reads() -> None:
     text = render_prompt(view())
     example = text[text.index("DESCRIPTION: <one line") :].replace("<path of the file to edit>", "a.py")
-    answer = parse_answer(example.replace("<the numbers of the cases your change is based on, e.g. ", "[1], "))
+    answer = parse_answer(
+        example.replace("<the numbers of the cases your change is based on, e.g. ", "[1], ")
+    )
     assert answer.description.startswith("<one line") and answer.citations[:2] == ["[1]", "[2]"]
     assert [edit.path for edit in answer.edits] == ["a.py"]
     assert answer.edits[0].search == "<lines copied exactly from the current file>"

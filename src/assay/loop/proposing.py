@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.evaluation.evaluator import EvalResult
+from assay.evaluation.traces import read_trace
 from assay.history.git import Git
 from assay.loop.context import LoopContext
 from assay.loop.events import ProposalMade
+from assay.loop.measure import OUTPUT_KEPT
 from assay.loop.state import HistoryItem, LoopState, Retry
 from assay.model import Case, Split
 from assay.proposers import MutateProposer
@@ -90,7 +92,7 @@ async def make_proposal(
     git.reset_worktree(worktree, parent)
     paths = ctx.artifact_paths(workdir)
     measurement = state.measurement(parent)
-    dev = measurement.dev if measurement else None
+    dev = with_full_outputs(measurement.dev if measurement else None)
     cases = ctx.parts.cases[Split.DEV]
     redactor = ctx.parts.redactor
     settings = config.evolve.proposer
@@ -147,6 +149,23 @@ async def make_proposal(
     if proposal.commit is None:
         proposal.description = f"no change: {proposal.description}"
     return proposal
+
+
+def with_full_outputs(dev: EvalResult | None) -> EvalResult | None:
+    """``dev`` with each output the event log cut (to :data:`OUTPUT_KEPT` characters) read back whole from
+    its trace file, so the proposer can be shown its end; an output whose trace is gone stays cut."""
+    if dev is None:
+        return None
+    cases = []
+    for result in dev.cases:
+        if result.trace_path and len(result.output.text) >= OUTPUT_KEPT:
+            try:
+                output = read_trace(Path(result.trace_path)).result.output
+            except (OSError, ValueError):
+                output = result.output
+            result = result.model_copy(update={"output": output})
+        cases.append(result)
+    return dev.model_copy(update={"cases": cases})
 
 
 def regressed_cases(state: LoopState, dev: EvalResult | None) -> set[str]:

@@ -69,7 +69,7 @@ def _trace_copy(case: Case, result: CaseResult, redactor: Redactor, *, reasons: 
                 "type": c.type,
                 "passed": c.passed,
                 "how": "passed"
-                if c.passed
+                if c.passed and not c.skipped
                 else redact(describe_check(c, result, redact, number=number, reasons=reasons)),
             }
             for number, c in enumerate(result.checks, 1)

@@ -33,6 +33,7 @@ _HOW = {
     "latency": "the run took longer than allowed",
     "similar": "output is not close enough to the reference answer",
 }
+NOT_RUN = "not run (the case was decided without it)"
 _JUDGE_REASON = re.compile(r"^judge (?:PASS|FAIL) \([^)]*\): (.+)$", re.DOTALL)
 _FACTS_MISSING = re.compile(r"^missing (\d+/\d+) facts")
 
@@ -48,7 +49,7 @@ def describe_failure(
     redact = redactor.redact if redactor is not None else (lambda text: text)
     parts: list[str] = []
     for number, check in enumerate(result.checks, 1):
-        if not check.passed:
+        if not check.passed and not check.skipped:
             how = describe_check(check, result, redact, number=number, reasons=show_judge_reasons)
             if how not in parts:
                 parts.append(how)
@@ -59,7 +60,9 @@ def describe_failure(
 
 def describe_check(check: CheckResult, result: CaseResult, redact: Any, *, number: int, reasons: bool) -> str:
     """How one failed check failed (see :func:`describe_failure`); ``redact`` is applied to runner errors and
-    judge reasons."""
+    judge reasons. A judged check that was not run (the case failed without it) is ``not run``."""
+    if check.skipped:
+        return NOT_RUN
     kind = check.type
     if kind == "runner":
         error = result.output.error or check.evidence or "runner failed"

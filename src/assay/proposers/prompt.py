@@ -227,7 +227,7 @@ def _reflection_block(r: Reflection) -> str:
     facts = []
     if r.error:
         facts.append(f"error: {r.error}")
-    if r.exit_code not in (None, 0):
+    if r.exit_code not in (None, 0) and f"exit code {r.exit_code}" not in (r.error or ""):
         facts.append(f"exit code {r.exit_code}")
     facts.append(f"{r.seconds:g} s")
     lines.append("; ".join(facts))

@@ -89,7 +89,7 @@ def reflect(
             (
                 check.type,
                 "passed"
-                if check.passed
+                if check.passed and not check.skipped
                 else redact(describe_check(check, result, redact, number=n, reasons=show_judge_reasons)),
             )
             for n, check in enumerate(result.checks, 1)
