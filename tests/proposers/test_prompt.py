@@ -118,7 +118,9 @@ def test_prompt_formats_and_empty_view() -> None:
     # A view without inline cases (built by hand) lists the failing cases by id, to cite by id.
     plain = render_prompt(view(reflections=[]))
     assert "# Failing cases\n- c1: output missing an expected element" in plain
-    assert "CITES: <id of a failing case" in plain
+    assert (
+        "CITES: <id or trace file of a failing case" in plain and "- /run/traces/gen-002/01-c1.json" in plain
+    )
     with pytest.raises(ConfigError, match="unknown answer format 'xml'"):
         render_prompt(view(), format="xml")
 

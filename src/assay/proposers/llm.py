@@ -15,7 +15,15 @@ from assay.llm import make_llm
 from assay.llm.base import LLMError
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
 from assay.proposers.edits import EditError, apply_edits, parse_answer
-from assay.proposers.prompt import FORMATS, SYSTEM, assemble, fit_pieces, prompt_pieces, render_prompt
+from assay.proposers.prompt import (
+    FORMATS,
+    SYSTEM,
+    assemble,
+    count_texts,
+    fit_pieces,
+    prompt_pieces,
+    render_prompt,
+)
 
 if TYPE_CHECKING:
     from assay.llm.base import LLM
@@ -55,7 +63,7 @@ def match_citations(cited: Sequence[str], trace_paths: Sequence[str]) -> list[st
 
 def match_labels(cited: Sequence[str], view: ProposerView) -> list[str]:
     """The (redacted) ids of the cases that ``cited`` names: by their number in the prompt (``[3]``, ``3``,
-    ``#3``) or by id; for a view without inline cases, the failing cases named by id."""
+    ``#3``) or by id; for a view without inline cases, the failing cases named by id or trace path."""
     ids = {str(r.label): r.id for r in view.reflections}
     known = {r.id for r in view.reflections} | {str(f["id"]) for f in view.failures}
     found: list[str] = []
@@ -64,6 +72,8 @@ def match_labels(cited: Sequence[str], view: ProposerView) -> list[str]:
         case = ids.get(bare) or (bare if bare in known else None)
         if case is not None and case not in found:
             found.append(case)
+    if not view.reflections:
+        found += [path for path in match_citations(cited, view.trace_paths) if path not in found]
     return found
 
 
@@ -74,8 +84,8 @@ async def render_for(model: object, view: ProposerView, format: str) -> str:
     if not callable(count_tokens):
         return render_prompt(view, format=format)
     pieces = prompt_pieces(view, format=format)
-    counts = list(await count_tokens([piece.text for piece in pieces] + [SYSTEM]))
-    return assemble(view, pieces, fit_pieces(view, pieces, counts[:-1], counts[-1]))
+    counts = list(await count_tokens(count_texts(pieces)))
+    return assemble(view, pieces, fit_pieces(view, pieces, counts))
 
 
 @PROPOSERS.register("llm")

@@ -59,8 +59,12 @@ SYSTEM = (
     "the cases, what the artifact produced on some of them and how the failing ones failed. Make one focused "
     "change per answer, and follow the answer format exactly."
 )
-# Room kept for the line that says what was left out, written after the choice.
-_NOTE_TOKENS = 60
+# The longest line saying what was left out: room is kept for it, as it is written after the choice.
+_LONGEST_NOTE = (
+    "# Not shown\nLeft out to stay within 9999999 tokens: 99999 more failing cases, 99 passing cases, the "
+    "last gate's reasons, 99999 earlier changes, the best version's diff against the baseline, 99999 other "
+    "dev cases.\n"
+)
 _TASK = (
     "# Task\nPropose ONE change to the artifact below that makes more of the failing cases pass "
     "without breaking the passing ones. Edit only the files shown."
@@ -83,12 +87,20 @@ def render_prompt(
     if format == "direct":
         return _render_direct(view)
     pieces = prompt_pieces(view, format=format)
-    return assemble(view, pieces, fit_pieces(view, pieces, [count(p.text) for p in pieces], count(SYSTEM)))
+    counts = [count(text) for text in count_texts(pieces)]
+    return assemble(view, pieces, fit_pieces(view, pieces, counts))
 
 
-def fit_pieces(view: ProposerView, pieces: list[Piece], counts: list[int], system_tokens: int) -> Fitted:
-    """The pieces that fit in the view's budget, given each piece's tokens and the system prompt's."""
-    return fit(pieces, view.context_tokens - system_tokens - _NOTE_TOKENS, counts)
+def fit_pieces(view: ProposerView, pieces: list[Piece], counts: list[int]) -> Fitted:
+    """The pieces that fit in the view's budget. ``counts``: the tokens of each piece, then of
+    :data:`SYSTEM`, then of the longest note on what was left out (see :func:`count_texts`)."""
+    *own, system, note = counts
+    return fit(pieces, view.context_tokens - system - note, own)
+
+
+def count_texts(pieces: list[Piece]) -> list[str]:
+    """The texts whose tokens :func:`fit_pieces` needs, in its order."""
+    return [*(p.text for p in pieces), SYSTEM, _LONGEST_NOTE]
 
 
 def prompt_pieces(view: ProposerView, *, format: str) -> list[Piece]:
@@ -118,6 +130,8 @@ def prompt_pieces(view: ProposerView, *, format: str) -> list[Piece]:
         pieces += [
             Piece("case-line", f"- {f['id']}: {f['how']}", 1000 + n) for n, f in enumerate(view.failures)
         ]
+        if view.trace_paths:
+            pieces.append(Piece("traces", _traces_block(view), 1500))
     else:
         pieces.append(Piece("what", "# Failing cases\n(none: every dev case passes)", required=True))
     if view.last_gate:
@@ -238,6 +252,11 @@ def _reflection_block(r: Reflection) -> str:
     return "\n".join(lines)
 
 
+def _traces_block(view: ProposerView) -> str:
+    heading = "# Trace files of failing cases (input, output tails, verdict; the checks are hidden)\n"
+    return heading + "\n".join(f"- {path}" for path in view.trace_paths)
+
+
 def _retry_block(view: ProposerView) -> str:
     retry = view.retry
     assert retry is not None
@@ -258,7 +277,9 @@ def _history_line(item: dict[str, Any]) -> str:
 
 def _answer_format(view: ProposerView, format: str) -> str:
     by_label = bool(view.reflections) or not view.failures
-    cites = _CITES_LABELS if by_label else "CITES: <id of a failing case your change is based on>"
+    cites = (
+        _CITES_LABELS if by_label else "CITES: <id or trace file of a failing case your change is based on>"
+    )
     answer = (SEARCH_REPLACE_FORMAT if format == "search_replace" else WHOLE_FILE_FORMAT).format(cites=cites)
     if view.failures and view.reflections:
         answer += "\nCITES must name at least one failing case shown above, by its number."
@@ -281,10 +302,7 @@ def _render_direct(view: ProposerView) -> str:
         + ("\n".join(f"- {f['id']}: {f['how']}" for f in view.failures) or "(none: every dev case passes)"),
     ]
     if view.trace_paths:
-        parts.append(
-            "# Trace files of failing cases (input, output tails, verdict; the checks are hidden)\n"
-            + "\n".join(f"- {path}" for path in view.trace_paths)
-        )
+        parts.append(_traces_block(view))
     if view.last_gate:
         parts.append("# Why the last change was discarded\n" + "\n".join(f"- {r}" for r in view.last_gate))
     if view.retry is not None:
