@@ -49,7 +49,8 @@ def test_failure_kinds() -> None:
     assert failure_kind(result("a", "contains", output=Output(exit_code=2))) == "crash"
     assert failure_kind(result("a", "runner", output=Output(error="timeout", timed_out=True))) == "timeout"
     assert failure_kind(result("a", "contains", "json_schema")) == "format"
-    assert failure_kind(result("a", "not-regex")) == "format"
+    assert failure_kind(result("a", "not-json_valid")) == "format"
+    assert failure_kind(result("a", "regex")) == "content"
     assert failure_kind(result("a", "contains", "llm_judge")) == "content"
     assert failure_kind(result("a", "llm_judge", "fact_coverage")) == "judged"
 
@@ -62,7 +63,7 @@ def test_diverse_kinds_first_regressions_first_then_contrast() -> None:
         (case("c3"), result("c3", "contains")),
         (case("x1"), result("x1", "runner", output=crash)),
         (case("j1"), result("j1", "llm_judge")),
-        (case("f1"), result("f1", "regex")),
+        (case("f1"), result("f1", "xml")),
         (case("f2"), result("f2", "json_valid")),
         (case("p1"), result("p1", passed=True)),
         (case("p2"), result("p2", passed=True, output=Output(text="  "))),  # nothing to contrast with

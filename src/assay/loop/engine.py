@@ -230,6 +230,7 @@ class Evolution:
         if state.finished is not None and state.finished.status == "finished":
             # Killed after its last event, before the store said so; a stopped run (Ctrl-C, STOP) goes on.
             await parts.measurer.aclose()
+            await parts.proposer.aclose()
             return self._outcome(run, state, state.finished)
         unsandboxed = parts.unsandboxed()
         for what, why in unsandboxed.items():
@@ -267,6 +268,7 @@ class Evolution:
         finally:
             ctx.noise.close()
             await parts.measurer.aclose()
+            await parts.proposer.aclose()
             git.remove_worktree(worktree)
 
     async def _loop(self, ctx: LoopContext, state: LoopState, events: list[Event]) -> str:

@@ -109,5 +109,8 @@ class Proposer(ABC):
         """Edit ``worktree`` and describe the change. ``editable`` holds paths or globs (``src/**/*.py``).
         Never raises for a bad answer: returns ``Proposal(ok=False, error=...)``."""
 
+    async def aclose(self) -> None:  # noqa: B027 - a proposer without clients has nothing to close
+        """Release the proposer's clients (a model's HTTP pool); call from the event loop that used them."""
+
 
 PROPOSERS: Registry[type[Proposer]] = Registry("proposer")

@@ -86,8 +86,8 @@ def describe_check(check: CheckResult, result: CaseResult, redact: Any, *, numbe
 KINDS = ("crash", "timeout", "format", "content", "judged")
 _FORMAT = frozenset(
     ["json_valid", "json_schema", "contains_json", "is_json", "xml", "is_xml", "contains_xml", "html",
-     "is_html", "contains_html", "sql", "is_sql", "contains_sql", "starts_with", "regex", "word_count",
-     "lengths", "tool_call_valid", "is_valid_openai_tools_call", "finish_reason"]
+     "is_html", "contains_html", "sql", "is_sql", "contains_sql", "word_count", "lengths", "tool_call_valid",
+     "is_valid_openai_tools_call", "finish_reason"]
 )  # fmt: skip
 _JUDGED = frozenset(
     ["llm_judge", "fact_coverage", "similar", "factuality", "closed_qa", "g_eval", "answer_relevance",
@@ -98,8 +98,8 @@ _JUDGED = frozenset(
 
 def failure_kind(result: CaseResult) -> str:
     """What kind of failure a failing case is: ``crash`` (the runner failed or exited non-zero), ``timeout``,
-    ``format`` (a structure or pattern check failed), ``judged`` (only model-graded checks failed) or
-    ``content`` (the rest: missing or forbidden elements, wrong output)."""
+    ``format`` (a structure check failed: JSON, XML, SQL, schema, length), ``judged`` (only model-graded checks failed) or
+    ``content`` (the rest: missing or forbidden elements, patterns, wrong output)."""
     out = result.output
     if out.timed_out:
         return "timeout"

@@ -154,6 +154,10 @@ class LLMProposer(Proposer):
             description = one_line(f"edit {', '.join(changed)}")
         return Proposal(ok=True, description=description, citations=citations, **usage)
 
+    async def aclose(self) -> None:
+        """Close the model's client."""
+        await self.model.aclose()
+
 
 def make_model(settings: LLMSettings, *, cache_dir: Path | None, use_cache: bool) -> LLM:
     """The chat model for ``settings``; ConfigError fields read ``proposer.model`` / ``proposer.api_key_env``."""

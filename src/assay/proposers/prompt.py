@@ -243,7 +243,7 @@ def _reflection_block(r: Reflection) -> str:
         facts.append(f"error: {r.error}")
     if r.exit_code not in (None, 0) and f"exit code {r.exit_code}" not in (r.error or ""):
         facts.append(f"exit code {r.exit_code}")
-    facts.append(f"{r.seconds:g} s")
+    facts.append(f"took {r.seconds:g} s")
     lines.append("; ".join(facts))
     if r.verdicts:
         lines.append(
