@@ -74,7 +74,8 @@ def test_llm_prompt_shows_the_cases_inline_and_numbered() -> None:
     assert "1 of 3 dev cases fail" in text
     assert "[1] case c1 — fails (crash), passed in the baseline" in text
     assert (
-        "```\nValueError: cannot parse 'qux'\n```" in text and "error: exited 1; exit code 1; took 0.25 s" in text
+        "```\nValueError: cannot parse 'qux'\n```" in text
+        and "error: exited 1; exit code 1; took 0.25 s" in text
     )
     assert "checks: 1 contains: output missing an expected element | 2 regex: passed" in text
     assert '[2] case c3 — passes\nvars: {"topic": "tea"}\noutput:\n```\nTea is served.\n```' in text

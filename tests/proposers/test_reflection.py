@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from assay.config import LLMSettings
 from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
@@ -20,6 +22,7 @@ from assay.proposers.redaction import REDACTED, Redactor, secrets_for
 from assay.proposers.reflection import MARGIN, case_chars, choose, reflect
 from tests.fakes.llm_server import ScriptedLLMServer
 from tests.leaks import leaked
+from tests.proposers.test_redaction_properties import attacks
 
 VALUE = "ZEBRA 4471"
 RUBRIC = "The reply must stay polite like a pangolin guarding its young in every sentence."
@@ -270,3 +273,23 @@ async def test_a_model_with_its_own_tokenizer_counts_the_prompt(
     assert proposal.ok and proposal.citations == ["c001"] and len(model.batches) == 1
     sent = llm_server.requests[0]
     assert len(sent.system) + len(sent.user) <= 8_000 < estimate_tokens(render_prompt(view)) * 3
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(attacks(), st.integers(-40, 40), st.sampled_from(["head", "tail", "stderr"]))
+def test_no_transformed_secret_survives_the_cuts(attack: tuple[str, str], shift: int, where: str) -> None:
+    """The attack fixtures of the redactor (random secrets in random chains of transformations), placed in a
+    long output or stderr so that they straddle where the head, the tail or the stderr tail is cut."""
+    secret, text = attack
+    assume(leaked(text, [secret]))
+    chars = case_chars(8_000)  # 600 characters: 300 of head, 300 of tail, 300 of stderr
+    filler = "log line " * 2000
+    cut = chars - chars // 2 if where == "head" else len(filler) - chars // 2
+    at = max(0, cut + shift - len(text) // 2)
+    body = filler[:at] + text + filler[at:]
+    output = Output(text=body, exit_code=1) if where != "stderr" else Output(text="x", exit_code=1)
+    if where == "stderr":
+        output.stderr_tail = filler[: 2000 - len(text) // 2 + shift] + text + filler[:300]
+    shown = reflect(Case(id="c", input="go", checks=[]), result("c", "runner", output=output), Redactor([secret]),
+                    label=1, chars=chars)  # fmt: skip
+    assert leaked("\n".join([shown.output_head, shown.output_tail, shown.stderr_tail]), [secret]) == []
