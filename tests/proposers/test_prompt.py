@@ -135,3 +135,13 @@ def test_the_format_example_is_what_the_parser_reads() -> None:
     assert answer.description.startswith("<one line") and answer.citations[:2] == ["[1]", "[2]"]
     assert [edit.path for edit in answer.edits] == ["a.py"]
     assert answer.edits[0].search == "<lines copied exactly from the current file>"
+
+
+def test_a_heading_goes_with_its_pieces_and_what_is_left_out_is_said() -> None:
+    history = [{"generation": n, "description": "x " * 3000, "decision": "discard"} for n in range(1, 4)]
+    text = render_prompt(view(history=history, best_diff="", context_tokens=2_600))
+    assert "# Earlier changes" not in text and "- gen " not in text
+    assert "Left out to stay within 2600 tokens: " in text and "3 earlier changes" in text
+    assert "[1] case c1" in text and text.index("# Not shown") < text.index("# Answer format")
+    roomy = render_prompt(view(history=history, best_diff="", context_tokens=12_000))
+    assert "# Earlier changes (newest last)\n- gen 1: discard: x x" in roomy and "# Not shown" not in roomy

@@ -149,7 +149,7 @@ def prompt_pieces(view: ProposerView, *, format: str) -> list[Piece]:
             )
         )
     if view.history:
-        pieces.append(Piece("history-heading", "# Earlier changes (newest last)", 3000))
+        pieces.append(Piece("history-heading", "# Earlier changes (newest last)", required=True))
         last = len(view.history)
         pieces += [
             Piece("history", _history_line(item), 3000 + last - n) for n, item in enumerate(view.history)
@@ -157,7 +157,7 @@ def prompt_pieces(view: ProposerView, *, format: str) -> list[Piece]:
     shown = {r.id for r in view.reflections}
     others = [case for case in view.dev_cases if case["id"] not in shown]
     if others:
-        pieces.append(Piece("dev-heading", "# Other dev cases (inputs only)", 4000))
+        pieces.append(Piece("dev-heading", "# Other dev cases (inputs only)", required=True))
         pieces += [Piece("dev", _case_line(case), 4000 + n) for n, case in enumerate(others)]
     pieces.append(Piece("format", "# Answer format\n" + _answer_format(view, format), required=True))
     return pieces
@@ -166,8 +166,9 @@ def prompt_pieces(view: ProposerView, *, format: str) -> list[Piece]:
 def assemble(view: ProposerView, pieces: list[Piece], fitted: Fitted) -> str:
     """The prompt text of the kept pieces, with one line saying what was left out."""
     blocks: list[str] = []
+    kept = {piece.section for piece in fitted.kept}
     for piece in pieces:
-        if not fitted.has(piece):
+        if not fitted.has(piece) or _HEADS.get(piece.section, piece.section) not in kept:
             continue
         if piece.section == "format":
             note = _left_out_note(view, fitted)
@@ -182,10 +183,13 @@ def assemble(view: ProposerView, pieces: list[Piece], fitted: Fitted) -> str:
 
 # One-line pieces join the piece before them on the next line; the others stand as paragraphs.
 _JOINED_TO_PREVIOUS = frozenset(["history", "dev", "case-line"])
+# A heading is kept whatever it costs (it is short) and shown only above pieces of its section that fit.
+_HEADS = {"history-heading": "history", "dev-heading": "dev", "contrast-heading": "contrast"}
 
 
 def _left_out_note(view: ProposerView, fitted: Fitted) -> str:
-    """``Not shown (token budget of 32000): 12 more failing cases, 3 earlier changes.``"""
+    """``# Not shown`` and one line: ``Left out to stay within 8000 tokens: 12 more failing cases, 3 earlier
+    changes.`` ('' when nothing was left out)."""
     left = fitted.left_out
     parts = []
     failing = view.more_failing + left.get("case", 0) + left.get("case-line", 0)
