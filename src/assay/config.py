@@ -227,7 +227,9 @@ class ProposerConfig(Strict):
     the paths in ``home_ro`` (its login, e.g. ``~/.claude``, or its own tools) — never the project. Without
     bubblewrap it refuses to start unless ``allow_unsandboxed: true``. ``env`` / ``env_allow`` as for runners
     (an agent's API key must be named in ``env_allow``). ``show_judge_reasons`` shows llm_judge reasons
-    (redacted) instead of a neutral "rubric check N failed" line, for the llm and agent proposers alike."""
+    (redacted) instead of a neutral "rubric check N failed" line, for the llm and agent proposers alike.
+    ``context_tokens`` bounds the llm proposer's prompt (default 32,000 tokens, 8,000 for a ``local:`` model):
+    the artifact files, then the failing cases shown inline by priority, then the history."""
 
     type: Literal["mutate", "llm", "agent"] = "mutate"
     llm: LLMSettings | None = None
@@ -239,6 +241,7 @@ class ProposerConfig(Strict):
     home_ro: list[PathText] = Field(default_factory=list)
     network: bool = True
     show_judge_reasons: bool = False
+    context_tokens: int | None = Field(default=None, ge=2000)
 
     @field_validator("command")
     @classmethod

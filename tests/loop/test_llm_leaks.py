@@ -37,7 +37,7 @@ PROPOSER_SYSTEM = "You improve an artifact"
 JUDGE_SYSTEM = "You grade one output"
 PROMPT_SENTINEL = "You are the helpdesk writer of Tiny Tents Ltd."
 ANCHOR = "Sign off politely."
-TRACE_PATH = re.compile(r"^- (/\S+\.json)$", re.MULTILINE)
+CASE_LABEL = re.compile(r"^\[(\d+)\] case ", re.MULTILINE)
 
 VALUE = "ZEBRA 4471"
 EXPECTED = "Your refund reference is KESTREL-2290, valid for thirty days."
@@ -82,10 +82,10 @@ def proposer_reply() -> Callable[[dict[str, Any]], str]:
     counter = itertools.count(1)
 
     def reply(body: dict[str, Any]) -> str:
-        traces = TRACE_PATH.findall(user_text(body))
+        labels = CASE_LABEL.findall(user_text(body))
         rule = next(counter)
         return (
-            f"DESCRIPTION: add rule {rule}\nCITES: {traces[0] if traces else 'none'}\n\n"
+            f"DESCRIPTION: add rule {rule}\nCITES: {f'[{labels[0]}]' if labels else 'none'}\n\n"
             f"prompt.md\n<<<<<<< SEARCH\n{ANCHOR}\n=======\nRule {rule}: be brief.\n{ANCHOR}\n>>>>>>> REPLACE\n"
         )
 
@@ -104,7 +104,11 @@ def write_project(root: Path, url: str, show_reasons: bool) -> Path:
             "id": case_id,
             "input": HOLDOUT_INPUT if case_id in holdout else f"customer question {n} about tents",
             "expected": EXPECTED,
-            "checks": [{"type": "contains", "value": VALUE}, {"type": "llm_judge", "value": RUBRIC}],
+            # Weight 0: the contains check cannot decide the case alone, so the judge is asked every time.
+            "checks": [
+                {"type": "contains", "value": VALUE, "weight": 0},
+                {"type": "llm_judge", "value": RUBRIC},
+            ],
         }
         cases.append(case)
     (root / "cases.yaml").write_text(yaml.safe_dump({"cases": cases}, sort_keys=False))
@@ -161,6 +165,89 @@ def test_no_altered_form_reaches_the_proposer_in_ten_generations(
         assert all(per_trace)
     else:
         assert per_request == [[]] * 10 and per_trace == [[]] * len(traces)
-        assert all(TRACE_PATH.search(r.user) for r in requests)
+        # The outputs were shown inline, redacted: the prompts were rich enough to leak.
+        assert all(CASE_LABEL.search(r.user) and "output:\n```\nHello! Refs:" in r.user for r in requests)
         reasons = ["judge said:" in r.user for r in requests]
         assert all(reasons) if protection == "on, judge reasons shown" else not any(reasons)
+
+
+# -- a program under test that echoes the key into its output and its stderr, and crashes -------------------
+
+NOT_CONTAINS = "forbidden basilisk phrase"
+PROGRAM_SECRETS = [VALUE, EXPECTED, HOLDOUT_INPUT, NOT_CONTAINS, "KESTREL-2290"]
+HOSTILE_PROGRAM = f"""
+import base64, sys, urllib.parse
+question = sys.argv[1]
+number = int(question.split()[2]) if question.startswith("customer question") else 0
+reply = open("reply.txt").read().strip()
+print(reply)
+print("refs: ZEBRA_4471 / Z E B R A 4471 / zebra-4471 / ZEBRA-")
+print("4471.")
+print("b64", base64.b64encode({VALUE!r}.encode()).decode(), "hex", {VALUE!r}.encode().hex())
+print("padding line " * 400)
+print("Your refund reference is kestrel 2290, valid for thirty days.")
+log = sys.stderr
+log.write("debug: expected=" + urllib.parse.quote({EXPECTED!r}) + "\\n")
+log.write("debug: nested " + base64.b64encode({EXPECTED!r}.encode().hex().encode()).decode() + "\\n")
+log.write("debug: must avoid FORBIDDEN_BASILISK_PHRASE and the obsidian giraffes and the velvet thunder\\n")
+log.write("debug: holdout " + {HOLDOUT_INPUT!r}.upper() + "\\n")
+if number % 2:
+    raise ValueError("cannot finish: " + base64.b64encode({VALUE!r}.encode()).decode() + " / KESTREL 2290")
+"""
+
+
+def write_program_project(root: Path, url: str) -> Path:
+    root.mkdir(parents=True)
+    llm = f"{{model: 'openai:scripted', base_url: '{url}', max_retries: 0, timeout: 20}}"
+    (root / "reply.txt").write_text(f"{PROMPT_SENTINEL}\n{ANCHOR}\n")
+    (root / "bot.py").write_text(HOSTILE_PROGRAM)
+    ids = [f"q{n:02d}" for n in range(10)]
+    holdout = sorted(i for i, split in initial_split(ids, SplitConfig()).items() if split == Split.HOLDOUT)
+    cases = [
+        {
+            "id": case_id,
+            "input": HOLDOUT_INPUT if case_id in holdout else f"customer question {n} about tents",
+            "expected": EXPECTED,
+            "checks": [
+                {"type": "contains", "value": VALUE},
+                {"type": "not_contains", "value": NOT_CONTAINS},
+                {"type": "equals", "value": EXPECTED},
+            ],
+        }
+        for n, case_id in enumerate(ids)
+    ]
+    (root / "cases.yaml").write_text(yaml.safe_dump({"cases": cases}, sort_keys=False))
+    (root / "assay.yaml").write_text(
+        "artifact: {kind: config, paths: [reply.txt], forbid: [bot.py, cases.yaml, assay.yaml]}\n"
+        "cases: {files: [cases.yaml]}\n"
+        "runner: {type: command, command: 'python bot.py {input}', timeout: 20}\n"
+        "evolve:\n"
+        f"  proposer: {{type: llm, llm: {llm}}}\n"
+        "  layers: [1]\n  discards_per_layer: 50\n  plateau: 50\n  stop_on_oscillation: false\n"
+        "  tournament: {enabled: false}\n"
+    )
+    (root / ".gitignore").write_text(".assay/\n__pycache__/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    return root
+
+
+def test_a_crashing_program_echoing_the_key_in_stdout_and_stderr_leaks_nothing_in_ten_generations(
+    tmp_path: Path, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.add_rule(proposer_reply(), system=PROPOSER_SYSTEM)
+    root = write_program_project(tmp_path / "proj", llm_server.openai_url)
+    outcome = run_sync(Evolution(load_config(root / "assay.yaml"), max_generations=10).start())
+    files = RunFiles(root / ".assay" / "runs" / outcome.run_id)
+    assert outcome.generations == 10
+    requests = [r for r in llm_server.requests if r.system.startswith(PROPOSER_SYSTEM)]
+    assert len(requests) == 10
+    assert [leaked(r.system + "\n" + r.user, PROGRAM_SECRETS) for r in requests] == [[]] * 10
+    # The prompts carried the outputs (head and tail of a long one) and the stderr of the crashes.
+    for request in requests:
+        assert "fails (crash)" in request.user and "stderr (the end):" in request.user
+        assert "ValueError: cannot finish: [redacted]" in request.user
+        assert "the start and the end" in request.user and "padding line" in request.user
+    raw = "".join(p.read_text() for p in (files.run_dir / "traces").rglob("*.json"))
+    assert set(leaked(raw, PROGRAM_SECRETS)) >= {VALUE, EXPECTED, HOLDOUT_INPUT}

@@ -41,7 +41,7 @@ RUBRIC_WORD = "Marzipan Protocol"
 EXPECTED = 'velvet "thunder" 99 reference'
 HOLDOUT_INPUT = "holdout question about obsidian giraffes"
 PLANTED = [CONTAINS, NOT_CONTAINS, REGEX, RUBRIC_WORD, EXPECTED, HOLDOUT_INPUT]
-TRACE_PATH = re.compile(r"^- (/\S+\.json)$", re.MULTILINE)
+CASE_LABEL = re.compile(r"^\[(\d+)\] case ", re.MULTILINE)
 
 
 @pytest.fixture(autouse=True)
@@ -146,14 +146,14 @@ def judge_reply(body: dict[str, Any]) -> str:
 
 
 def citing_proposer() -> Callable[[dict[str, Any]], str]:
-    """A well-behaved model: adds "Rule N" above the sign-off and cites the first listed trace."""
+    """A well-behaved model: adds "Rule N" above the sign-off and cites the first case shown."""
     counter = itertools.count(1)
 
     def reply(body: dict[str, Any]) -> str:
-        traces = TRACE_PATH.findall(user_text(body))
+        labels = CASE_LABEL.findall(user_text(body))
         rule = next(counter)
         return (
-            f"DESCRIPTION: add rule {rule} about short replies\nCITES: {traces[0] if traces else 'none'}\n\n"
+            f"DESCRIPTION: add rule {rule} about short replies\nCITES: {f'[{labels[0]}]' if labels else 'none'}\n\n"
             f"prompt.md\n<<<<<<< SEARCH\n{ANCHOR}\n=======\nRule {rule}: keep replies short.\n{ANCHOR}\n"
             ">>>>>>> REPLACE\n"
         )
@@ -172,14 +172,15 @@ def test_no_check_value_reaches_the_proposer_across_generations(tmp_path, llm_se
     assert outcome.generations >= 4
     records = files.read_candidates()
     assert [r.decision for r in records][:3] == ["baseline", "discard", "keep"]
-    assert all(r.citations and "/proposer/gen-" in r.citations[0] for r in records[1:])
+    dev_ids = {f"q{n:02d}" for n in range(10)}
+    assert all(r.citations and set(r.citations) <= dev_ids for r in records[1:])
 
     proposer = [r for r in llm_server.requests if r.system.startswith(PROPOSER_SYSTEM)]
     runner = [r for r in llm_server.requests if r.system.startswith(PROMPT_SENTINEL)]
     assert len(proposer) == outcome.generations
     for request in proposer:
-        assert TRACE_PATH.search(request.user), "the proposer prompt lists no trace"
-        assert "[redacted]" in Path(TRACE_PATH.search(request.user).group(1)).read_text()
+        assert CASE_LABEL.search(request.user), "the proposer prompt shows no case"
+        assert "[redacted]" in request.user and "output:\n```" in request.user
         assert leaks(json.dumps(request.body)) == []
         assert leaks(request.system + request.user) == []
     written = [p for p in (files.run_dir / "proposer").rglob("*") if p.is_file()]
@@ -195,7 +196,7 @@ def test_no_check_value_reaches_the_proposer_across_generations(tmp_path, llm_se
     assert all(value in raw or json.dumps(value)[1:-1] in raw for value in PLANTED)
 
 
-def test_a_case_id_holding_a_check_value_does_not_leak_through_trace_paths(
+def test_a_case_id_holding_a_check_value_does_not_leak_through_the_prompt(
     tmp_path, llm_server: ScriptedLLMServer
 ):
     llm_server.add_rule(citing_proposer(), system=PROPOSER_SYSTEM)
@@ -207,7 +208,7 @@ def test_a_case_id_holding_a_check_value_does_not_leak_through_trace_paths(
     root = write_project(tmp_path / "ids", llm_server.openai_url, cases, "")
     evolve(root, 1)
     proposer = [r for r in llm_server.requests if r.system.startswith(PROPOSER_SYSTEM)]
-    assert len(proposer) == 1 and TRACE_PATH.search(proposer[0].user)
+    assert len(proposer) == 1 and CASE_LABEL.search(proposer[0].user)
     assert leaks(json.dumps(proposer[0].body)) == []
 
 
@@ -227,8 +228,8 @@ def test_garbage_and_unappliable_answers_are_invalid_candidates(tmp_path, llm_se
     answers = iter(BAD_ANSWERS)
 
     def bad_proposer(body: dict[str, Any]) -> str:
-        traces = TRACE_PATH.findall(user_text(body))
-        return next(answers).replace("{trace}", traces[0])
+        labels = CASE_LABEL.findall(user_text(body))
+        return next(answers).replace("{trace}", f"[{labels[0]}]")
 
     llm_server.add_rule(bad_proposer, system=PROPOSER_SYSTEM)
     llm_server.default = "Hello, how can we help?"
@@ -292,9 +293,9 @@ def point_at(config_path: Path, model: str, url: str) -> None:
 
 
 def example_proposer(body: dict[str, Any]) -> str:
-    traces = TRACE_PATH.findall(user_text(body))
+    labels = CASE_LABEL.findall(user_text(body))
     return (
-        f"DESCRIPTION: ask for the order number when it is missing\nCITES: {traces[0]}\n\nprompt.md\n"
+        f"DESCRIPTION: ask for the order number when it is missing\nCITES: [{labels[0]}]\n\nprompt.md\n"
         "<<<<<<< SEARCH\nWrite a friendly, helpful reply.\n=======\nWrite a friendly, helpful reply.\n"
         "If the customer gives no order number, ask for it.\n>>>>>>> REPLACE\n"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -93,15 +94,17 @@ def test_build_view_shows_dev_inputs_and_failures_but_no_answer_key(tmp_path: Pa
     assert [f["id"] for f in view.failures] == ["refund", "polite"]
     assert "output missing an expected element" in view.failures[0]["how"]
     assert view.failures[1]["how"].startswith("rubric check 1 failed; ")
-    assert "never names" not in json.dumps(view.__dict__)
+    assert "never names" not in json.dumps(dataclasses.asdict(view))
     assert view.history[0] == {
         "generation": 1,
         "description": f"made it say {REDACTED}",
         "decision": "discard",
+        "delta": None,
+        "same_parent": False,
     }
     assert view.last_gate[0] == f"regression: case refund lost '{REDACTED}'"
     assert [Path(p).name for p in view.trace_paths] == ["01-refund.json", "02-polite.json"]
-    dumped = json.dumps(view.__dict__, ensure_ascii=False)
+    dumped = json.dumps(dataclasses.asdict(view), ensure_ascii=False)
     assert _planted.leaks(dumped) == [] and "h1" not in dumped
 
 

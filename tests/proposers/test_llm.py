@@ -36,12 +36,12 @@ def user_text(body: dict[str, Any]) -> str:
     return content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
 
 
-def cite_first_trace(body: dict[str, Any]) -> str:
-    """A well-behaved model: cites the first listed trace and edits a line of the prompt."""
-    trace = re.search(r"^- (/\S+\.json)$", user_text(body), re.MULTILINE)
-    assert trace is not None, "the prompt lists no trace path"
+def cite_first_case(body: dict[str, Any]) -> str:
+    """A well-behaved model: cites the first case shown and edits a line of the prompt."""
+    label = re.search(r"^\[(\d+)\] case ", user_text(body), re.MULTILINE)
+    assert label is not None, "the prompt shows no case"
     return (
-        f"DESCRIPTION: ask for politeness\nCITES: {trace.group(1)}\n\nprompt.md\n"
+        f"DESCRIPTION: ask for politeness\nCITES: [{label.group(1)}]\n\nprompt.md\n"
         "<<<<<<< SEARCH\nBe helpful.\n=======\nBe helpful and polite.\n>>>>>>> REPLACE\n"
     )
 
@@ -71,14 +71,14 @@ def planted_view(tmp_path: Path) -> ProposerView:
 async def test_no_check_value_reaches_the_model(
     llm_server: ScriptedLLMServer, tmp_path: Path, worktree: Path, model: str
 ) -> None:
-    llm_server.default = cite_first_trace
+    llm_server.default = cite_first_case
     view = planted_view(tmp_path)
     llm = proposer(llm_server, tmp_path, model)
     for _ in range(3):
         (worktree / "prompt.md").write_text(PROMPT)
         proposal = await llm.propose(view, worktree, editable=["prompt.md"])
         assert proposal.ok, proposal.error
-        assert proposal.citations == [view.trace_paths[0]]
+        assert proposal.citations == ["polite"]  # [1]: the crash comes first
         assert (worktree / "prompt.md").read_text() == "You are a support bot.\nBe helpful and polite.\n"
     assert len(llm_server.requests) == 3
     for request in llm_server.requests:
@@ -89,7 +89,9 @@ async def test_no_check_value_reaches_the_model(
         assert (
             "output missing an expected element" in request.user and "rubric check 1 failed" in request.user
         )
-        assert all(path in request.user for path in view.trace_paths)
+        # Inline: the outputs and stderr (redacted), not the trace paths a chat model cannot open.
+        assert not any(path in request.user for path in view.trace_paths)
+        assert "Traceback: [redacted] failed" in request.user and "[1] case polite" in request.user
         assert REDACTED in request.user and "late delivery" in request.user
     for path in view.trace_paths:
         assert _planted.leaks(Path(path).read_text()) == []
@@ -99,7 +101,7 @@ async def test_accounting_and_registry(llm_server: ScriptedLLMServer, tmp_path: 
     assert PROPOSERS.get("llm") is LLMProposer and PROPOSERS.get("agent") is AgentProposer
     with pytest.raises(KeyError, match=r"known: .*agent.*llm"):
         PROPOSERS.get("nope")
-    llm_server.default = cite_first_trace
+    llm_server.default = cite_first_case
     llm_server.usage = (1000, 200)
     proposal = await proposer(llm_server, tmp_path).propose(
         planted_view(tmp_path), worktree, editable=["*.md"]
@@ -120,14 +122,14 @@ async def test_accounting_and_registry(llm_server: ScriptedLLMServer, tmp_path: 
         ),
         (
             "DESCRIPTION: no cite\nprompt.md\n<<<<<<< SEARCH\nBe helpful.\n=======\nHi\n>>>>>>> REPLACE\n",
-            "no trace cited",
+            "no case cited",
         ),
         (
-            "CITES: /no/such/trace.json\nprompt.md\n<<<<<<< SEARCH\nBe helpful.\n=======\nHi\n>>>>>>> REPLACE\n",
-            "no trace cited",
+            "CITES: [9], /no/such/trace.json\nprompt.md\n<<<<<<< SEARCH\nBe helpful.\n=======\nHi\n>>>>>>> REPLACE\n",
+            "no case cited",
         ),
         (
-            "CITES: refund.json\nprompt.md\n<<<<<<< SEARCH\nBe rude.\n=======\nHi\n>>>>>>> REPLACE\n",
+            "CITES: [2]\nprompt.md\n<<<<<<< SEARCH\nBe rude.\n=======\nHi\n>>>>>>> REPLACE\n",
             "does not match",
         ),
         ("CITES: refund\nFILE: assay.yaml\n```\nchecks: []\n```\n", "not an editable path"),

@@ -126,6 +126,19 @@ class LocalChatModel(ChatModel):
         finally:
             _SAMPLE.reset(token)
 
+    async def count_tokens(self, texts: list[str]) -> list[int]:
+        """The tokens of each text by the model's tokenizer (the model is loaded if it is not yet), in the
+        worker thread that generates: the tokenizer is not shared between threads."""
+
+        def work() -> list[int]:
+            engine = load_engine(self.source, self.threads)
+            return [engine.count_tokens(text) for text in texts]
+
+        try:
+            return await asyncio.get_running_loop().run_in_executor(_executor(), work)
+        except LocalModelError as exc:
+            raise LLMError(f"{self.model}: {exc}") from exc
+
     def _make_client(self) -> Any:
         return None  # the model is process-wide and loaded in the worker thread on first use
 

@@ -230,6 +230,7 @@ class Evolution:
         if state.finished is not None and state.finished.status == "finished":
             # Killed after its last event, before the store said so; a stopped run (Ctrl-C, STOP) goes on.
             await parts.measurer.aclose()
+            await close_proposer(parts.proposer)
             return self._outcome(run, state, state.finished)
         unsandboxed = parts.unsandboxed()
         for what, why in unsandboxed.items():
@@ -267,6 +268,7 @@ class Evolution:
         finally:
             ctx.noise.close()
             await parts.measurer.aclose()
+            await close_proposer(parts.proposer)
             git.remove_worktree(worktree)
 
     async def _loop(self, ctx: LoopContext, state: LoopState, events: list[Event]) -> str:
@@ -381,3 +383,10 @@ class Evolution:
             suspects=state.suspects,
             unsandboxed=list(run.unsandboxed),
         )
+
+
+async def close_proposer(proposer: object) -> None:
+    """Close a proposer's clients; a proposer of the user's own without ``aclose`` has none to close."""
+    close = getattr(proposer, "aclose", None)
+    if close is not None:
+        await close()

@@ -12,13 +12,17 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay.evaluation.evaluator import EvalResult
+from assay.evaluation.traces import read_trace
 from assay.history.git import Git
 from assay.loop.context import LoopContext
 from assay.loop.events import ProposalMade
+from assay.loop.measure import OUTPUT_KEPT
 from assay.loop.state import HistoryItem, LoopState, Retry
 from assay.model import Case, Split
 from assay.proposers import MutateProposer
 from assay.proposers.base import RetryNote
+from assay.proposers.budget import default_context_tokens
 from assay.proposers.context import build_view, describe_failure
 from assay.proposers.redaction import Redactor
 from assay.search import Archive
@@ -88,21 +92,32 @@ async def make_proposal(
     git.reset_worktree(worktree, parent)
     paths = ctx.artifact_paths(workdir)
     measurement = state.measurement(parent)
-    dev = measurement.dev if measurement else None
+    dev = with_full_outputs(measurement.dev if measurement else None)
     cases = ctx.parts.cases[Split.DEV]
     redactor = ctx.parts.redactor
+    settings = config.evolve.proposer
     view = build_view(
         artifact={p: (workdir / p).read_text(encoding="utf-8", errors="replace") for p in paths},
         layer=basis.layer,
         dev_results=list(zip(cases, dev.cases, strict=True)) if dev else [],
         history=[
-            {"generation": h.generation, "description": h.description, "decision": h.decision}
+            {
+                "generation": h.generation,
+                "description": h.description,
+                "decision": h.decision,
+                "delta": h.delta,
+                "same_parent": h.parent == parent,
+            }
             for h in basis.history
         ],
         last_gate=[redactor.redact(r) for r in basis.last_gate],
         redactor=redactor,
         trace_dir=ctx.files.run_dir / "proposer" / f"{label}-{number:03d}",
-        show_judge_reasons=config.evolve.proposer.show_judge_reasons,
+        show_judge_reasons=settings.show_judge_reasons,
+        context_tokens=settings.context_tokens
+        or default_context_tokens(settings.llm.model if settings.llm else None),
+        regressed=regressed_cases(state, dev),
+        best_diff=best_diff(ctx, state, basis, [f"{prefix}/{p}" if prefix else p for p in paths]),
     )
     view.retry = retry_note(basis.retry, cases, redactor)
     proposer = ctx.parts.proposer
@@ -134,6 +149,39 @@ async def make_proposal(
     if proposal.commit is None:
         proposal.description = f"no change: {proposal.description}"
     return proposal
+
+
+def with_full_outputs(dev: EvalResult | None) -> EvalResult | None:
+    """``dev`` with each output the event log cut (to :data:`OUTPUT_KEPT` characters) read back whole from
+    its trace file, so the proposer can be shown its end; an output whose trace is gone stays cut."""
+    if dev is None:
+        return None
+    cases = []
+    for result in dev.cases:
+        if result.trace_path and len(result.output.text) >= OUTPUT_KEPT:
+            try:
+                output = read_trace(Path(result.trace_path)).result.output
+            except (OSError, ValueError):
+                output = result.output
+            result = result.model_copy(update={"output": output})
+        cases.append(result)
+    return dev.model_copy(update={"cases": cases})
+
+
+def regressed_cases(state: LoopState, dev: EvalResult | None) -> set[str]:
+    """The dev cases the parent fails that the baseline passed."""
+    base = state.baseline.dev if state.baseline is not None else None
+    if dev is None or base is None:
+        return set()
+    passed = {r.id for r in base.cases if r.passed}
+    return {r.id for r in dev.cases if not r.passed and r.id in passed}
+
+
+def best_diff(ctx: LoopContext, state: LoopState, basis: Basis, paths: list[str]) -> str:
+    """The best candidate's diff against the baseline over the artifact's files ('' when they are the same)."""
+    if state.baseline is None or state.baseline.commit == basis.best or not paths:
+        return ""
+    return ctx.git.diff(state.baseline.commit, basis.best, paths)
 
 
 def retry_note(retry: Retry | None, cases: list[Case], redactor: Redactor) -> RetryNote | None:

@@ -92,6 +92,8 @@ class HistoryItem:
     generation: int
     description: str
     decision: str
+    parent: str | None = None
+    delta: float | None = None
 
 
 @dataclass
@@ -297,7 +299,9 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
     if commit is not None:
         _track_trail(state, pending, measurement, best_failing)
         _track_suspects(state)
-    state.history.append(HistoryItem(record.generation, record.description, record.decision))
+    state.history.append(
+        HistoryItem(record.generation, record.description, record.decision, record.parent, record.delta)
+    )
     state.retry = _retry(record, measurement) if "gate-retry" in record.flags else None
     if commit is None:
         state.last_gate = [record.description]

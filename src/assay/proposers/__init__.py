@@ -6,7 +6,7 @@ there (``Redactor``, ``secrets_for``), not by the proposers.
 """
 
 from assay.proposers.agent import AgentProposer
-from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
+from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, Reflection
 from assay.proposers.context import build_view, describe_failure
 from assay.proposers.edits import Answer, Edit, EditError, apply_edits, parse_answer
 from assay.proposers.llm import LLMProposer
@@ -27,6 +27,7 @@ __all__ = [
     "Proposer",
     "ProposerView",
     "Redactor",
+    "Reflection",
     "apply_edits",
     "build_view",
     "describe_failure",

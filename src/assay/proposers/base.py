@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
+from assay.proposers.budget import DEFAULT_CONTEXT_TOKENS
 from assay.registry import Registry
 
 
@@ -24,6 +25,37 @@ class RetryNote:
 
 
 @dataclass
+class Reflection:
+    """One dev case as the llm proposer sees it inline (GEPA's reflective example): what went in, what came
+    out, and each check's neutral verdict. ``label`` numbers it in the prompt (``[3]``), which ``CITES:``
+    names. Every string is redacted except ``input`` (the case's own input or vars, as for ``dev_cases``).
+
+    ``kind``: ``crash``, ``timeout``, ``format``, ``content``, ``judged`` or ``passed`` (shown for contrast);
+    ``regressed``: it passed in the baseline; ``output_head`` / ``output_tail``: the start and the end of the
+    output (``output_tail`` empty when the whole output is in ``output_head``) with ``output_chars`` its full
+    length; ``stderr_tail``: the end of stderr, only for a crash or a timeout; ``verdicts``: per check, in
+    order, ``(type, "passed" or how it failed)``."""
+
+    label: int
+    id: str
+    kind: str
+    input: dict[str, Any]
+    output_head: str = ""
+    output_tail: str = ""
+    output_chars: int = 0
+    stderr_tail: str = ""
+    error: str | None = None
+    exit_code: int | None = None
+    seconds: float = 0.0
+    regressed: bool = False
+    verdicts: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.kind == "passed"
+
+
+@dataclass
 class ProposerView:
     """Everything a proposer may see — and nothing else. Every string in it has been through the Redactor
     except ``artifact``, the files the proposer edits, and the dev cases' own inputs and vars (see
@@ -31,8 +63,12 @@ class ProposerView:
 
     ``dev_cases``: ``{"id", "input"}`` or ``{"id", "vars"}`` of dev cases only; ``failures``: ``{"id", "how"}``
     per failing dev case; ``last_gate``: the gate's reasons for the last discard; ``history``:
-    ``{"generation", "description", "decision"}``; ``trace_paths``: redacted trace copies of failing dev cases;
-    ``retry``: the last attempt to try again from, when the gate asked for a retry.
+    ``{"generation", "description", "decision"}`` (and ``delta``, ``same_parent`` when known); ``trace_paths``: redacted trace copies of failing dev cases;
+    ``retry``: the last attempt to try again from, when the gate asked for a retry; ``reflections``: chosen
+    failing dev cases (diverse failure kinds first, regressions first within a kind) and one or two passing
+    ones, in the order of priority, with ``more_failing`` the failing cases not among them;
+    ``best_diff``: the current best's diff against the baseline (empty when they are the same);
+    ``context_tokens``: the prompt's token budget.
     """
 
     artifact: dict[str, str]
@@ -43,11 +79,16 @@ class ProposerView:
     last_gate: list[str] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
     trace_paths: list[str] = field(default_factory=list)
+    reflections: list[Reflection] = field(default_factory=list)
+    more_failing: int = 0
+    best_diff: str = ""
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
 
 
 class Proposal(BaseModel):
     """The outcome of one proposal. ``ok=False`` with a one-line ``error`` is a recorded failed proposal
-    (bad answer, failed apply, no edit), never an exception. ``citations`` are the trace paths cited."""
+    (bad answer, failed apply, no edit), never an exception. ``citations`` name what the proposal cited: the
+    (redacted) ids of the cases cited by label for the llm proposer, the trace paths for the agent."""
 
     ok: bool
     description: str
@@ -67,6 +108,9 @@ class Proposer(ABC):
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         """Edit ``worktree`` and describe the change. ``editable`` holds paths or globs (``src/**/*.py``).
         Never raises for a bad answer: returns ``Proposal(ok=False, error=...)``."""
+
+    async def aclose(self) -> None:  # noqa: B027 - a proposer without clients has nothing to close
+        """Release the proposer's clients (a model's HTTP pool); call from the event loop that used them."""
 
 
 PROPOSERS: Registry[type[Proposer]] = Registry("proposer")

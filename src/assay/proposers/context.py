@@ -12,16 +12,18 @@ point at where a check value sits.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
 from assay.fsutil import atomic_write_text, safe_name
-from assay.model import Case, CaseResult, CheckResult, Split
+from assay.model import Case, CaseResult, Split
 from assay.proposers.base import ProposerView
+from assay.proposers.budget import DEFAULT_CONTEXT_TOKENS
+from assay.proposers.failures import describe_check, describe_failure
 from assay.proposers.prompt import render_prompt
 from assay.proposers.redaction import REDACTED, Redactor, secrets_for
+from assay.proposers.reflection import case_chars, choose, reflect
 
 __all__ = ["REDACTED", "Redactor", "build_view", "describe_failure", "render_prompt", "secrets_for"]
 
@@ -30,74 +32,6 @@ STREAM_TAIL = 1500
 # An output is redacted before it is cut, over its last this many characters: a secret (or an encoded run up
 # to the redactor's limit) that reaches into the shown tail is seen whole.
 REDACT_WINDOW = 1 << 17
-_HOW = {
-    "equals": "output differs from the expected output",
-    "not-equals": "output equals a forbidden output",
-    "contains": "output missing an expected element",
-    "icontains": "output missing an expected element",
-    "contains_all": "output missing some expected elements",
-    "icontains_all": "output missing some expected elements",
-    "contains_any": "output contains none of the expected elements",
-    "icontains_any": "output contains none of the expected elements",
-    "not_contains": "output contains a forbidden element",
-    "starts_with": "output does not start as expected",
-    "regex": "output does not match the expected pattern",
-    "not-regex": "output matches a forbidden pattern",
-    "json_valid": "output is not valid JSON",
-    "not-json_valid": "output is valid JSON but must not be",
-    "json_schema": "output JSON does not have the expected structure",
-    "script": "a check script rejected the output",
-    "python": "a python check rejected the output",
-    "file_exists": "an expected file is missing",
-    "cost": "the run cost more than allowed",
-    "latency": "the run took longer than allowed",
-    "similar": "output is not close enough to the reference answer",
-}
-_JUDGE_REASON = re.compile(r"^judge (?:PASS|FAIL) \([^)]*\): (.+)$", re.DOTALL)
-_FACTS_MISSING = re.compile(r"^missing (\d+/\d+) facts")
-
-
-def describe_failure(
-    result: CaseResult, redactor: Redactor | None = None, *, show_judge_reasons: bool = False
-) -> str:
-    """How a case failed, by check type, without any check value: ``output missing an expected element;
-    rubric check 2 failed``. Runner errors, and judge reasons when ``show_judge_reasons``, pass through
-    ``redactor`` (``rubric check 2 failed: judge said: not polite``)."""
-    if result.passed:
-        return "passed"
-    redact = redactor.redact if redactor is not None else (lambda text: text)
-    parts: list[str] = []
-    for number, check in enumerate(result.checks, 1):
-        if not check.passed:
-            how = _describe_check(check, result, redact, number=number, reasons=show_judge_reasons)
-            if how not in parts:
-                parts.append(how)
-    if not parts:
-        parts.append("score below the case's threshold")
-    return "; ".join(parts)
-
-
-def _describe_check(
-    check: CheckResult, result: CaseResult, redact: Any, *, number: int, reasons: bool
-) -> str:
-    kind = check.type
-    if kind == "runner":
-        error = result.output.error or check.evidence or "runner failed"
-        return "runner failed: " + redact(" ".join(error.split()))[:300]
-    if kind.removeprefix("not-") == "llm_judge":
-        line = f"rubric check {number} failed"
-        match = _JUDGE_REASON.match(check.evidence) if reasons else None
-        reason = " ".join(match.group(1).split()) if match else ""
-        return f"{line}: judge said: {redact(reason)[:300]}" if reason else line
-    if kind == "fact_coverage":
-        match = _FACTS_MISSING.match(check.evidence)
-        count = f" ({match.group(1)})" if match else ""
-        return f"output does not state some required facts{count}"
-    if kind in _HOW:
-        return _HOW[kind]
-    if kind.startswith("not-"):
-        return f"output passes a {kind.removeprefix('not-')} check it must fail"
-    return f"{kind} check failed"
 
 
 def _tail(text: str, limit: int) -> str:
@@ -135,8 +69,8 @@ def _trace_copy(case: Case, result: CaseResult, redactor: Redactor, *, reasons: 
                 "type": c.type,
                 "passed": c.passed,
                 "how": "passed"
-                if c.passed
-                else redact(_describe_check(c, result, redact, number=number, reasons=reasons)),
+                if c.passed and not c.skipped
+                else redact(describe_check(c, result, redact, number=number, reasons=reasons)),
             }
             for number, c in enumerate(result.checks, 1)
         ],
@@ -153,11 +87,19 @@ def build_view(
     redactor: Redactor,
     trace_dir: Path,
     show_judge_reasons: bool = False,
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+    regressed: Collection[str] = (),
+    best_diff: str = "",
 ) -> ProposerView:
     """The view of one generation. Results that are not dev results are ignored; redacted trace copies of
     failing dev cases are written to ``trace_dir`` (``NN-<redacted case id>.json``: numbered, so that a check
     value hidden in a case id cannot reach the proposer through a file name) and listed by absolute path.
-    Judge reasons are shown (redacted) only with ``show_judge_reasons``."""
+    Judge reasons are shown (redacted) only with ``show_judge_reasons``.
+
+    The reflections (cases shown inline by the llm proposer) are chosen by
+    :func:`assay.proposers.reflection.choose`, ``regressed`` naming the dev cases the baseline passed; each
+    shows as much output as a prompt of ``context_tokens`` allows per case. ``best_diff``, the best's diff
+    against the baseline, is artifact text and passed as it is."""
     dev = [(c, r) for c, r in dev_results if r.split == Split.DEV]
     failures: list[dict[str, Any]] = []
     trace_paths: list[str] = []
@@ -173,6 +115,23 @@ def build_view(
         copy = _trace_copy(case, result, redactor, reasons=show_judge_reasons)
         atomic_write_text(path, json.dumps(copy, indent=2, ensure_ascii=False))
         trace_paths.append(str(path))
+    chosen, more_failing = choose(dev, regressed)
+    # Labels number the failing cases first, then the passing ones; the list stays in priority order.
+    by_label = sorted(range(len(chosen)), key=lambda i: (chosen[i][1].passed, i))
+    labels = {index: label for label, index in enumerate(by_label, 1)}
+    chars = case_chars(context_tokens)
+    reflections = [
+        reflect(
+            case,
+            result,
+            redactor,
+            label=labels[index],
+            chars=chars,
+            regressed=case.id in regressed,
+            show_judge_reasons=show_judge_reasons,
+        )
+        for index, (case, result) in enumerate(chosen)
+    ]
     return ProposerView(
         artifact=dict(artifact),
         layer=layer,
@@ -184,8 +143,14 @@ def build_view(
                 "generation": item.get("generation"),
                 "description": redactor.redact(str(item.get("description", ""))),
                 "decision": redactor.redact(str(item.get("decision", ""))),
+                "delta": item.get("delta") if isinstance(item.get("delta"), int | float) else None,
+                "same_parent": bool(item.get("same_parent", False)),
             }
             for item in history
         ],
         trace_paths=trace_paths,
+        reflections=reflections,
+        more_failing=more_failing,
+        best_diff=best_diff,
+        context_tokens=context_tokens,
     )

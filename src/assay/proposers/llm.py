@@ -1,6 +1,7 @@
-"""The ``llm`` proposer: render the view as a prompt, ask the model, apply its SEARCH/REPLACE or whole-file
-answer. A failed call, an answer without edits or citations, or an edit that does not apply is a failed
-proposal (``ok=False``) with a one-line reason, never an exception."""
+"""The ``llm`` proposer: render the view as a prompt (failing cases' real outputs inline, redacted, within the
+view's token budget), ask the model, apply its SEARCH/REPLACE or whole-file answer. A failed call, an answer
+without edits or without a cited case, or an edit that does not apply is a failed proposal (``ok=False``) with
+a one-line reason, never an exception. The cases cited by number are recorded by their ids."""
 
 from __future__ import annotations
 
@@ -14,7 +15,15 @@ from assay.llm import make_llm
 from assay.llm.base import LLMError
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
 from assay.proposers.edits import EditError, apply_edits, parse_answer
-from assay.proposers.prompt import FORMATS, SYSTEM, render_prompt
+from assay.proposers.prompt import (
+    FORMATS,
+    SYSTEM,
+    assemble,
+    count_texts,
+    fit_pieces,
+    prompt_pieces,
+    render_prompt,
+)
 
 if TYPE_CHECKING:
     from assay.llm.base import LLM
@@ -52,6 +61,33 @@ def match_citations(cited: Sequence[str], trace_paths: Sequence[str]) -> list[st
     return found
 
 
+def match_labels(cited: Sequence[str], view: ProposerView) -> list[str]:
+    """The (redacted) ids of the cases that ``cited`` names: by their number in the prompt (``[3]``, ``3``,
+    ``#3``) or by id; for a view without inline cases, the failing cases named by id or trace path."""
+    ids = {str(r.label): r.id for r in view.reflections}
+    known = {r.id for r in view.reflections} | {str(f["id"]) for f in view.failures}
+    found: list[str] = []
+    for item in cited:
+        bare = item.strip("[]#().:")
+        case = ids.get(bare) or (bare if bare in known else None)
+        if case is not None and case not in found:
+            found.append(case)
+    if not view.reflections:
+        found += [path for path in match_citations(cited, view.trace_paths) if path not in found]
+    return found
+
+
+async def render_for(model: object, view: ProposerView, format: str) -> str:
+    """The prompt for ``view``, its tokens counted by ``model.count_tokens`` (a batch of texts to counts)
+    when the model has its tokenizer at hand, else estimated."""
+    count_tokens = getattr(model, "count_tokens", None)
+    if not callable(count_tokens):
+        return render_prompt(view, format=format)
+    pieces = prompt_pieces(view, format=format)
+    counts = list(await count_tokens(count_texts(pieces)))
+    return assemble(view, pieces, fit_pieces(view, pieces, counts))
+
+
 @PROPOSERS.register("llm")
 class LLMProposer(Proposer):
     """Proposes with a chat model (``settings.model``, e.g. ``openai:gpt-4o-mini`` or ``ollama:qwen2.5``).
@@ -82,9 +118,9 @@ class LLMProposer(Proposer):
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         """Ask the model once and apply its answer to ``worktree``; see the class docstring."""
-        prompt = render_prompt(view, format=self.format)
         sample, self._calls = self._calls, self._calls + 1
         try:
+            prompt = await render_for(self.model, view, self.format)
             completion = await self.model.complete(
                 [{"role": "user", "content": prompt}],
                 system=SYSTEM,
@@ -105,11 +141,11 @@ class LLMProposer(Proposer):
         try:
             answer = parse_answer(completion.text)
             description = one_line(answer.description) or description
-            citations = match_citations(answer.citations, view.trace_paths)
+            citations = match_labels(answer.citations, view)
             if not answer.edits:
                 raise EditError("the answer has no edit (no SEARCH/REPLACE block and no FILE block)")
             if view.failures and not citations:
-                raise EditError("no trace cited: the answer must cite at least one listed trace file")
+                raise EditError("no case cited: the answer must cite at least one case shown, by its number")
             changed = apply_edits(worktree, answer.edits, editable=editable)
         except EditError as exc:
             error = one_line(str(exc), 300)
@@ -117,6 +153,10 @@ class LLMProposer(Proposer):
         if not answer.description:
             description = one_line(f"edit {', '.join(changed)}")
         return Proposal(ok=True, description=description, citations=citations, **usage)
+
+    async def aclose(self) -> None:
+        """Close the model's client."""
+        await self.model.aclose()
 
 
 def make_model(settings: LLMSettings, *, cache_dir: Path | None, use_cache: bool) -> LLM:
