@@ -8,6 +8,7 @@ element's centre; ``screenshot`` saves a PNG. Skips (or fails under ASSAY_REQUIR
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import json
 import shutil
@@ -65,7 +66,10 @@ class Browser:
         port = self._port()
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as response:
             pages = [t for t in json.load(response) if t["type"] == "page"]
-        self._ws = connect(pages[0]["webSocketDebuggerUrl"], max_size=None, open_timeout=10)
+        self._stack = contextlib.ExitStack()
+        self._ws = self._stack.enter_context(
+            connect(pages[0]["webSocketDebuggerUrl"], max_size=None, open_timeout=10)
+        )
         self._ids = itertools.count(1)
         self.console_errors: list[str] = []
         self.requests: list[str] = []
@@ -111,9 +115,13 @@ class Browser:
             self._loaded = True
 
     def open(self, path: Path, fragment: str = "") -> None:
-        """Load ``path`` (with ``#fragment``) and wait for its load event."""
+        """Load ``path`` (with ``#fragment``) afresh and wait for its load event."""
+        self._navigate("about:blank")
+        self.requests.clear()
+        self._navigate(path.resolve().as_uri() + (f"#{fragment}" if fragment else ""))
+
+    def _navigate(self, url: str) -> None:
         self._loaded = False
-        url = path.resolve().as_uri() + (f"#{fragment}" if fragment else "")
         self.send("Page.navigate", url=url)
         deadline = time.monotonic() + 30
         while not self._loaded and time.monotonic() < deadline:
@@ -149,7 +157,7 @@ class Browser:
 
     def close(self) -> None:
         try:
-            self._ws.close()
+            self._stack.close()
         finally:
             self._proc.kill()
             self._proc.wait(timeout=10)
