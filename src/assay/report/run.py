@@ -40,6 +40,10 @@ from assay.static.report import Finding
 
 KEPT_OUTPUT_CHARS = 1500
 CHANGED_OUTPUT_CHARS = 600
+# Characters of recorded text (outputs, failing checks' evidence) the candidates that were not kept may show in
+# all: a long run's report stays well under 2 MB (benchmarks/report_size.py), each text cut to share it out.
+OTHERS_TEXT_BUDGET = 600_000
+MIN_CUT = 80
 
 
 @dataclass
@@ -187,6 +191,7 @@ def load_run_report(run: RunRecord, run_dir: Path, config: AssayConfig | None) -
         builder.pending(state.pending)
     nodes = builder.nodes
     _link(nodes)
+    _fit(nodes)
     report = RunReport(
         run=run,
         status=live_status(run, run_dir),
@@ -378,6 +383,17 @@ def _node(record: CandidateRecord) -> Node:
         gate=dict(record.gate),
         regressions=list(record.regressions),
     )
+
+
+def _fit(nodes: list[Node]) -> None:
+    """Cut the recorded texts of the candidates that were not kept to share :data:`OTHERS_TEXT_BUDGET`."""
+    others = [n for n in nodes if n.decision not in ("baseline", "keep")]
+    texts = sum(
+        (c.output is not None) + sum(not check.passed for check in c.checks) for n in others for c in n.cases
+    )
+    limit = max(MIN_CUT, min(CHANGED_OUTPUT_CHARS, OTHERS_TEXT_BUDGET // max(1, texts)))
+    for node in others:
+        node.cases = [case.cut(limit) for case in node.cases]
 
 
 def _link(nodes: list[Node]) -> None:

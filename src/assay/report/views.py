@@ -27,6 +27,12 @@ class Clip:
             return cls(text)
         return cls(text[:limit], len(text) - limit)
 
+    def cut(self, limit: int) -> Clip:
+        """This clip cut again, at ``limit`` characters."""
+        if len(self.text) <= limit:
+            return self
+        return Clip(self.text[:limit], self.more + len(self.text) - limit)
+
 
 @dataclass(frozen=True)
 class CheckView:
@@ -69,6 +75,26 @@ class CaseView:
     @property
     def verdict(self) -> str:
         return "unjudged" if self.unjudged else "pass" if self.passed else "fail"
+
+    def cut(self, limit: int) -> CaseView:
+        """This case with its output and stderr cut at ``limit`` characters and the evidence of its failing
+        checks too; the evidence of passing checks left out (all of it stays in the trace file)."""
+        checks = [
+            CheckView(c.type, c.passed, c.score, c.evidence.cut(limit) if not c.passed else Clip(""), c.skipped, c.error)
+            for c in self.checks
+        ]
+        return CaseView(
+            self.id,
+            self.split,
+            self.passed,
+            self.score,
+            self.unjudged,
+            self.seconds,
+            self.output.cut(limit) if self.output else None,
+            self.stderr.cut(limit) if self.stderr else None,
+            checks,
+            self.trace_path,
+        )
 
     @classmethod
     def of(cls, result: CaseResult, *, with_output: bool = True, limit: int = OUTPUT_CHARS) -> CaseView:
