@@ -24,6 +24,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.fakes.llm_server
 
+from tests.fakes.llm_server import ScriptedLLMServer  # noqa: E402
+
 from assay.aio import run_sync  # noqa: E402
 from assay.config import load_config  # noqa: E402
 from assay.history.runfiles import read_events  # noqa: E402
@@ -32,10 +34,25 @@ from assay.loop.events import typed_events  # noqa: E402
 from assay.loop.layers import LayerTracker  # noqa: E402
 from assay.loop.state import LoopState, fold  # noqa: E402
 from assay.report import render_run, run_report  # noqa: E402
-from tests.fakes.llm_server import ScriptedLLMServer  # noqa: E402
 
 CAP = 2 * 1024 * 1024
-WORDS = "the quick brown fox jumps over a lazy dog while assay measures every case twice".split()
+WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "while",
+    "assay",
+    "measures",
+    "every",
+    "case",
+    "twice",
+]
 
 
 def reply(output_chars: int) -> Any:
@@ -43,7 +60,11 @@ def reply(output_chars: int) -> Any:
         system = next((m["content"] for m in body["messages"] if m["role"] == "system"), "")
         user = body["messages"][-1]["content"]
         digest = hashlib.sha256(f"{system}|{user}".encode()).digest()
-        verdict = "YES" if digest[0] < 150 else "NO"
+        # Longer prompts pass more cases: candidates that add text tend to be kept, so the run keeps many (each
+        # kept candidate shows all of its outputs: the worst case for size).
+        # (A case's draw depends on the case alone, so a longer prompt never turns a pass into a failure.)
+        draw = hashlib.sha256(user.encode()).digest()[0]
+        verdict = "YES" if draw < min(250, 2 * len(system) - 60) else "NO"
         words = [WORDS[b % len(WORDS)] for b in digest * (output_chars // 150 + 1)]
         return (verdict + " " + " ".join(words))[:output_chars]
 
@@ -60,14 +81,15 @@ def make_project(root: Path, url: str, cases: int, generations: int) -> Path:
         "You answer questions about packing.\n\nBe brief and clear.\n\nSay YES when the answer is yes.\n"
     )
     (root / "cases.yaml").write_text(
-        "cases:\n" + "".join(f"  - {{id: q{i:02d}, input: 'question {i}: is it so?'}}\n" for i in range(cases))
+        "cases:\n"
+        + "".join(f"  - {{id: q{i:02d}, input: 'question {i}: is it so?'}}\n" for i in range(cases))
     )
     (root / "assay.yaml").write_text(
         "artifact: {kind: prompt, paths: [prompt.md], forbid: [cases.yaml, assay.yaml]}\n"
         "cases: {files: [cases.yaml]}\n"
         f"runner: {{type: llm, model: 'openai:scripted', base_url: '{url}', max_retries: 0, timeout: 20}}\n"
         "checks:\n  - {type: contains, value: 'YES'}\n"
-        f"evolve: {{max_generations: {generations}, target_pass_rate: null, plateau: null,"
+        f"evolve: {{max_generations: {generations}, target_pass_rate: null, plateau: 1000,"
         " stop_on_oscillation: false, discards_per_layer: 1000, noise: {baseline_runs: 1}}\n"
     )
     (root / ".gitignore").write_text(".assay/\n")
@@ -89,7 +111,7 @@ def main() -> None:
         root = make_project(Path(tmp) / "p", server.openai_url, args.cases, args.generations)
         config = load_config(root / "assay.yaml")
         started = time.perf_counter()
-        outcome = run_sync(Evolution(config).start())
+        outcome = run_sync(Evolution(config, max_generations=args.generations).start())
         run_seconds = time.perf_counter() - started
         run_dir = config.data_path / "runs" / outcome.run_id
 
@@ -108,12 +130,17 @@ def main() -> None:
     kept = len(report.kept)
     print(
         f"run: {outcome.generations} generations, {len(report.nodes)} candidates ({kept} kept),"
-        f" {args.cases} cases, outputs of {args.output_chars} characters; {run_seconds:.1f}s"
+        f" {args.cases} cases, outputs of {args.output_chars} characters; {run_seconds:.1f}s;"
+        f" stopped: {outcome.stop_reason}"
     )
     print(f"events.ndjson            {events_size / 1024:10.0f} KiB")
-    print(f"report                   {size / 1024:10.0f} KiB  ({size / CAP:.2f} x the 2 MB cap; target <= 1.00)")
+    print(
+        f"report                   {size / 1024:10.0f} KiB  ({size / CAP:.2f} x the 2 MB cap; target <= 1.00)"
+    )
     print(f"fold the events (base)   {fold_seconds:10.2f} s")
-    print(f"build + render report    {build_seconds:10.2f} s  ({build_seconds / fold_seconds:.1f} x the fold)")
+    print(
+        f"build + render report    {build_seconds:10.2f} s  ({build_seconds / fold_seconds:.1f} x the fold)"
+    )
     if size > CAP:
         sys.exit(f"the report is over the cap: {size} bytes")
 

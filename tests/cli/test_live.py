@@ -44,7 +44,11 @@ def test_evolve_shows_a_live_view_in_a_terminal_and_lines_in_a_pipe(tmp_path: Pa
     assert "gen   3" in screen and "stopped:" in screen
 
     piped = subprocess.run(
-        [sys.executable, "-m", "assay", "evolve", "-n", "2"], cwd=root, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "assay", "evolve", "-n", "2"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert piped.returncode == 0, piped.stderr
     assert "best so far" not in piped.stdout and "gen   2" in piped.stdout

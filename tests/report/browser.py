@@ -106,7 +106,9 @@ class Browser:
             details = params["exceptionDetails"]
             self.console_errors.append(details.get("exception", {}).get("description") or details["text"])
         elif method == "Runtime.consoleAPICalled" and params["type"] in ("error", "assert"):
-            self.console_errors.append(" ".join(str(a.get("value", a.get("description"))) for a in params["args"]))
+            self.console_errors.append(
+                " ".join(str(a.get("value", a.get("description"))) for a in params["args"])
+            )
         elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
             self.console_errors.append(params["entry"]["text"])
         elif method == "Network.requestWillBeSent":

@@ -86,7 +86,9 @@ def test_a_noisy_llm_run_with_a_tournament_in_the_browser(
     llm_server.default = noisy_reply(seed=7)
     root = write_project(tmp_path / "p", llm_server.openai_url, f"{HARMFUL} Be brief.\n")
     config = root / "assay.yaml"
-    config.write_text(config.read_text().replace("tournament: {enabled: false}", "tournament: {enabled: true}"))
+    config.write_text(
+        config.read_text().replace("tournament: {enabled: false}", "tournament: {enabled: true}")
+    )
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "with a tournament")
     run_sync(Evolution(load_config(config), max_generations=5).start())
 

@@ -79,8 +79,13 @@ def test_an_eval_report_escapes_outputs_filters_and_compares(
 def write_echo_project(root: Path) -> Path:
     root.mkdir()
     (root / "note.txt").write_text("an artifact\n")
-    cases = [f"  - {{id: c{i:02d}, input: 'answer {i} key {AWS_KEY}', checks: [{{type: contains, value: 'ANSWER-{i}'}}]}}\n" for i in range(10)]
-    cases.append(f"  - {{id: leak, input: 'the code is {ANSWER} and {AWS_KEY}', checks: [{{type: contains, value: '{ANSWER}'}}]}}\n")
+    cases = [
+        f"  - {{id: c{i:02d}, input: 'answer {i} key {AWS_KEY}', checks: [{{type: contains, value: 'ANSWER-{i}'}}]}}\n"
+        for i in range(10)
+    ]
+    cases.append(
+        f"  - {{id: leak, input: 'the code is {ANSWER} and {AWS_KEY}', checks: [{{type: contains, value: '{ANSWER}'}}]}}\n"
+    )
     (root / "cases.yaml").write_text("cases:\n" + "".join(cases))
     (root / "assay.yaml").write_text(
         "artifact: {kind: document, paths: [note.txt]}\n"

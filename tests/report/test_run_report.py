@@ -59,7 +59,9 @@ def test_the_report_of_a_run_shows_every_candidate_as_its_files_record_it(binpac
 
     done = assay("report", "-o", "out/report.html", cwd=binpack_run)
     assert done.returncode == 0, done.stderr
-    assert re.search(rf"report of run \S+ \({len(records)} candidates\): .*report\.html \(\d+ KiB, [\d.]+s\)", done.stdout)
+    assert re.search(
+        rf"report of run \S+ \({len(records)} candidates\): .*report\.html \(\d+ KiB, [\d.]+s\)", done.stdout
+    )
     html = (binpack_run / "out" / "report.html").read_text()
     assert len(html.encode()) < MAX_BYTES
     assert external_references(html) == []

@@ -55,7 +55,9 @@ def eval_command(
         None, "--html", help="Also write a self-contained HTML report (input, output, checks per case)."
     ),
     compare: str | None = typer.Option(
-        None, "--compare", help="With --html: an eval folder or id, or a run id / latest (its best), side by side."
+        None,
+        "--compare",
+        help="With --html: an eval folder or id, or a run id / latest (its best), side by side.",
     ),
     share: bool = typer.Option(
         False, "--share", help="With --html: leave out check values, holdout/regression cases and secrets."

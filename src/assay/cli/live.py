@@ -51,7 +51,11 @@ def status_lines(state: LoopState | None, budget: Budget, elapsed: float) -> lis
     rows = [
         ("generation", f"{generation} / {budget.generations}"),
         ("layer", "exhausted" if state.tracker.exhausted else f"L{state.tracker.current}"),
-        ("best so far", f"{best.candidate_id} dev {score}" + (f" holdout {best.holdout_score:.4f}" if best.holdout_score is not None else "")),
+        (
+            "best so far",
+            f"{best.candidate_id} dev {score}"
+            + (f" holdout {best.holdout_score:.4f}" if best.holdout_score is not None else ""),
+        ),
         ("time", f"{elapsed:.0f}s" + _share(elapsed, budget.wall_clock_s)),
         ("case runs", f"{spent.case_runs}" + _share(spent.case_runs, budget.case_runs)),
     ]
@@ -73,7 +77,8 @@ class LiveView:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         state: LoopState | None = getattr(self._holder, "state", None)
-        elapsed = state.elapsed if state is not None and state.elapsed else time.monotonic() - self._started
+        # The state's time moves at each event; between events (a long generation) the clock of this session.
+        elapsed = max(state.elapsed if state is not None else 0.0, time.monotonic() - self._started)
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold")
         table.add_column()

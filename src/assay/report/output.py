@@ -24,7 +24,9 @@ def check_output(config: AssayConfig, path: Path) -> Path:
     if target.is_relative_to(config.artifact_dir):
         rel = target.relative_to(config.artifact_dir).as_posix()
         if any(fnmatch.fnmatch(rel, pattern) for pattern in config.artifact.paths):
-            raise AssayError(f"{path}: one of the artifact's files (artifact.paths); write the report elsewhere")
+            raise AssayError(
+                f"{path}: one of the artifact's files (artifact.paths); write the report elsewhere"
+            )
     if target.is_dir():
         raise AssayError(f"{path}: is a directory; give a file name such as report.html")
     return target

@@ -76,7 +76,11 @@ def render_run(report: RunReport, *, share: bool = False) -> str:
                 ("dev score", base and base.dev_score, best and best.dev_score),
                 ("dev pass rate", base and base.dev_pass_rate, best and best.dev_pass_rate),
                 ("holdout score", base and base.holdout_score, best and best.holdout_score),
-                ("regression pass rate", base and base.regression_pass_rate, best and best.regression_pass_rate),
+                (
+                    "regression pass rate",
+                    base and base.regression_pass_rate,
+                    best and best.regression_pass_rate,
+                ),
             ],
             colours=list(svg.COLOURS.items()),
             trajectory=svg.trajectory(report),

@@ -43,6 +43,7 @@ CHANGED_OUTPUT_CHARS = 600
 # Characters of recorded text (outputs, failing checks' evidence) the candidates that were not kept may show in
 # all: a long run's report stays well under 2 MB (benchmarks/report_size.py), each text cut to share it out.
 OTHERS_TEXT_BUDGET = 600_000
+KEPT_TEXT_BUDGET = 500_000
 MIN_CUT = 80
 
 
@@ -386,8 +387,14 @@ def _node(record: CandidateRecord) -> Node:
 
 
 def _fit(nodes: list[Node]) -> None:
-    """Cut the recorded texts of the candidates that were not kept to share :data:`OTHERS_TEXT_BUDGET`."""
+    """Cut the recorded texts of the kept candidates to share :data:`KEPT_TEXT_BUDGET`, and those of the others
+    to share :data:`OTHERS_TEXT_BUDGET` (the evidence of their passing checks left out)."""
+    kept = [n for n in nodes if n.decision in ("baseline", "keep")]
     others = [n for n in nodes if n.decision not in ("baseline", "keep")]
+    outputs = sum(c.output is not None for n in kept for c in n.cases)
+    limit = max(MIN_CUT * 2, min(KEPT_OUTPUT_CHARS, KEPT_TEXT_BUDGET // max(1, outputs)))
+    for node in kept:
+        node.cases = [case.cut(limit, keep_evidence=True) for case in node.cases]
     texts = sum(
         (c.output is not None) + sum(not check.passed for check in c.checks) for n in others for c in n.cases
     )
@@ -411,7 +418,9 @@ def _add_diffs(report: RunReport, where: Path) -> None:
     git = Git.discover(where)
     for node in report.nodes:
         if node.commit is None or node.parent_commit is None:
-            node.diff_note = "no commit: the proposal changed nothing or failed" if node.commit is None else ""
+            node.diff_note = (
+                "no commit: the proposal changed nothing or failed" if node.commit is None else ""
+            )
             continue
         node.diff, node.diff_more, node.diff_note = _diff(git, node.parent_commit, node.commit)
     base, best = report.baseline, report.best

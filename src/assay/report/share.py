@@ -61,7 +61,9 @@ class Sharer:
 def share_run(report: RunReport, sharer: Sharer) -> RunReport:
     """``report`` without check evidence, holdout and regression cases and secrets (a copy)."""
     nodes = []
-    sharer.collect(clip for node in report.nodes for case in node.cases for clip in (case.output, case.stderr))
+    sharer.collect(
+        clip for node in report.nodes for case in node.cases for clip in (case.output, case.stderr)
+    )
     for node in report.nodes:
         nodes.append(
             dataclasses.replace(

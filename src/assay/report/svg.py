@@ -48,7 +48,9 @@ def _svg(body: list[str], *, width: float, height: float, label: str, cls: str) 
     return Markup(head + "".join(body) + "</svg>")
 
 
-def _axes(x: Scale, y: Scale, *, y_ticks: Sequence[float], x_label: str, fmt: Callable[[float], str]) -> list[str]:
+def _axes(
+    x: Scale, y: Scale, *, y_ticks: Sequence[float], x_label: str, fmt: Callable[[float], str]
+) -> list[str]:
     out = [
         f'<line class="axis" x1="{x.a}" y1="{y.a}" x2="{x.b}" y2="{y.a}"/>',
         f'<line class="axis" x1="{x.a}" y1="{y.a}" x2="{x.a}" y2="{y.b}"/>',
@@ -56,8 +58,12 @@ def _axes(x: Scale, y: Scale, *, y_ticks: Sequence[float], x_label: str, fmt: Ca
     for tick in y_ticks:
         py = y(tick)
         out.append(f'<line class="grid" x1="{x.a}" y1="{py}" x2="{x.b}" y2="{py}"/>')
-        out.append(f'<text class="tick" x="{x.a - 4}" y="{py + 3}" text-anchor="end">{escape(fmt(tick))}</text>')
-    out.append(f'<text class="tick" x="{(x.a + x.b) / 2}" y="{y.a + 26}" text-anchor="middle">{x_label}</text>')
+        out.append(
+            f'<text class="tick" x="{x.a - 4}" y="{py + 3}" text-anchor="end">{escape(fmt(tick))}</text>'
+        )
+    out.append(
+        f'<text class="tick" x="{(x.a + x.b) / 2}" y="{y.a + 26}" text-anchor="middle">{x_label}</text>'
+    )
     for gen in _gen_ticks(x):
         out.append(f'<text class="tick" x="{x(gen)}" y="{y.a + 13}" text-anchor="middle">{gen}</text>')
     return out
@@ -114,7 +120,7 @@ def trajectory(report: RunReport) -> Markup:
             else ""
         )
         body.append(
-            f'<g {attrs}><title>{_title(node)}</title>{ring}'
+            f"<g {attrs}><title>{_title(node)}</title>{ring}"
             f'<circle cx="{px}" cy="{py}" r="4" fill="{colour}"/></g>'
         )
     for point in report.holdout_points:
@@ -185,7 +191,11 @@ def ratings_chart(report: RunReport) -> Markup:
     x = Scale(0, last, PAD_L, WIDTH - PAD_R)
     y = Scale(lo, hi if hi > lo else lo + 1, HEIGHT - PAD_B, PAD_T)
     body = _axes(
-        x, y, y_ticks=[lo + (hi - lo) * i / 4 for i in range(5)], x_label="generation", fmt=lambda v: f"{v:.0f}"
+        x,
+        y,
+        y_ticks=[lo + (hi - lo) * i / 4 for i in range(5)],
+        x_label="generation",
+        fmt=lambda v: f"{v:.0f}",
     )
     for p in points:
         px = x(p.generation)

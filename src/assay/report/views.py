@@ -76,11 +76,19 @@ class CaseView:
     def verdict(self) -> str:
         return "unjudged" if self.unjudged else "pass" if self.passed else "fail"
 
-    def cut(self, limit: int) -> CaseView:
+    def cut(self, limit: int, *, keep_evidence: bool = False) -> CaseView:
         """This case with its output and stderr cut at ``limit`` characters and the evidence of its failing
-        checks too; the evidence of passing checks left out (all of it stays in the trace file)."""
+        checks too; the evidence of passing checks left out unless ``keep_evidence`` (the trace file holds it
+        all)."""
         checks = [
-            CheckView(c.type, c.passed, c.score, c.evidence.cut(limit) if not c.passed else Clip(""), c.skipped, c.error)
+            CheckView(
+                c.type,
+                c.passed,
+                c.score,
+                c.evidence.cut(limit) if not c.passed or keep_evidence else Clip(""),
+                c.skipped,
+                c.error,
+            )
             for c in self.checks
         ]
         return CaseView(
