@@ -51,9 +51,14 @@ def test_the_report_of_a_run_shows_every_candidate_as_its_files_record_it(binpac
             assert node.gate and all(d.passed for d in node.gate.values())
         if node.decision == "discard":
             assert not all(d.passed for d in node.gate.values())
-    # Every kept candidate's dev cases, with outputs as recorded; the baseline -> best diff.
+    # Every kept candidate's dev cases; the outputs of the baseline's and the best's, and of the cases whose
+    # verdict changed for the others; the baseline -> best diff.
     assert all(len(n.cases) == len(report.nodes[0].cases) for n in report.kept)
-    assert all(c.output is not None for n in report.kept for c in n.cases)
+    for node in report.nodes:
+        whole = node is report.baseline or node is report.best
+        assert [c.id for c in node.cases if c.output is not None] == [
+            c.id for c in node.cases if whole or c.id in node.changed
+        ], node.id
     if best.decision == "keep":
         assert any(line.kind == "add" for line in report.best_diff)
 
@@ -131,3 +136,19 @@ def test_a_run_in_progress_renders(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait(timeout=30)
+
+
+def test_a_shared_run_report_leaves_out_evidence_and_holdout_cases(binpack_run: Path) -> None:
+    report = run_report(load_config(binpack_run / "assay.yaml"), None)
+    full = render_run(report)
+    evidence = {
+        ch.evidence.text for n in report.nodes for c in n.cases for ch in c.checks if ch.evidence.text
+    }
+    holdout = {c.id for n in report.nodes for c in n.holdout}
+    assert evidence and holdout and "holdout cases <span" in full
+    done = assay("report", "--share", "-o", "shared.html", cwd=binpack_run)
+    assert done.returncode == 0, done.stderr
+    shared = (binpack_run / "shared.html").read_text()
+    assert "shared version" in shared and "holdout cases <span" not in shared
+    assert not [text for text in evidence if text in shared]
+    assert not [cid for cid in holdout if f">{cid}<" in shared]

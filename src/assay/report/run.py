@@ -40,10 +40,9 @@ from assay.static.report import Finding
 
 KEPT_OUTPUT_CHARS = 1500
 CHANGED_OUTPUT_CHARS = 600
-# Characters of recorded text (outputs, failing checks' evidence) the candidates that were not kept may show in
-# all: a long run's report stays well under 2 MB (benchmarks/report_size.py), each text cut to share it out.
-OTHERS_TEXT_BUDGET = 600_000
-KEPT_TEXT_BUDGET = 500_000
+# Characters of recorded text (outputs, failing checks' evidence) all candidates but the baseline and the best
+# may show: a long run's report stays under 2 MB (benchmarks/report_size.py), each text cut to share it out.
+TEXT_BUDGET = 700_000
 MIN_CUT = 80
 
 
@@ -387,18 +386,18 @@ def _node(record: CandidateRecord) -> Node:
 
 
 def _fit(nodes: list[Node]) -> None:
-    """Cut the recorded texts of the kept candidates to share :data:`KEPT_TEXT_BUDGET`, and those of the others
-    to share :data:`OTHERS_TEXT_BUDGET` (the evidence of their passing checks left out)."""
+    """The baseline and the best show every output and all evidence. The other candidates show the outputs of
+    the cases whose verdict changed against the parent and the evidence of their failing checks, cut to share
+    :data:`TEXT_BUDGET` characters between them."""
     kept = [n for n in nodes if n.decision in ("baseline", "keep")]
-    others = [n for n in nodes if n.decision not in ("baseline", "keep")]
-    outputs = sum(c.output is not None for n in kept for c in n.cases)
-    limit = max(MIN_CUT * 2, min(KEPT_OUTPUT_CHARS, KEPT_TEXT_BUDGET // max(1, outputs)))
-    for node in kept:
-        node.cases = [case.cut(limit, keep_evidence=True) for case in node.cases]
+    whole = {kept[0].id, kept[-1].id} if kept else set()
+    others = [n for n in nodes if n.id not in whole]
+    for node in others:
+        node.cases = [c if c.id in node.changed else c.without_output() for c in node.cases]
     texts = sum(
         (c.output is not None) + sum(not check.passed for check in c.checks) for n in others for c in n.cases
     )
-    limit = max(MIN_CUT, min(CHANGED_OUTPUT_CHARS, OTHERS_TEXT_BUDGET // max(1, texts)))
+    limit = max(MIN_CUT, min(CHANGED_OUTPUT_CHARS, TEXT_BUDGET // max(1, texts)))
     for node in others:
         node.cases = [case.cut(limit) for case in node.cases]
 

@@ -6,12 +6,13 @@ The report is for the user, not the proposer: outputs, evidence and check result
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from assay.model import CaseResult, CheckResult
 
 OUTPUT_CHARS = 1500
-EVIDENCE_CHARS = 400
+EVIDENCE_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -76,16 +77,19 @@ class CaseView:
     def verdict(self) -> str:
         return "unjudged" if self.unjudged else "pass" if self.passed else "fail"
 
-    def cut(self, limit: int, *, keep_evidence: bool = False) -> CaseView:
+    def without_output(self) -> CaseView:
+        """This case without its output and stderr (the trace file holds them)."""
+        return dataclasses.replace(self, output=None, stderr=None)
+
+    def cut(self, limit: int) -> CaseView:
         """This case with its output and stderr cut at ``limit`` characters and the evidence of its failing
-        checks too; the evidence of passing checks left out unless ``keep_evidence`` (the trace file holds it
-        all)."""
+        checks too; the evidence of passing checks left out (the trace file holds it all)."""
         checks = [
             CheckView(
                 c.type,
                 c.passed,
                 c.score,
-                c.evidence.cut(limit) if not c.passed or keep_evidence else Clip(""),
+                c.evidence.cut(limit) if not c.passed else Clip(""),
                 c.skipped,
                 c.error,
             )
