@@ -35,7 +35,7 @@ from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement
 from assay.loop.state import LoopState, Pending, apply
 from assay.model import Dimension
-from assay.report.views import CaseView, Clip, DiffLine, diff_lines
+from assay.report.views import CaseView, DiffLine, diff_lines
 from assay.static.report import Finding
 
 KEPT_OUTPUT_CHARS = 1500
@@ -436,8 +436,3 @@ def _diff(git: Git | None, a: str, b: str) -> tuple[list[DiffLine], int, str]:
         return [], 0, f"diff unavailable: {exc}"
     lines, more = diff_lines(text)
     return lines, more, "" if text else "no change to the files"
-
-
-def clip_note(clip: Clip) -> str:
-    """How many characters a clip left out, for the page ("" when none)."""
-    return f"… {clip.more} more characters in the trace file" if clip.more else ""
