@@ -12,9 +12,15 @@ from rich.text import Text
 
 from assay.aio import run_sync
 from assay.cli.console import make_console
-from assay.config import MAX_CONCURRENCY, load_config
+from assay.config import MAX_CONCURRENCY, AssayConfig, load_config
 from assay.evaluation.evaluator import EvalResult
-from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
+from assay.evaluation.session import (
+    Selection,
+    evaluate_project,
+    select_cases,
+    summary_document,
+    write_grading,
+)
 from assay.model import CaseResult
 
 out = make_console()
@@ -45,11 +51,23 @@ def eval_command(
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    html: Path | None = typer.Option(
+        None, "--html", help="Also write a self-contained HTML report (input, output, checks per case)."
+    ),
+    compare: str | None = typer.Option(
+        None,
+        "--compare",
+        help="With --html: an eval folder or id, or a run id / latest (its best), side by side.",
+    ),
+    share: bool = typer.Option(
+        False, "--share", help="With --html: leave out check values, holdout/regression cases and secrets."
+    ),
 ) -> None:
     """Evaluate the artifact on its cases. Exit 0 if every selected case passes, 1 if some fail, 2 on a
     configuration error."""
     if split not in SPLITS:
         raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
+    _check_html_options(html, compare, share)
     cfg = load_config(config)
     selection = select_cases(cfg, split, unjudged=True)
     for warning in selection.warnings:
@@ -91,11 +109,43 @@ def eval_command(
 
     if grading_json is not None:
         write_grading(grading_json, selection.cases, result)
+    if html is not None:
+        _write_html(cfg, html, selection, result, compare, share)
     if as_json:
         print(json.dumps(summary_document(result), indent=2, ensure_ascii=False))
     else:
         render(result)
     raise typer.Exit(0 if result.total and result.failed == 0 and not result.blocked else 1)
+
+
+def _check_html_options(html: Path | None, compare: str | None, share: bool) -> None:
+    if html is None and (compare is not None or share):
+        raise typer.BadParameter("needs --html", param_hint="--compare" if compare else "--share")
+
+
+def _write_html(
+    cfg: AssayConfig,
+    path: Path,
+    selection: Selection,
+    result: EvalResult,
+    compare: str | None,
+    share: bool,
+) -> None:
+    from assay.report import build_eval_report, compare_source, render_eval, write_report
+    from assay.report.share import Sharer, share_eval
+
+    label, other = compare_source(cfg, compare) if compare is not None else ("", None)
+    cases = [case for case, _ in selection.everything or selection.cases]
+    report = build_eval_report(
+        f"assay eval of {cfg.artifact_dir.name}", result, cases, other=other, other_label=label
+    )
+    if share:
+        everything = selection.everything or selection.cases
+        dev = [c for c, split in everything if split.value == "dev"]
+        hidden = [c for c, split in everything if split.value != "dev"]
+        report = share_eval(report, Sharer(dev, hidden))
+    target = write_report(cfg, path, render_eval(report, share=share))
+    err.print(f"report: {target}", highlight=False, soft_wrap=True)
 
 
 def render(result: EvalResult) -> None:

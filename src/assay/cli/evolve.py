@@ -15,7 +15,7 @@ from assay.cli.console import make_console
 from assay.config import load_config
 
 if TYPE_CHECKING:
-    from assay.loop.engine import RunOutcome
+    from assay.loop.engine import Evolution, RunOutcome
 
 out = make_console()
 err = make_console(stderr=True)
@@ -81,7 +81,7 @@ def evolve_command(
         use_cache=not no_cache,
         report=lambda line: out.print(line, highlight=False),
     )
-    _run(lambda: evolution.start())
+    _run(lambda: evolution.start(), evolution)
 
 
 def resume_command(
@@ -96,12 +96,23 @@ def resume_command(
     evolution = Evolution(
         cfg, max_generations=max_generations, report=lambda line: out.print(line, highlight=False)
     )
-    _run(lambda: evolution.resume(run_id))
+    _run(lambda: evolution.resume(run_id), evolution)
 
 
-def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]]) -> None:
+def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolution) -> None:
+    """Run the loop; in a terminal, a live view of the run stays under the lines of the generations."""
     try:
-        outcome = run_sync(start())
+        if out.is_terminal:
+            from rich.live import Live
+
+            from assay.cli.live import Budget, LiveView
+
+            settings = evolution.settings
+            budget = Budget.of(evolution.config.evolve, evolution.max_generations, settings.wall_clock_s)
+            with Live(LiveView(evolution, budget), console=out, refresh_per_second=2, transient=True):
+                outcome = run_sync(start())
+        else:
+            outcome = run_sync(start())
     except KeyboardInterrupt:
         err.print("interrupted: the current generation was abandoned; `assay resume` continues the run")
         sys.exit(130)

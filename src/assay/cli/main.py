@@ -45,6 +45,7 @@ def _register() -> None:
     from assay.cli import evolve as evolve_command
     from assay.cli import init as init_command
     from assay.cli import rate as rate_command
+    from assay.cli import report as report_command
     from assay.cli import runs as runs_command
     from assay.cli import serve as serve_command
 
@@ -54,6 +55,7 @@ def _register() -> None:
     evolve_command.register(app)
     runs_command.register(app)
     rate_command.register(app)
+    report_command.register(app)
     serve_command.register(app)
 
 

@@ -233,3 +233,21 @@ class RunFiles:
         except UnicodeDecodeError as exc:
             raise RunFilesError(f"{path}: not UTF-8 text (byte {exc.start})") from None
         return [(number, line) for number, line in enumerate(text.split("\n")[:-1], start=1)]
+
+
+def read_events(run_dir: Path) -> list[EventRecord]:
+    """The events of a run folder, read without changing anything (a run may still be writing them): a torn
+    last line is left out, a damaged line before it is a RunFilesError."""
+    path = Path(run_dir) / "events.ndjson"
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    lines = text.split("\n")
+    records: list[EventRecord] = []
+    for number, line in enumerate(lines[:-1], start=1):
+        try:
+            records.append(EventRecord.load(json.loads(line)))
+        except (ValueError, TypeError, AttributeError):
+            raise RunFilesError(f"{path}:{number}: not a valid EventRecord") from None
+    return records
