@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from assay.errors import AssayError
 from assay.history.store import describe_db_error
-from assay.serve.tables import METADATA
+from assay.serve.tables import METADATA, add_missing_columns
 
 T = TypeVar("T")
 RETRIES = 8
@@ -26,7 +26,14 @@ _SCHEMA_LOCK = 0x61737361  # 'assa'
 
 
 class ServeStorageError(AssayError):
-    """The service's database is unusable (bad URL, corrupt or locked file, server unreachable); one line."""
+    """The service's database is unusable (bad URL, corrupt or locked file, server unreachable); one line.
+
+    ``reason`` is the message without the database's location (what an HTTP client is told).
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 class Database:
@@ -54,11 +61,14 @@ class Database:
                 engine = sa.create_engine(self.url, pool_size=8, max_overflow=24, pool_pre_ping=True)
             self._engine = engine
             self._dbapi_error = engine.dialect.loaded_dbapi.Error
-            with engine.begin() as conn:
+            # The writer lock on SQLite, an advisory lock on PostgreSQL: processes starting together take
+            # turns creating tables and adding columns.
+            with engine.execution_options(assay_immediate=True).begin() as conn:
                 if engine.dialect.name == "postgresql":
                     # Replicas starting together would race on CREATE TABLE; DDL waits for this lock instead.
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK})")
                 METADATA.create_all(conn)
+                add_missing_columns(conn)
 
     @property
     def engine(self) -> sa.Engine:
@@ -75,7 +85,8 @@ class Database:
         except ServeStorageError:
             raise
         except (sa.exc.SQLAlchemyError, self._dbapi_error, ImportError, OSError) as exc:
-            raise ServeStorageError(f"serve database {self.location}: {describe_db_error(exc)}") from exc
+            reason = describe_db_error(exc)
+            raise ServeStorageError(f"serve database {self.location}: {reason}", reason) from exc
 
     def write(self, work: Callable[[sa.Connection], T]) -> T:
         """Run ``work`` in one write transaction; retry it when it lost a race (duplicate key, deadlock)."""

@@ -8,6 +8,7 @@ Statements are built once at import: building them per request cost more than ru
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -74,7 +75,7 @@ def _check_variants(conn: sa.Connection, settings: ServeSettings, fb: Feedback, 
     for name in fb.names:
         row = known.get(name)
         if row is None:
-            if settings.unknown_variants == "reject":
+            if settings.unknown_variants == "reject" and not fb.register:
                 raise ApiError(
                     "unknown_variant",
                     f"unknown variant {name!r} (register it with PUT /api/v1/variants/{{name}})",
@@ -104,6 +105,7 @@ def _duplicate(conn: sa.Connection, fb: Feedback) -> FeedbackOut | None:
             f"idempotency key {fb.idempotency_key!r} was already used for different feedback (event {row['id']})",
         )
     return FeedbackOut(
+        timestamp=rfc3339(row["time"]),
         event_id=row["id"],
         kind=row["kind"],
         category=row["category"],
@@ -177,8 +179,22 @@ def apply(conn: sa.Connection, settings: ServeSettings, fb: Feedback, now: float
         "user_id": fb.user_id,
         "session_id": fb.session_id,
         "result": {"changes": [c.model_dump(mode="json") for c in changes]},
+        "response": fb.response,
+        "conversation_id": fb.conversation_id,
+        "feedback_type": fb.feedback_type,
+        "client_time": fb.client_time,
     }
     event_id = int(conn.execute(_INSERT_EVENT, values).scalar_one())
     return FeedbackOut(
-        event_id=event_id, kind=fb.kind, category=fb.category, confidence=fb.confidence, changes=changes
+        timestamp=rfc3339(now),
+        event_id=event_id,
+        kind=fb.kind,
+        category=fb.category,
+        confidence=fb.confidence,
+        changes=changes,
     )
+
+
+def rfc3339(moment: float) -> str:
+    """UNIX seconds as the router writes its timestamps (``2025-01-01T12:00:00Z``)."""
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -75,9 +75,10 @@ def post_select(body: SelectIn, request: Request) -> SelectOut:
     contenders = [
         selection.Contender(s.name, s.rating, s.source, s.cost_per_1m, s.comparisons) for s in standings
     ]
-    scored = selection.score(contenders, cost_weight, settings.cost_scaling)
+    scored = selection.score(contenders, cost_weight, settings.cost_scaling, settings.cost_formula)
     chosen = selection.choose(scored, body.strategy)
     c = chosen.contender
+    row = next(s for s in standings if s.name == c.name)
     return SelectOut(
         variant=c.name,
         probability=chosen.probability,
@@ -86,7 +87,8 @@ def post_select(body: SelectIn, request: Request) -> SelectOut:
         confidence=confidence(c.comparisons, settings.min_comparisons),
         comparisons=c.comparisons,
         category=category,
-        reasoning=selection.reasoning(chosen, len(scored), category, cost_weight, settings.min_comparisons),
+        reasoning=selection.reasoning(chosen, category, row.wins, row.wins + row.losses + row.ties),
+        detail=selection.detail(chosen, len(scored), category, cost_weight, settings.min_comparisons),
         candidates=[
             CandidateOut(
                 name=s.contender.name,
