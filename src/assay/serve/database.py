@@ -74,7 +74,7 @@ class Database:
     def engine(self) -> sa.Engine:
         """The SQLAlchemy engine (open)."""
         if self._engine is None:
-            raise ServeStorageError(f"serve database {self.location}: closed")
+            raise ServeStorageError(f"serve database {self.location}: closed", "closed")
         return self._engine
 
     @contextmanager

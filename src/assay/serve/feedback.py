@@ -35,6 +35,16 @@ _SEED = (
     .where(_ROW)
     .values(rating=sa.bindparam("r"), prior=sa.bindparam("r"), updated=sa.bindparam("t"))
 )
+_IMPORT = (
+    RATINGS.update()
+    .where(_ROW)
+    .values(
+        rating=sa.bindparam("r"),
+        prior=sa.bindparam("r"),
+        updated=sa.bindparam("t"),
+        **{c: sa.bindparam(c) for c in ("wins", "losses", "ties", "comparisons")},
+    )
+)
 _VARIANTS = sa.select(VARIANTS).where(VARIANTS.c.name.in_(sa.bindparam("names", expanding=True)))
 _BY_KEY = sa.select(EVENTS).where(EVENTS.c.idempotency_key == sa.bindparam("key"))
 _INSERT_EVENT = EVENTS.insert().returning(EVENTS.c.id)
@@ -53,6 +63,17 @@ def seed_row(conn: sa.Connection, variant: str, category: str, value: float, now
     if _lock(conn, variant, category)["feedback"]:
         return False
     conn.execute(_SEED, {"v": variant, "c": category, "r": value, "t": now})
+    return True
+
+
+def set_row(
+    conn: sa.Connection, variant: str, category: str, value: float, counts: dict[str, int], now: float
+) -> bool:
+    """Set a rating and its counts (an import) unless feedback has already moved it here; True when set."""
+    ensure_row(conn, variant, category, value, now)
+    if _lock(conn, variant, category)["feedback"]:
+        return False
+    conn.execute(_IMPORT, {"v": variant, "c": category, "r": value, "t": now, **counts})
     return True
 
 

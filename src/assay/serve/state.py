@@ -7,6 +7,7 @@ time decay (when on) from the row's last update; writes store the decayed value 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ from assay.ratings.base import confidence
 from assay.serve import feedback as feedback_ops
 from assay.serve.database import Database
 from assay.serve.errors import ApiError
+from assay.serve.router_ratings import RouterRating
 from assay.serve.schemas import FeedbackOut, RatingOut, VariantIn, VariantOut
 from assay.serve.scoring import decayed
 from assay.serve.settings import ServeSettings
@@ -114,6 +116,30 @@ class ServeState:
 
         return self.db.write(work)
 
+    def import_ratings(self, ratings: Sequence[RouterRating]) -> tuple[int, int]:
+        """Store the router's ratings (variants registered as needed) in one transaction.
+
+        A row that feedback has already moved here is kept, as a learned rating is never overwritten by a
+        static one; so importing the same file on every start changes nothing learned. Returns (set, kept).
+        """
+
+        def work(conn: sa.Connection) -> tuple[int, int]:
+            now = time.time()
+            done = kept = 0
+            for item in ratings:
+                values = {"cost_per_1m": 0.0, "description": "", "categories": None}
+                insert_ignore(conn, VARIANTS, {"name": item.model, "created": now, **values})
+                feedback_ops.ensure_row(conn, item.model, GLOBAL, self.settings.start, now)
+                counts = {c: getattr(item, c) for c in ("wins", "losses", "ties", "comparisons")}
+                category = item.category or GLOBAL
+                if feedback_ops.set_row(conn, item.model, category, item.rating, counts, now):
+                    done += 1
+                else:
+                    kept += 1
+            return done, kept
+
+        return self.db.write(work)
+
     def variants(self) -> dict[str, dict[str, Any]]:
         """Registered variants by name: cost_per_1m, description, categories."""
         rows = self.db.read(lambda conn: conn.execute(sa.select(VARIANTS)).mappings().all())
@@ -157,12 +183,19 @@ class ServeState:
             query = query.where(EVENTS.c.category == category)
         return [dict(row) for row in self.db.read(lambda conn: conn.execute(query).mappings().all())]
 
-    def counts(self) -> tuple[dict[str, int], list[dict[str, Any]]]:
-        """Feedback events per kind, and every rating row (for the metrics)."""
+    def counts(self) -> tuple[dict[str, int], dict[str | None, int], list[dict[str, Any]]]:
+        """Feedback events per kind and per ``feedback_type`` (None: none given), and every rating row."""
 
-        def work(conn: sa.Connection) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        def work(conn: sa.Connection) -> tuple[dict[str, int], dict[str | None, int], list[dict[str, Any]]]:
             kinds = conn.execute(sa.select(EVENTS.c.kind, sa.func.count()).group_by(EVENTS.c.kind)).all()
+            types = conn.execute(
+                sa.select(EVENTS.c.feedback_type, sa.func.count()).group_by(EVENTS.c.feedback_type)
+            ).all()
             rows = conn.execute(sa.select(RATINGS)).mappings().all()
-            return {kind: int(n) for kind, n in kinds}, [dict(r) for r in rows]
+            return (
+                {kind: int(n) for kind, n in kinds},
+                {kind: int(n) for kind, n in types},
+                [dict(r) for r in rows],
+            )
 
         return self.db.read(work)
