@@ -46,7 +46,9 @@ def test_an_idempotency_header_longer_than_the_column_is_refused(client: httpx.C
     )
     assert _refused(response, 422, "invalid_request")["field"] == "Idempotency-Key"
     assert _state(client) == before
-    fits = client.post("/api/v1/feedback", json={"winner": "a", "loser": "b"}, headers={"Idempotency-Key": "k" * 200})
+    fits = client.post(
+        "/api/v1/feedback", json={"winner": "a", "loser": "b"}, headers={"Idempotency-Key": "k" * 200}
+    )
     assert fits.status_code == 200
 
 
@@ -118,7 +120,9 @@ def test_names_must_be_printable_text(client: httpx.Client, path: str, body: dic
         ("idempotency_key", "tab\tkey"),
     ],
 )
-def test_text_fields_a_database_could_not_store_are_refused(client: httpx.Client, field: str, value: str) -> None:
+def test_text_fields_a_database_could_not_store_are_refused(
+    client: httpx.Client, field: str, value: str
+) -> None:
     _register(client, "a", "b")
     before = _state(client)
     response = client.post("/api/v1/feedback", json={"winner": "a", "loser": "b", field: value})

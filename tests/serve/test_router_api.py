@@ -37,7 +37,9 @@ def _post(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
     return response.json()
 
 
-def test_the_routers_curl_example_registers_its_models_and_answers_as_the_router(client: httpx.Client) -> None:
+def test_the_routers_curl_example_registers_its_models_and_answers_as_the_router(
+    client: httpx.Client,
+) -> None:
     answer = _post(client, CURL_BODY)
     assert answer["success"] is True and answer["message"] == "Feedback recorded successfully"
     assert answer["timestamp"].endswith("Z") and answer["kind"] == "pairwise"
@@ -99,7 +101,11 @@ def test_the_routers_extra_fields_are_stored_and_feedback_types_counted(
         state.close()
     assert (event["winner"], event["loser"], event["category"]) == ("gpt-4", "llama-3.2-3b", "math_reasoning")
     assert (event["user_id"], event["session_id"], event["conversation_id"]) == ("user-7", "s-1", "c-9")
-    assert (event["response"], event["feedback_type"], event["query"]) == ("x = 5", "wrong_answer", CURL_BODY["query"])
+    assert (event["response"], event["feedback_type"], event["query"]) == (
+        "x = 5",
+        "wrong_answer",
+        CURL_BODY["query"],
+    )
     assert event["client_time"] == 1735787045.0
     metrics = client.get("/metrics").text
     for kind, count in (("wrong_answer", 1), ("satisfied", 1), ("want_different", 0), ("other", 1)):
@@ -162,7 +168,10 @@ def test_the_routers_ratings_file_is_read_with_its_clamps(tmp_path: Path) -> Non
     ("text", "words"),
     [
         ("{not json", "not a JSON ratings file"),
-        ('{"global_ratings": {"a": {"rating": "high"}}}', "global_ratings.a.rating: expected a finite number"),
+        (
+            '{"global_ratings": {"a": {"rating": "high"}}}',
+            "global_ratings.a.rating: expected a finite number",
+        ),
         ('{"global_ratings": {"a": {"rating": 1500, "wins": 1.5}}}', "global_ratings.a.wins"),
         ('{"category_ratings": {"bad name!": {}}}', "category_ratings.bad name!"),
         ('{"global_ratings": []}', "global_ratings: expected an object"),
@@ -185,7 +194,11 @@ def test_serve_imports_the_routers_ratings_and_keeps_what_feedback_moved(tmp_pat
         assert any("imported 4 rating(s)" in line for line in first.lines)
         with httpx.Client(base_url=first.url, headers=AUTH, timeout=30) as client:
             board = {r["name"]: r for r in client.get("/api/v1/ratings").json()}
-            assert (board["gpt-4"]["rating"], board["gpt-4"]["wins"], board["gpt-4"]["ties"]) == (1568.0, 20, 2)
+            assert (board["gpt-4"]["rating"], board["gpt-4"]["wins"], board["gpt-4"]["ties"]) == (
+                1568.0,
+                20,
+                2,
+            )
             assert board["llama"]["rating"] == 100.0
             code = {r["name"]: r for r in client.get("/api/v1/ratings", params={"category": "code"}).json()}
             assert code["llama"]["rating"] == 1740.0 and code["gpt-4"]["source"] == "global"

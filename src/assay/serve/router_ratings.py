@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,7 @@ def load_router_ratings(path: Path) -> list[RouterRating]:
         raise AssayError(f"{path}: category_ratings: expected an object (decision -> model -> rating)")
     for raw, records in sorted(categories.items()):
         where = f"category_ratings.{raw}"
-        category = None if raw == _GLOBAL_KEY else _name(path, where, lambda: category_name(raw, where))
+        category = None if raw == _GLOBAL_KEY else _checked(path, where, category_name, raw)
         out += _records(path, where, records, category)
     return out
 
@@ -75,7 +76,7 @@ def _records(path: Path, where: str, records: Any, category: str | None) -> list
         at = f"{where}.{key}"
         if not isinstance(record, dict):
             raise AssayError(f"{path}: {at}: expected an object with model and rating")
-        model = _name(path, f"{at}.model", lambda: variant_name(str(record.get("model") or key), "model"))
+        model = _checked(path, f"{at}.model", variant_name, str(record.get("model") or key))
         rating = record.get("rating")
         if isinstance(rating, bool) or not isinstance(rating, int | float) or not math.isfinite(rating):
             raise AssayError(f"{path}: {at}.rating: expected a finite number, got {rating!r}")
@@ -89,8 +90,8 @@ def _records(path: Path, where: str, records: Any, category: str | None) -> list
     return out
 
 
-def _name(path: Path, where: str, check: Any) -> Any:
+def _checked(path: Path, where: str, check: Callable[[str, str], str | None], value: str) -> Any:
     try:
-        return check()
+        return check(value, where)
     except ApiError as exc:
         raise AssayError(f"{path}: {where}: {exc.message.split(': ', 1)[-1]}") from None

@@ -95,9 +95,7 @@ def reasoning(chosen: Scored, category: str | None, wins: int, decided: int) -> 
     return f"Category '{category}': {line}" if category else line
 
 
-def detail(
-    chosen: Scored, count: int, category: str | None, cost_weight: float, min_comparisons: int
-) -> str:
+def detail(chosen: Scored, count: int, category: str | None, cost_weight: float, min_comparisons: int) -> str:
     """One line with the figures behind the choice: candidates, rating source, probability, cost, trust."""
     c = chosen.contender
     where = f" in category {category!r}" if category else ""
