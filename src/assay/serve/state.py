@@ -17,6 +17,7 @@ from assay.ratings.base import confidence
 from assay.serve import feedback as feedback_ops
 from assay.serve.database import Database
 from assay.serve.errors import ApiError
+from assay.serve.group_commit import GroupCommit
 from assay.serve.router_ratings import RouterRating
 from assay.serve.schemas import FeedbackOut, RatingOut, VariantIn, VariantOut
 from assay.serve.scoring import decayed
@@ -62,14 +63,19 @@ class ServeState:
     def __init__(self, settings: ServeSettings) -> None:
         self.settings = settings
         self.db = Database(settings.db_url, busy_timeout=settings.busy_timeout)
+        self.writer = GroupCommit(self.db, settings)
 
     def close(self) -> None:
-        """Release the database."""
+        """Finish the queued feedback and release the database."""
+        self.writer.close()
         self.db.close()
 
     def record_feedback(self, fb: Feedback) -> FeedbackOut:
-        """Apply one feedback atomically and append it to the event log (once per idempotency key)."""
-        return self.db.write(lambda conn: feedback_ops.apply(conn, self.settings, fb, time.time()))
+        """Apply one feedback atomically and append it to the event log (once per idempotency key).
+
+        Feedbacks arriving together are committed together (see :mod:`assay.serve.group_commit`).
+        """
+        return self.writer.submit(fb)
 
     def register_variant(self, name: str, body: VariantIn) -> VariantOut:
         """Create or update a variant; seed category ratings at ``1000 + 1000·score`` unless already learned."""
