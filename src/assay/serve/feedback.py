@@ -46,6 +46,12 @@ _IMPORT = (
         **{c: sa.bindparam(c) for c in ("wins", "losses", "ties", "comparisons")},
     )
 )
+_LOCK_MANY = (
+    sa.select(RATINGS)
+    .where(sa.tuple_(RATINGS.c.variant, RATINGS.c.category).in_(sa.bindparam("pairs", expanding=True)))
+    .order_by(RATINGS.c.category, RATINGS.c.variant)
+    .with_for_update()
+)
 _VARIANTS = sa.select(VARIANTS).where(VARIANTS.c.name.in_(sa.bindparam("names", expanding=True)))
 _BY_KEYS = sa.select(EVENTS).where(EVENTS.c.idempotency_key.in_(sa.bindparam("keys", expanding=True)))
 _INSERT_EVENT = EVENTS.insert().returning(EVENTS.c.id, sort_by_parameter_order=True)
@@ -133,6 +139,7 @@ def _known_variants(
     for name in new:
         values = {"name": name, "cost_per_1m": 0.0, "description": "", "categories": None, "created": now}
         insert_ignore(conn, VARIANTS, values)
+        ensure_row(conn, name, GLOBAL, settings.start, now)
     return refusals
 
 
@@ -159,18 +166,17 @@ class _Rows:
     def __init__(self, conn: sa.Connection, settings: ServeSettings, keys: set[_Key], now: float) -> None:
         self.settings = settings
         self.now = now
-        for variant in sorted({v for v, _ in keys}):
-            ensure_row(conn, variant, GLOBAL, settings.start, now)
         # One statement locks every row in one order (global rows first, by name): no lock cycle between
         # batches, on this replica or another.
         pairs = sorted(keys, key=lambda k: (k[1], k[0]))
-        locked = conn.execute(
-            sa.select(RATINGS)
-            .where(sa.tuple_(RATINGS.c.variant, RATINGS.c.category).in_(pairs))
-            .order_by(RATINGS.c.category, RATINGS.c.variant)
-            .with_for_update()
-        ).mappings()
+        locked = conn.execute(_LOCK_MANY, {"pairs": pairs}).mappings()
         self.rows: dict[_Key, dict[str, Any]] = {(r["variant"], r["category"]): dict(r) for r in locked}
+        missing = sorted(v for v, c in pairs if c == GLOBAL and (v, c) not in self.rows)
+        if missing:  # registration creates the global row, so this is rare; a deadlock it causes is retried
+            for variant in missing:
+                ensure_row(conn, variant, GLOBAL, settings.start, now)
+            more = conn.execute(_LOCK_MANY, {"pairs": [(v, GLOBAL) for v in missing]}).mappings()
+            self.rows.update({(r["variant"], r["category"]): dict(r) for r in more})
         self.created: set[_Key] = set()
         self.changed: set[_Key] = set()
 

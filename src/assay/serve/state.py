@@ -27,6 +27,9 @@ from assay.serve.validation import Feedback, category_name, finite_in, variant_n
 
 SEED_BASE = 1000.0
 SEED_SPAN = 1000.0
+# Built once: building a statement per request cost more than running it.
+_RATINGS_IN = sa.select(RATINGS).where(RATINGS.c.category.in_(sa.bindparam("wanted", expanding=True)))
+_ALL_VARIANTS = sa.select(VARIANTS)
 
 
 @dataclass(frozen=True)
@@ -151,15 +154,27 @@ class ServeState:
         rows = self.db.read(lambda conn: conn.execute(sa.select(VARIANTS)).mappings().all())
         return {row["name"]: dict(row) for row in rows}
 
-    def standings(self, category: str | None = None, names: list[str] | None = None) -> list[Standing]:
-        """Effective ratings in ``category`` (None: global) of ``names`` (default: every registered variant)."""
+    def snapshot(self, category: str | None = None) -> tuple[dict[str, dict[str, Any]], list[Any]]:
+        """Registered variants by name and the rating rows of ``category`` (and global), read together."""
 
-        def work(conn: sa.Connection) -> tuple[list[Any], list[Any]]:
+        def work(conn: sa.Connection) -> tuple[dict[str, dict[str, Any]], list[Any]]:
             wanted = [GLOBAL] if category is None else [GLOBAL, category]
-            rows = conn.execute(sa.select(RATINGS).where(RATINGS.c.category.in_(wanted))).mappings().all()
-            return list(conn.execute(sa.select(VARIANTS)).mappings().all()), list(rows)
+            rows = conn.execute(_RATINGS_IN, {"wanted": wanted}).mappings().all()
+            variants = {v["name"]: dict(v) for v in conn.execute(_ALL_VARIANTS).mappings()}
+            return variants, list(rows)
 
-        variant_rows, rating_rows = self.db.read(work)
+        return self.db.read(work)
+
+    def standings(
+        self,
+        category: str | None = None,
+        names: list[str] | None = None,
+        snapshot: tuple[dict[str, dict[str, Any]], list[Any]] | None = None,
+    ) -> list[Standing]:
+        """Effective ratings in ``category`` (None: global) of ``names`` (default: every registered variant),
+        from ``snapshot`` when given (see :meth:`snapshot`)."""
+        variants, rating_rows = snapshot if snapshot is not None else self.snapshot(category)
+        variant_rows = list(variants.values())
         costs = {v["name"]: float(v["cost_per_1m"]) for v in variant_rows}
         by_key = {(r["variant"], r["category"]): r for r in rating_rows}
         chosen = names if names is not None else sorted(costs)

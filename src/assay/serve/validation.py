@@ -8,6 +8,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 
 from assay.serve.errors import ApiError
 from assay.serve.schemas import FeedbackIn, FeedbackKind
@@ -42,7 +43,7 @@ class Feedback:
         """The variants this feedback is about."""
         return [n for n in (self.winner, self.loser) if n is not None]
 
-    @property
+    @cached_property
     def fingerprint(self) -> str:
         """A hash of everything but the idempotency key: a retry must carry the same content."""
         content = {k: v for k, v in asdict(self).items() if k not in ("idempotency_key", "register")}
