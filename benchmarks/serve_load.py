@@ -11,7 +11,9 @@ Each round runs every scenario once, in turn — bare, feedback (random pairwise
 candidates) — and --rounds rounds are interleaved so a burst of load from elsewhere on the machine falls on
 all of them. The load generator is its own process (httpx.AsyncClient, --concurrency requests in flight), so
 it does not share an interpreter with what it measures. Reported: medians over the rounds of req/s, p50 and
-p99, and of each round's ratio to the bare endpoint of the same round.
+p99, of each round's ratio to the bare endpoint of the same round, and of the CPU time the server processes
+spent per request (user + system, from /proc; PostgreSQL's own processes not included) — the one figure other
+work on a shared machine hardly moves.
 
 After every feedback round it checks the service's state: events in the log = feedbacks acknowledged, wins =
 losses = pairwise events, the Elo sum = 1500 per variant, and an Elo replay of the event log = the stored
@@ -151,21 +153,23 @@ def _start(command: list[str], env: dict[str, str], cwd: str) -> tuple[subproces
 
 
 @contextmanager
-def servers(db: str, replicas: int, workdir: str) -> Iterator[tuple[list[str], list[str]]]:
-    """``replicas`` `assay serve` processes on ``db`` and as many bare apps; their URLs."""
+def servers(db: str, replicas: int, workdir: str) -> Iterator[dict[str, tuple[list[str], list[int]]]]:
+    """``replicas`` `assay serve` processes on ``db`` and as many bare apps: kind -> (URLs, process ids)."""
     env = {**os.environ, "ASSAY_SERVE_TOKEN": TOKEN}
     started: list[subprocess.Popen[str]] = []
-    serve_urls, bare_urls = [], []
+    kinds: dict[str, tuple[list[str], list[int]]] = {"serve": ([], []), "bare": ([], [])}
+    commands = {
+        "serve": [sys.executable, "-m", "assay", "serve", "--port", "0", "--db", db],
+        "bare": [sys.executable, __file__, "--bare-server", "0"],
+    }
     try:
         for _ in range(replicas):
-            command = [sys.executable, "-m", "assay", "serve", "--port", "0", "--db", db]
-            process, url = _start(command, env, workdir)
-            started.append(process)
-            serve_urls.append(url)
-            process, url = _start([sys.executable, __file__, "--bare-server", "0"], env, workdir)
-            started.append(process)
-            bare_urls.append(url)
-        yield serve_urls, bare_urls
+            for kind, command in commands.items():
+                process, url = _start(command, env, workdir)
+                started.append(process)
+                kinds[kind][0].append(url)
+                kinds[kind][1].append(process.pid)
+        yield kinds
     finally:
         for process in started:
             process.terminate()
@@ -227,6 +231,18 @@ def check_state(url: str, acknowledged: int) -> tuple[bool, str]:
 # --- the run ----------------------------------------------------------------------------------------------
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU time the processes have used so far (Linux /proc; 0.0 elsewhere)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def _percentile(values: list[float], q: int) -> float:
     if len(values) < 2:
         return values[0] if values else float("nan")
@@ -239,22 +255,26 @@ def measure(backend: str, db: str, replicas: int, args: argparse.Namespace, work
     checks: list[tuple[bool, str]] = []
     errors = 0
     acknowledged = 0
-    with servers(db, replicas, workdir) as (serve_urls, bare_urls):
+    with servers(db, replicas, workdir) as kinds:
+        serve_urls = kinds["serve"][0]
         with httpx.Client(headers=AUTH, timeout=30) as client:
             for name in VARIANTS:
                 client.put(f"{serve_urls[0]}/api/v1/variants/{name}", json={}).raise_for_status()
         for number in range(args.rounds):
             figures = {}
             for scenario in SCENARIOS:
+                urls, pids = kinds["bare" if scenario == "bare" else "serve"]
                 spec = {
-                    "urls": bare_urls if scenario == "bare" else serve_urls,
+                    "urls": urls,
                     "scenario": scenario,
                     "requests": args.requests,
                     "concurrency": args.concurrency,
                     "max_seconds": args.max_seconds,
                     "seed": number * 10 + SCENARIOS.index(scenario),
                 }
+                cpu_before = cpu_seconds(pids)
                 result = run_generator(spec)
+                cpu = cpu_seconds(pids) - cpu_before
                 ok = result["statuses"].get(200, 0)
                 errors += sum(result["statuses"].values()) - ok
                 if scenario == "feedback":
@@ -264,6 +284,7 @@ def measure(backend: str, db: str, replicas: int, args: argparse.Namespace, work
                     "rps": len(latencies) / result["elapsed"],
                     "p50": _percentile(latencies, 50),
                     "p99": _percentile(latencies, 99),
+                    "cpu": cpu / max(1, sum(result["statuses"].values())),
                 }
                 if scenario == "feedback":
                     checks.append(check_state(serve_urls[number % len(serve_urls)], acknowledged))
@@ -286,9 +307,10 @@ def report(result: dict[str, Any], print_rounds: bool) -> list[str]:
         x_rps = _median([r[scenario]["rps"] / r["bare"]["rps"] for r in rounds])
         x_p50 = _median([r[scenario]["p50"] / r["bare"]["p50"] for r in rounds])
         x_p99 = _median([r[scenario]["p99"] / r["bare"]["p99"] for r in rounds])
+        cpu = _median([r[scenario]["cpu"] for r in rounds])
         lines.append(
             f"{result['backend']:<9} {result['replicas']:>2} {scenario:<9} {rps:>8.0f} {p50 * 1e3:>8.2f} "
-            f"{p99 * 1e3:>8.2f} {x_rps:>12.2f} {x_p50:>10.2f} {x_p99:>10.2f}"
+            f"{p99 * 1e3:>8.2f} {x_rps:>12.2f} {x_p50:>10.2f} {x_p99:>10.2f} {cpu * 1e3:>8.2f}"
         )
         if print_rounds:
             each = ", ".join(
@@ -345,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"{'backend':<9} {'n':>2} {'scenario':<9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} "
-        f"{'x bare req/s':>12} {'x bare p50':>10} {'x bare p99':>10}   (medians over rounds)"
+        f"{'x bare req/s':>12} {'x bare p50':>10} {'x bare p99':>10} {'CPU ms':>8}   (medians over rounds)"
     )
     for result in results:
         for line in report(result, args.verbose):
