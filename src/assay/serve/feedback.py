@@ -1,9 +1,10 @@
-"""One feedback applied inside one write transaction: lock the rating rows, update them, log the event.
+"""Feedback applied inside one write transaction: lock the rating rows, update them, log the events.
 
-Rows are locked in one global order (every global row by name, then every category row by name) so two
-transactions never wait on each other in a cycle. On PostgreSQL the lock is ``SELECT ... FOR UPDATE``; on
-SQLite the whole write transaction already holds the database's writer lock (``BEGIN IMMEDIATE``).
-Statements are built once at import: building them per request cost more than running them.
+A batch of feedbacks (see :mod:`assay.serve.group_commit`) locks its rows with one statement in one global
+order (every global row by name, then every category row by category and name), so two transactions never wait
+on each other in a cycle. On PostgreSQL the lock is ``SELECT ... FOR UPDATE``; on SQLite the whole write
+transaction already holds the database's writer lock (``BEGIN IMMEDIATE``). Statements are built once at
+import: building them per request cost more than running them.
 """
 
 from __future__ import annotations
@@ -84,15 +85,9 @@ def set_row(
     return True
 
 
-def _lock(
-    conn: sa.Connection, variant: str, category: str, create_at: float | None = None, now: float = 0.0
-) -> dict[str, Any]:
-    """The row, locked for this transaction; created with rating ``create_at`` first when missing and given."""
-    key = {"v": variant, "c": category}
-    row = conn.execute(_LOCK, key).mappings().first()
-    if row is None and create_at is not None:
-        ensure_row(conn, variant, category, create_at, now)
-        row = conn.execute(_LOCK, key).mappings().first()
+def _lock(conn: sa.Connection, variant: str, category: str) -> dict[str, Any]:
+    """The row, locked for this transaction."""
+    row = conn.execute(_LOCK, {"v": variant, "c": category}).mappings().first()
     if row is None:
         raise LookupError(f"no rating row for {variant!r} in {category!r}")
     return dict(row)
