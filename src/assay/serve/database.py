@@ -22,6 +22,11 @@ from assay.serve.tables import METADATA, add_missing_columns
 
 T = TypeVar("T")
 RETRIES = 8
+# Connections kept open: as many as requests in flight under load (FastAPI's thread pool runs 40), so that a
+# burst does not open and close connections (a PostgreSQL connection is a new server process; a SQLite one
+# re-runs its PRAGMAs). Two replicas at the most use 80 of PostgreSQL's default 100.
+POOL_SIZE = 24
+POOL_OVERFLOW = 16
 _SCHEMA_LOCK = 0x61737361  # 'assa'
 
 
@@ -54,11 +59,14 @@ class Database:
             if on_disk:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             if self.sqlite:
-                engine = sa.create_engine(self.url, connect_args={"timeout": busy_timeout})
+                pool = {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW} if on_disk else {}
+                engine = sa.create_engine(self.url, connect_args={"timeout": busy_timeout}, **pool)
                 sa.event.listen(engine, "connect", _sqlite_connect)
                 sa.event.listen(engine, "begin", _sqlite_begin)
             else:
-                engine = sa.create_engine(self.url, pool_size=8, max_overflow=24, pool_pre_ping=True)
+                engine = sa.create_engine(
+                    self.url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW, pool_pre_ping=True
+                )
             self._engine = engine
             self._dbapi_error = engine.dialect.loaded_dbapi.Error
             # The writer lock on SQLite, an advisory lock on PostgreSQL: processes starting together take
