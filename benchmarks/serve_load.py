@@ -1,20 +1,33 @@
-"""Load on `assay serve` from a loopback generator, against a bare FastAPI endpoint measured in the same run.
+"""Load on `assay serve` against a bare FastAPI endpoint in the same run, on SQLite and on PostgreSQL.
 
-Starts two servers on 127.0.0.1 (each its own process, same uvicorn settings, access log off):
-  * `assay serve` on a fresh SQLite file (or --db URL) with five variants registered;
-  * a bare FastAPI app with one sync POST endpoint taking a small pydantic body and returning a dict.
-Then, for each scenario, sends --requests requests with --concurrency in flight (httpx.AsyncClient, one
-process) and reports throughput, p50 and p99 latency, and the ratio of each to the bare endpoint's.
-Scenarios: bare (the baseline), feedback (random pairwise feedback), select (3 random candidates).
-The load is bounded in count and time (--max-seconds per scenario) and only targets 127.0.0.1.
+For each backend it starts, each in its own process on 127.0.0.1 (same uvicorn settings, access log off):
+  * sqlite:   one `assay serve` on a fresh SQLite file, and one bare FastAPI app;
+  * postgres: two `assay serve` replicas on one fresh PostgreSQL database (a throwaway server from initdb and
+    pg_ctl on loopback, or --pg-url), and two bare apps; the load alternates between the two of each kind.
+The bare app has one sync POST endpoint taking a small pydantic body and returning a dict: the cost of HTTP,
+FastAPI and uvicorn with no database. Five variants are registered.
 
-Run: python benchmarks/serve_load.py [--requests 2000] [--concurrency 16] [--db URL] [--quick]
+Each round runs every scenario once, in turn — bare, feedback (random pairwise feedback), select (3 random
+candidates) — and --rounds rounds are interleaved so a burst of load from elsewhere on the machine falls on
+all of them. The load generator is its own process (httpx.AsyncClient, --concurrency requests in flight), so
+it does not share an interpreter with what it measures. Reported: medians over the rounds of req/s, p50 and
+p99, of each round's ratio to the bare endpoint of the same round, and of the CPU time the server processes
+spent per request (user + system, from /proc; PostgreSQL's own processes not included) — the one figure other
+work on a shared machine hardly moves.
+
+After every feedback round it checks the service's state: events in the log = feedbacks acknowledged, wins =
+losses = pairwise events, the Elo sum = 1500 per variant, and an Elo replay of the event log = the stored
+ratings (to 1e-9). A mismatch or any non-200 answer makes the exit code 1.
+
+Run: python benchmarks/serve_load.py [--requests 2000] [--concurrency 16] [--rounds 3]
+                                     [--backends sqlite,postgres] [--pg-url postgresql+psycopg://...]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import re
@@ -23,16 +36,24 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 from pydantic import BaseModel
 
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # for tests.pg (the throwaway PostgreSQL server the tests use)
+
 TOKEN = "bench-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
 VARIANTS = [f"v{i}" for i in range(5)]
+START = 1500.0
+SCENARIOS = ("bare", "feedback", "select")
 LISTENING = re.compile(r"listening on (http://\S+)")
+WARM_UP = 20
 
 
 class Body(BaseModel):
@@ -57,9 +78,61 @@ def bare_server(port: int) -> None:
 
     sock = bind("127.0.0.1", port)
     print(f"bare listening on http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")).run(
-        sockets=[sock]
-    )
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", timeout_keep_alive=75)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+# --- the load generator (run as its own process) ---------------------------------------------------------
+
+
+def _job(scenario: str, rng: random.Random) -> tuple[str, dict[str, Any]]:
+    if scenario == "select":
+        return "/api/v1/select", {"candidates": rng.sample(VARIANTS, 3)}
+    winner, loser = rng.sample(VARIANTS, 2)
+    path = "/bare" if scenario == "bare" else "/api/v1/feedback"
+    return path, {"winner": winner, "loser": loser}
+
+
+async def _generate(spec: dict[str, Any]) -> dict[str, Any]:
+    urls: list[str] = spec["urls"]
+    rng = random.Random(spec["seed"])
+    jobs = [(urls[i % len(urls)], *_job(spec["scenario"], rng)) for i in range(spec["requests"] + WARM_UP)]
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    limits = httpx.Limits(max_connections=spec["concurrency"], max_keepalive_connections=spec["concurrency"])
+    async with httpx.AsyncClient(headers=AUTH, limits=limits, timeout=60) as client:
+        for url, path, body in jobs[:WARM_UP]:  # opens connections and warms caches; not timed
+            response = await client.post(url + path, json=body)
+            statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+        queue = list(reversed(jobs[WARM_UP:]))
+        started = time.perf_counter()
+        deadline = started + spec["max_seconds"]
+
+        async def worker() -> None:
+            while queue and time.perf_counter() < deadline:
+                url, path, body = queue.pop()
+                t0 = time.perf_counter()
+                response = await client.post(url + path, json=body)
+                latencies.append(time.perf_counter() - t0)
+                statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+
+        await asyncio.gather(*(worker() for _ in range(spec["concurrency"])))
+        elapsed = time.perf_counter() - started
+    return {"latencies": latencies, "elapsed": elapsed, "statuses": statuses}
+
+
+def run_generator(spec: dict[str, Any]) -> dict[str, Any]:
+    """One scenario's load from a separate Python process; its timings and status counts."""
+    command = [sys.executable, __file__, "--load-generator", json.dumps(spec)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=spec["max_seconds"] + 300)
+    if done.returncode != 0:
+        raise SystemExit(f"the load generator failed: {done.stderr.strip()[-800:]}")
+    result: dict[str, Any] = json.loads(done.stdout)
+    result["statuses"] = {int(k): v for k, v in result["statuses"].items()}
+    return result
+
+
+# --- servers ----------------------------------------------------------------------------------------------
 
 
 def _start(command: list[str], env: dict[str, str], cwd: str) -> tuple[subprocess.Popen[str], str]:
@@ -79,119 +152,235 @@ def _start(command: list[str], env: dict[str, str], cwd: str) -> tuple[subproces
     raise SystemExit(f"server did not start: {' '.join(command)}: {process.communicate()[1].strip()[-500:]}")
 
 
-async def _load(
-    url: str,
-    make: Callable[[random.Random], tuple[str, dict[str, Any]]],
-    requests: int,
-    concurrency: int,
-    limit: float,
-) -> tuple[list[float], float, int]:
-    rng = random.Random(0)
-    jobs = [make(rng) for _ in range(requests)]
-    latencies: list[float] = []
+@contextmanager
+def servers(db: str, replicas: int, workdir: str) -> Iterator[dict[str, tuple[list[str], list[int]]]]:
+    """``replicas`` `assay serve` processes on ``db`` and as many bare apps: kind -> (URLs, process ids)."""
+    env = {**os.environ, "ASSAY_SERVE_TOKEN": TOKEN}
+    started: list[subprocess.Popen[str]] = []
+    kinds: dict[str, tuple[list[str], list[int]]] = {"serve": ([], []), "bare": ([], [])}
+    commands = {
+        "serve": [sys.executable, "-m", "assay", "serve", "--port", "0", "--db", db],
+        "bare": [sys.executable, __file__, "--bare-server", "0"],
+    }
+    try:
+        for _ in range(replicas):
+            for kind, command in commands.items():
+                process, url = _start(command, env, workdir)
+                started.append(process)
+                kinds[kind][0].append(url)
+                kinds[kind][1].append(process.pid)
+        yield kinds
+    finally:
+        for process in started:
+            process.terminate()
+        for process in started:
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@contextmanager
+def postgres_database(given: str | None) -> Iterator[str]:
+    """A fresh database: on the server at ``given`` (a base URL), or on a throwaway local server."""
+    from tests.pg import create_database, pg_bin, running_postgres
+
+    if given:
+        yield create_database(given.rstrip("/"))
+        return
+    if pg_bin() is None:
+        raise SystemExit("no PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql")
+    with running_postgres(max_connections=200) as base:
+        yield create_database(base)
+
+
+# --- checking the state -----------------------------------------------------------------------------------
+
+
+def check_state(url: str, acknowledged: int) -> tuple[bool, str]:
+    """Whether the log, the counts, the Elo sum and a replay agree; a one-line account."""
+    with httpx.Client(base_url=url, timeout=120) as client:
+        ratings = client.get("/api/v1/ratings").json()
+        replay = client.post("/api/v1/recompute", json={"backend": "elo"}).json()
+        metrics = client.get("/metrics").text
+    kinds = {
+        m.group(1): float(m.group(2))
+        for m in re.finditer(r'^assay_serve_feedback_total\{kind="(\w+)"\} (\S+)$', metrics, re.M)
+    }
+    wins = sum(r["wins"] for r in ratings)
+    losses = sum(r["losses"] for r in ratings)
+    total = sum(r["rating"] for r in ratings)
+    stored = {r["name"]: r["rating"] for r in ratings}
+    gap = max(abs(row["rating"] - stored[row["name"]]) for row in replay["leaderboard"])
+    problems = []
+    if replay["events"] != acknowledged or sum(kinds.values()) != acknowledged:
+        problems.append(f"{replay['events']} events logged, {acknowledged} acknowledged")
+    if not wins == losses == kinds.get("pairwise", -1) == acknowledged:
+        problems.append(f"wins {wins}, losses {losses}, pairwise events {kinds.get('pairwise')}")
+    if abs(total - START * len(VARIANTS)) > 1e-6:
+        problems.append(f"Elo sum {total!r}")
+    if gap > 1e-9:
+        problems.append(f"replay differs from the stored ratings by {gap:.3g}")
+    account = (
+        f"{acknowledged} feedbacks acknowledged = {replay['events']} events; wins = losses = {wins}; "
+        f"Elo sum {total:.6f}; replay - stored <= {gap:.1e}"
+    )
+    return not problems, account if not problems else "MISMATCH: " + "; ".join(problems)
+
+
+# --- the run ----------------------------------------------------------------------------------------------
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User plus system CPU time the processes have used so far (Linux /proc; 0.0 elsewhere)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _percentile(values: list[float], q: int) -> float:
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+def measure(backend: str, db: str, replicas: int, args: argparse.Namespace, workdir: str) -> dict[str, Any]:
+    """Interleaved rounds of every scenario on one backend; per-round figures and the state checks."""
+    rounds: list[dict[str, dict[str, float]]] = []
+    checks: list[tuple[bool, str]] = []
     errors = 0
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=30) as client:
-        for path, body in jobs[: min(20, requests)]:  # warm-up, not measured
-            await client.post(path, json=body)
-        started = time.perf_counter()
-        deadline = started + limit
-        queue = list(reversed(jobs))
+    acknowledged = 0
+    with servers(db, replicas, workdir) as kinds:
+        serve_urls = kinds["serve"][0]
+        with httpx.Client(headers=AUTH, timeout=30) as client:
+            for name in VARIANTS:
+                client.put(f"{serve_urls[0]}/api/v1/variants/{name}", json={}).raise_for_status()
+        for number in range(args.rounds):
+            figures = {}
+            for scenario in SCENARIOS:
+                urls, pids = kinds["bare" if scenario == "bare" else "serve"]
+                spec = {
+                    "urls": urls,
+                    "scenario": scenario,
+                    "requests": args.requests,
+                    "concurrency": args.concurrency,
+                    "max_seconds": args.max_seconds,
+                    "seed": number * 10 + SCENARIOS.index(scenario),
+                }
+                cpu_before = cpu_seconds(pids)
+                result = run_generator(spec)
+                cpu = cpu_seconds(pids) - cpu_before
+                ok = result["statuses"].get(200, 0)
+                errors += sum(result["statuses"].values()) - ok
+                if scenario == "feedback":
+                    acknowledged += ok
+                latencies = result["latencies"]
+                figures[scenario] = {
+                    "rps": len(latencies) / result["elapsed"],
+                    "p50": _percentile(latencies, 50),
+                    "p99": _percentile(latencies, 99),
+                    "cpu": cpu / max(1, sum(result["statuses"].values())),
+                }
+                if scenario == "feedback":
+                    checks.append(check_state(serve_urls[number % len(serve_urls)], acknowledged))
+            rounds.append(figures)
+    return {"backend": backend, "replicas": replicas, "rounds": rounds, "checks": checks, "errors": errors}
 
-        async def worker() -> None:
-            nonlocal errors
-            while queue and time.perf_counter() < deadline:
-                path, body = queue.pop()
-                t0 = time.perf_counter()
-                response = await client.post(path, json=body)
-                latencies.append(time.perf_counter() - t0)
-                errors += response.status_code != 200
 
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        elapsed = time.perf_counter() - started
-    return latencies, elapsed, errors
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
 
 
-def _feedback(rng: random.Random) -> tuple[str, dict[str, Any]]:
-    winner, loser = rng.sample(VARIANTS, 2)
-    return "/api/v1/feedback", {"winner": winner, "loser": loser}
-
-
-def _select(rng: random.Random) -> tuple[str, dict[str, Any]]:
-    return "/api/v1/select", {"candidates": rng.sample(VARIANTS, 3)}
-
-
-def _bare(rng: random.Random) -> tuple[str, dict[str, Any]]:
-    winner, loser = rng.sample(VARIANTS, 2)
-    return "/bare", {"winner": winner, "loser": loser}
-
-
-def _percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
+def report(result: dict[str, Any], print_rounds: bool) -> list[str]:
+    """The table rows of one backend: medians of the figures and of the per-round ratios."""
+    lines = []
+    rounds = result["rounds"]
+    for scenario in SCENARIOS:
+        rps = _median([r[scenario]["rps"] for r in rounds])
+        p50 = _median([r[scenario]["p50"] for r in rounds])
+        p99 = _median([r[scenario]["p99"] for r in rounds])
+        x_rps = _median([r[scenario]["rps"] / r["bare"]["rps"] for r in rounds])
+        x_p50 = _median([r[scenario]["p50"] / r["bare"]["p50"] for r in rounds])
+        x_p99 = _median([r[scenario]["p99"] / r["bare"]["p99"] for r in rounds])
+        cpu = _median([r[scenario]["cpu"] for r in rounds])
+        lines.append(
+            f"{result['backend']:<9} {result['replicas']:>2} {scenario:<9} {rps:>8.0f} {p50 * 1e3:>8.2f} "
+            f"{p99 * 1e3:>8.2f} {x_rps:>12.2f} {x_p50:>10.2f} {x_p99:>10.2f} {cpu * 1e3:>8.2f}"
+        )
+        if print_rounds:
+            each = ", ".join(
+                f"{r[scenario]['rps']:.0f} req/s p99 {r[scenario]['p99'] * 1e3:.1f} ms "
+                f"({r[scenario]['rps'] / r['bare']['rps']:.2f}x)"
+                for r in rounds
+            )
+            lines.append(f"{'':<13}rounds: {each}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=2000)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--requests", type=int, default=2000, help="per scenario and round")
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--db", default=None, help="SQLAlchemy URL (default: a fresh SQLite file)")
-    parser.add_argument("--max-seconds", type=float, default=120.0, help="per scenario")
-    parser.add_argument("--quick", action="store_true", help="200 requests, concurrency 8")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--backends", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
+    parser.add_argument(
+        "--pg-url", default=None, help="a PostgreSQL server's base URL (default: a local one)"
+    )
+    parser.add_argument("--max-seconds", type=float, default=120.0, help="per scenario and round")
+    parser.add_argument("--quick", action="store_true", help="300 requests, concurrency 8")
+    parser.add_argument("--verbose", action="store_true", help="also print every round's figures")
     parser.add_argument("--bare-server", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--load-generator", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.bare_server is not None:
         bare_server(args.bare_server)
         return 0
+    if args.load_generator is not None:
+        print(json.dumps(asyncio.run(_generate(json.loads(args.load_generator)))))
+        return 0
     if args.quick:
-        args.requests, args.concurrency = 200, 8
+        args.requests, args.concurrency = 300, 8
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    unknown = sorted(set(backends) - {"sqlite", "postgres"})
+    if unknown:
+        parser.error(f"unknown backend(s) {unknown}; known: sqlite, postgres")
     workdir = tempfile.mkdtemp(prefix="assay-serve-bench-")
-    db = args.db or f"sqlite:///{Path(workdir) / 'serve.db'}"
-    env = {**os.environ, "ASSAY_SERVE_TOKEN": TOKEN}
-    servers = []
-    try:
-        serve, serve_url = _start(
-            [sys.executable, "-m", "assay", "serve", "--port", "0", "--db", db], env, workdir
-        )
-        servers.append(serve)
-        bare, bare_url = _start([sys.executable, __file__, "--bare-server", "0"], env, workdir)
-        servers.append(bare)
-        with httpx.Client(base_url=serve_url, headers={"Authorization": f"Bearer {TOKEN}"}) as client:
-            for name in VARIANTS:
-                client.put(f"/api/v1/variants/{name}", json={"cost_per_1m_tokens": 1.0}).raise_for_status()
-        scenarios = [
-            ("bare", bare_url, _bare),
-            ("feedback", serve_url, _feedback),
-            ("select", serve_url, _select),
-        ]
-        results = {}
-        for name, url, make in scenarios:
-            latencies, elapsed, errors = asyncio.run(
-                _load(url, make, args.requests, args.concurrency, args.max_seconds)
-            )
-            results[name] = (
-                len(latencies) / elapsed,
-                _percentile(latencies, 50),
-                _percentile(latencies, 99),
-                errors,
-            )
-    finally:
-        for process in servers:
-            process.terminate()
-            process.wait(15)
-    base_rps, base_p50, base_p99, _ = results["bare"]
+    load_before = os.getloadavg()
+    results = []
+    for backend in backends:
+        with ExitStack() as stack:
+            if backend == "sqlite":
+                db, replicas = f"sqlite:///{Path(workdir) / 'serve.db'}", 1
+            else:
+                db, replicas = stack.enter_context(postgres_database(args.pg_url)), 2
+            results.append(measure(backend, db, replicas, args, workdir))
+    load_after = os.getloadavg()
     print(
-        f"assay serve load: {args.requests} requests per scenario, concurrency {args.concurrency}, db {db.split('://')[0]}"
+        f"assay serve load: {args.requests} requests per scenario and round, {args.rounds} rounds interleaved, "
+        f"concurrency {args.concurrency}, load generator in its own process; {os.cpu_count()} CPUs, "
+        f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after"
     )
     print(
-        f"{'scenario':<10} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6} {'x bare req/s':>13} {'x bare p50':>11} {'x bare p99':>11}"
+        f"{'backend':<9} {'n':>2} {'scenario':<9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'x bare req/s':>12} {'x bare p50':>10} {'x bare p99':>10} {'CPU ms':>8}   (medians over rounds)"
     )
-    for name, (rps, p50, p99, errors) in results.items():
-        print(
-            f"{name:<10} {rps:>8.0f} {p50 * 1e3:>8.2f} {p99 * 1e3:>8.2f} {errors:>6} "
-            f"{rps / base_rps:>13.2f} {p50 / base_p50:>11.2f} {p99 / base_p99:>11.2f}"
-        )
-    return 1 if any(r[3] for r in results.values()) else 0
+    for result in results:
+        for line in report(result, args.verbose):
+            print(line)
+    failed = False
+    for result in results:
+        for number, (ok, account) in enumerate(result["checks"], start=1):
+            print(f"check {result['backend']} round {number}: {account}")
+            failed |= not ok
+        if result["errors"]:
+            print(f"{result['backend']}: {result['errors']} answer(s) other than 200")
+            failed = True
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

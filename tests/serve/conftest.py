@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from assay.serve.settings import ServeSettings
+from assay.serve.state import ServeState
 
 try:
     import uvicorn
@@ -33,11 +34,12 @@ LISTENING = re.compile(r"listening on (http://\S+)")
 
 
 @contextmanager
-def thread_server(settings: ServeSettings) -> Iterator[httpx.Client]:
-    """The app on ``settings`` under uvicorn in a thread on 127.0.0.1; yields a client with the token."""
+def thread_server(settings: ServeSettings, state: ServeState | None = None) -> Iterator[httpx.Client]:
+    """The app on ``settings`` (and ``state`` when given) under uvicorn in a thread on 127.0.0.1; yields a
+    client with the token."""
     if uvicorn is None:
         pytest.skip(SERVE_EXTRA)
-    app = create_app(settings)
+    app = create_app(settings, state)
     sock = bind("127.0.0.1", 0)
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))

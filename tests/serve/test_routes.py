@@ -52,10 +52,8 @@ def test_ten_rounds_order_three_variants_and_count_every_comparison(client: http
     ratings = [strong["rating"], medium["rating"], weak["rating"]]
     expected = 10 ** (ratings[0] / 400) / sum(10 ** (r / 400) for r in ratings)
     assert chosen["probability"] == pytest.approx(expected)
-    assert (
-        chosen["reasoning"].startswith("strong chosen among 3 candidate(s)")
-        and "\n" not in chosen["reasoning"]
-    )
+    assert chosen["reasoning"] == f"Selected based on Elo rating {strong['rating']:.1f} (win rate: 20/20)"
+    assert chosen["detail"].startswith("strong chosen among 3 candidate(s)") and "\n" not in chosen["detail"]
 
 
 def test_first_feedback_follows_elo_and_a_tie_keeps_the_sum(client: httpx.Client) -> None:

@@ -1,4 +1,5 @@
-"""benchmarks/serve_load.py runs end to end on a small load and prints its table with ratios to the bare endpoint."""
+"""benchmarks/serve_load.py runs end to end on a small load, on SQLite and on two PostgreSQL replicas, prints its
+table with ratios to the bare endpoint, and checks the state after every feedback round."""
 
 from __future__ import annotations
 
@@ -6,20 +7,37 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.extras import need
+from tests.extras import missing_modules, need, required, unavailable
+from tests.pg import pg_bin
 
 need("serve")
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_load_benchmark_reports_every_scenario() -> None:
-    command = [sys.executable, "benchmarks/serve_load.py", "--requests", "40", "--concurrency", "4"]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stderr[-2000:]
-    rows = {line.split()[0]: line.split() for line in done.stdout.splitlines()[2:] if line.strip()}
-    assert sorted(rows) == ["bare", "feedback", "select"]
-    assert rows["bare"][5:] == ["1.00", "1.00", "1.00"]
-    for name in ("feedback", "select"):
-        rps, p50, p99, errors = (float(x) for x in rows[name][1:5])
-        assert rps > 0 and 0 < p50 <= p99 and errors == 0
+def test_the_load_benchmark_reports_every_scenario_and_checks_the_state() -> None:
+    backends = "sqlite,postgres"
+    if missing_modules("postgres") or pg_bin() is None:
+        if required():
+            unavailable("the PostgreSQL half needs psycopg and the server binaries (initdb, pg_ctl)")
+        backends = "sqlite"  # the SQLite half still runs where PostgreSQL is missing
+    command = [
+        sys.executable,
+        "benchmarks/serve_load.py",
+        *("--requests", "40", "--concurrency", "4", "--rounds", "2", "--backends", backends),
+    ]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    rows = [line.split() for line in lines[2:] if line.split() and line.split()[0] in ("sqlite", "postgres")]
+    expected = [(b, s) for b in backends.split(",") for s in ("bare", "feedback", "select")]
+    assert [(r[0], r[2]) for r in rows] == expected
+    for row in rows:
+        replicas, rps, p50, p99, x_rps, x_p50, x_p99, cpu = (float(x) for x in row[1:2] + row[3:])
+        assert replicas == (1 if row[0] == "sqlite" else 2)
+        assert rps > 0 and 0 < p50 <= p99 and x_rps > 0 and cpu >= 0
+        if row[2] == "bare":
+            assert (x_rps, x_p50, x_p99) == (1.0, 1.0, 1.0)
+    checks = [line for line in lines if line.startswith("check ")]
+    assert len(checks) == 2 * len(backends.split(","))
+    assert all("MISMATCH" not in line and "replay - stored" in line for line in checks), checks

@@ -41,7 +41,19 @@ def serve_command(
         "--decay-half-life-days",
         help="Ratings drift back to their prior with this half-life (off by default).",
     ),
-    cost_scaling: float = typer.Option(1.0, "--cost-scaling", help="Scaling of the cost-aware adjustment."),
+    cost_scaling: float = typer.Option(
+        0.0, "--cost-scaling", help="Scaling of the cost-aware adjustment (0, the router's default: off)."
+    ),
+    cost_formula: str = typer.Option(
+        "seed",
+        "--cost-formula",
+        help="Cost normalisation: seed ((c-min)/(max-min), the router's) or relative (c/max).",
+    ),
+    import_ratings: Path | None = typer.Option(
+        None,
+        "--import-ratings",
+        help="Load the semantic router's elo_ratings.json (global and category ratings) before serving.",
+    ),
     busy_timeout: float = typer.Option(
         10.0, "--busy-timeout", help="Seconds a SQLite write waits for a lock."
     ),
@@ -57,6 +69,8 @@ def serve_command(
         from assay.serve.settings import ServeSettings
     except ImportError as exc:
         raise AssayError(f"assay serve needs the serve extra: pip install 'assay[serve]' ({exc})") from None
+    if cost_formula not in ("seed", "relative"):
+        raise AssayError(f"--cost-formula must be seed or relative, got {cost_formula!r}")
     if unknown_variants not in ("reject", "register"):
         raise AssayError(f"--unknown-variants must be reject or register, got {unknown_variants!r}")
     settings = ServeSettings(
@@ -69,10 +83,11 @@ def serve_command(
         unknown_variants=unknown_variants,  # type: ignore[arg-type]
         decay_half_life=None if decay_half_life_days is None else decay_half_life_days * 86_400.0,
         cost_scaling=cost_scaling,
+        cost_formula=cost_formula,  # type: ignore[arg-type]
         busy_timeout=busy_timeout,
     )
     variants = kept_variants(find_run(from_run, data_dir)) if from_run else []
-    serve(settings, host, port, variants, log_level)
+    serve(settings, host, port, variants, log_level, import_ratings)
 
 
 def register(app: typer.Typer) -> None:

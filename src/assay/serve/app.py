@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from assay import __version__
@@ -47,14 +50,29 @@ def create_app(settings: ServeSettings, state: ServeState | None = None) -> Fast
 
     @app.exception_handler(ServeStorageError)
     async def storage(_request: Request, exc: ServeStorageError) -> JSONResponse:
-        error = ApiError("storage_error", str(exc))
+        # The client is told why, not where the database lives.
+        error = ApiError("storage_error", f"the database is unavailable: {exc.reason}")
+        return JSONResponse(error.body(), status_code=error.status)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_request: Request, exc: HTTPException) -> JSONResponse:
+        error = _http_error(exc)
+        return JSONResponse(error.body(), status_code=error.status)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
+        _log.error("assay serve: unexpected %s", type(exc).__name__, exc_info=exc)
+        error = ApiError("internal_error", f"unexpected {type(exc).__name__}; the request changed nothing")
         return JSONResponse(error.body(), status_code=error.status)
 
     @app.get("/healthz")
     def healthz() -> JSONResponse:
-        """200 with the database reachable, 503 (storage_error) otherwise."""
-        state.db.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar())
-        return JSONResponse({"status": "ok", "database": state.db.location.split("@")[-1]})
+        """200 ``{"status": "ok"}`` with the database reachable, 503 ``{"status": "down"}`` otherwise."""
+        try:
+            state.db.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar())
+        except ServeStorageError:
+            return JSONResponse({"status": "down"}, status_code=503)
+        return JSONResponse({"status": "ok"})
 
     @app.get("/metrics", dependencies=[Depends(require_read)])
     def prometheus() -> Response:
@@ -62,6 +80,19 @@ def create_app(settings: ServeSettings, state: ServeState | None = None) -> Fast
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+_log = logging.getLogger("assay.serve")
+
+
+def _http_error(exc: HTTPException) -> ApiError:
+    """Starlette's own refusals (no route, wrong method, a body it could not read) in the API's error shape."""
+    if exc.status_code == 404:
+        return ApiError("not_found", "no such endpoint (see /docs)")
+    if exc.status_code == 405:
+        return ApiError("method_not_allowed", "this endpoint does not take that method (see /docs)")
+    # FastAPI answers 400 for a body json cannot decode: bytes that are not UTF-8, nesting too deep.
+    return ApiError("invalid_request", "body: not a JSON document in UTF-8 that can be read", field="body")
 
 
 class _Timed:

@@ -18,15 +18,27 @@ import sqlalchemy as sa
 
 from assay.errors import AssayError
 from assay.history.store import describe_db_error
-from assay.serve.tables import METADATA
+from assay.serve.tables import METADATA, add_missing_columns
 
 T = TypeVar("T")
 RETRIES = 8
+# Connections kept open: as many as requests in flight under load (FastAPI's thread pool runs 40), so that a
+# burst does not open and close connections (a PostgreSQL connection is a new server process; a SQLite one
+# re-runs its PRAGMAs). Two replicas at the most use 80 of PostgreSQL's default 100.
+POOL_SIZE = 24
+POOL_OVERFLOW = 16
 _SCHEMA_LOCK = 0x61737361  # 'assa'
 
 
 class ServeStorageError(AssayError):
-    """The service's database is unusable (bad URL, corrupt or locked file, server unreachable); one line."""
+    """The service's database is unusable (bad URL, corrupt or locked file, server unreachable); one line.
+
+    ``reason`` is the message without the database's location (what an HTTP client is told).
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 class Database:
@@ -47,24 +59,30 @@ class Database:
             if on_disk:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             if self.sqlite:
-                engine = sa.create_engine(self.url, connect_args={"timeout": busy_timeout})
+                pool = {"pool_size": POOL_SIZE, "max_overflow": POOL_OVERFLOW} if on_disk else {}
+                engine = sa.create_engine(self.url, connect_args={"timeout": busy_timeout}, **pool)
                 sa.event.listen(engine, "connect", _sqlite_connect)
                 sa.event.listen(engine, "begin", _sqlite_begin)
             else:
-                engine = sa.create_engine(self.url, pool_size=8, max_overflow=24, pool_pre_ping=True)
+                engine = sa.create_engine(
+                    self.url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW, pool_pre_ping=True
+                )
             self._engine = engine
             self._dbapi_error = engine.dialect.loaded_dbapi.Error
-            with engine.begin() as conn:
+            # The writer lock on SQLite, an advisory lock on PostgreSQL: processes starting together take
+            # turns creating tables and adding columns.
+            with engine.execution_options(assay_immediate=True).begin() as conn:
                 if engine.dialect.name == "postgresql":
                     # Replicas starting together would race on CREATE TABLE; DDL waits for this lock instead.
                     conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK})")
                 METADATA.create_all(conn)
+                add_missing_columns(conn)
 
     @property
     def engine(self) -> sa.Engine:
         """The SQLAlchemy engine (open)."""
         if self._engine is None:
-            raise ServeStorageError(f"serve database {self.location}: closed")
+            raise ServeStorageError(f"serve database {self.location}: closed", "closed")
         return self._engine
 
     @contextmanager
@@ -75,7 +93,8 @@ class Database:
         except ServeStorageError:
             raise
         except (sa.exc.SQLAlchemyError, self._dbapi_error, ImportError, OSError) as exc:
-            raise ServeStorageError(f"serve database {self.location}: {describe_db_error(exc)}") from exc
+            reason = describe_db_error(exc)
+            raise ServeStorageError(f"serve database {self.location}: {reason}", reason) from exc
 
     def write(self, work: Callable[[sa.Connection], T]) -> T:
         """Run ``work`` in one write transaction; retry it when it lost a race (duplicate key, deadlock)."""

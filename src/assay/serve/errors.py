@@ -20,6 +20,9 @@ ERROR_STATUS: dict[str, int] = {
     "no_candidates": 422,
     "unknown_backend": 422,
     "unauthorized": 401,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "internal_error": 500,
     "storage_error": 503,
 }
 

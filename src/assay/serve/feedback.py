@@ -1,13 +1,16 @@
-"""One feedback applied inside one write transaction: lock the rating rows, update them, log the event.
+"""Feedback applied inside one write transaction: lock the rating rows, update them, log the events.
 
-Rows are locked in one global order (every global row by name, then every category row by name) so two
-transactions never wait on each other in a cycle. On PostgreSQL the lock is ``SELECT ... FOR UPDATE``; on
-SQLite the whole write transaction already holds the database's writer lock (``BEGIN IMMEDIATE``).
-Statements are built once at import: building them per request cost more than running them.
+A batch of feedbacks (see :mod:`assay.serve.group_commit`) locks its rows with one statement in one global
+order (every global row by name, then every category row by category and name), so two transactions never wait
+on each other in a cycle. On PostgreSQL the lock is ``SELECT ... FOR UPDATE``; on SQLite the whole write
+transaction already holds the database's writer lock (``BEGIN IMMEDIATE``). Statements are built once at
+import: building them per request cost more than running them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -34,9 +37,25 @@ _SEED = (
     .where(_ROW)
     .values(rating=sa.bindparam("r"), prior=sa.bindparam("r"), updated=sa.bindparam("t"))
 )
+_IMPORT = (
+    RATINGS.update()
+    .where(_ROW)
+    .values(
+        rating=sa.bindparam("r"),
+        prior=sa.bindparam("r"),
+        updated=sa.bindparam("t"),
+        **{c: sa.bindparam(c) for c in ("wins", "losses", "ties", "comparisons")},
+    )
+)
+_LOCK_MANY = (
+    sa.select(RATINGS)
+    .where(sa.tuple_(RATINGS.c.variant, RATINGS.c.category).in_(sa.bindparam("pairs", expanding=True)))
+    .order_by(RATINGS.c.category, RATINGS.c.variant)
+    .with_for_update()
+)
 _VARIANTS = sa.select(VARIANTS).where(VARIANTS.c.name.in_(sa.bindparam("names", expanding=True)))
-_BY_KEY = sa.select(EVENTS).where(EVENTS.c.idempotency_key == sa.bindparam("key"))
-_INSERT_EVENT = EVENTS.insert().returning(EVENTS.c.id)
+_BY_KEYS = sa.select(EVENTS).where(EVENTS.c.idempotency_key.in_(sa.bindparam("keys", expanding=True)))
+_INSERT_EVENT = EVENTS.insert().returning(EVENTS.c.id, sort_by_parameter_order=True)
 
 
 def ensure_row(conn: sa.Connection, variant: str, category: str, value: float, now: float) -> bool:
@@ -55,55 +74,78 @@ def seed_row(conn: sa.Connection, variant: str, category: str, value: float, now
     return True
 
 
-def _lock(
-    conn: sa.Connection, variant: str, category: str, create_at: float | None = None, now: float = 0.0
-) -> dict[str, Any]:
-    """The row, locked for this transaction; created with rating ``create_at`` first when missing and given."""
-    key = {"v": variant, "c": category}
-    row = conn.execute(_LOCK, key).mappings().first()
-    if row is None and create_at is not None:
-        ensure_row(conn, variant, category, create_at, now)
-        row = conn.execute(_LOCK, key).mappings().first()
+def set_row(
+    conn: sa.Connection, variant: str, category: str, value: float, counts: dict[str, int], now: float
+) -> bool:
+    """Set a rating and its counts (an import) unless feedback has already moved it here; True when set."""
+    ensure_row(conn, variant, category, value, now)
+    if _lock(conn, variant, category)["feedback"]:
+        return False
+    conn.execute(_IMPORT, {"v": variant, "c": category, "r": value, "t": now, **counts})
+    return True
+
+
+def _lock(conn: sa.Connection, variant: str, category: str) -> dict[str, Any]:
+    """The row, locked for this transaction."""
+    row = conn.execute(_LOCK, {"v": variant, "c": category}).mappings().first()
     if row is None:
         raise LookupError(f"no rating row for {variant!r} in {category!r}")
     return dict(row)
 
 
-def _check_variants(conn: sa.Connection, settings: ServeSettings, fb: Feedback, now: float) -> None:
-    known = {row["name"]: row for row in conn.execute(_VARIANTS, {"names": fb.names}).mappings()}
-    for name in fb.names:
-        row = known.get(name)
-        if row is None:
-            if settings.unknown_variants == "reject":
-                raise ApiError(
+_Key = tuple[str, str]  # (variant, category); category "" is the global rating
+
+
+def _known_variants(
+    conn: sa.Connection, settings: ServeSettings, batch: Sequence[Feedback], now: float
+) -> list[ApiError | None]:
+    """Each feedback's refusal for its variants (unknown, or not serving its category), or None; registers the
+    variants that may be registered on first mention, once every refusal is known."""
+    names = sorted({n for fb in batch for n in fb.names})
+    known = {row["name"]: row for row in conn.execute(_VARIANTS, {"names": names}).mappings()}
+    refusals: list[ApiError | None] = []
+    new: dict[str, None] = {}
+    for fb in batch:
+        refusal = None
+        for name in fb.names:
+            row = known.get(name)
+            if row is None and settings.unknown_variants == "reject" and not fb.register:
+                refusal = ApiError(
                     "unknown_variant",
                     f"unknown variant {name!r} (register it with PUT /api/v1/variants/{{name}})",
                     variant=name,
                 )
-            values = {"name": name, "cost_per_1m": 0.0, "description": "", "categories": None, "created": now}
-            insert_ignore(conn, VARIANTS, values)
-        elif (
-            fb.category is not None and row["categories"] is not None and fb.category not in row["categories"]
-        ):
-            raise ApiError(
-                "category_conflict",
-                f"variant {name!r} serves categories {row['categories']}, not {fb.category!r}",
-                variant=name,
-            )
+            elif (
+                row is not None
+                and fb.category is not None
+                and row["categories"] is not None
+                and fb.category not in row["categories"]
+            ):
+                refusal = ApiError(
+                    "category_conflict",
+                    f"variant {name!r} serves categories {row['categories']}, not {fb.category!r}",
+                    variant=name,
+                )
+            if refusal is not None:
+                break
+        refusals.append(refusal)
+        if refusal is None:
+            new.update((n, None) for n in fb.names if n not in known)
+    for name in new:
+        values = {"name": name, "cost_per_1m": 0.0, "description": "", "categories": None, "created": now}
+        insert_ignore(conn, VARIANTS, values)
+        ensure_row(conn, name, GLOBAL, settings.start, now)
+    return refusals
 
 
-def _duplicate(conn: sa.Connection, fb: Feedback) -> FeedbackOut | None:
-    if fb.idempotency_key is None:
-        return None
-    row = conn.execute(_BY_KEY, {"key": fb.idempotency_key}).mappings().first()
-    if row is None:
-        return None
+def _stored_answer(row: dict[str, Any], fb: Feedback) -> FeedbackOut:
     if row["fingerprint"] != fb.fingerprint:
         raise ApiError(
             "idempotency_conflict",
             f"idempotency key {fb.idempotency_key!r} was already used for different feedback (event {row['id']})",
         )
     return FeedbackOut(
+        timestamp=rfc3339(row["time"]),
         event_id=row["id"],
         kind=row["kind"],
         category=row["category"],
@@ -113,58 +155,162 @@ def _duplicate(conn: sa.Connection, fb: Feedback) -> FeedbackOut | None:
     )
 
 
-def _level(
-    conn: sa.Connection,
-    settings: ServeSettings,
-    fb: Feedback,
-    category: str,
-    rows: dict[str, dict[str, Any]],
-    now: float,
-) -> list[RatingChange]:
-    """Update the locked rows of one level (global, or the category) and say how they moved."""
+class _Rows:
+    """The locked rating rows of one batch, changed in memory and written back once."""
+
+    def __init__(self, conn: sa.Connection, settings: ServeSettings, keys: set[_Key], now: float) -> None:
+        self.settings = settings
+        self.now = now
+        # One statement locks every row in one order (global rows first, by name): no lock cycle between
+        # batches, on this replica or another.
+        pairs = sorted(keys, key=lambda k: (k[1], k[0]))
+        locked = conn.execute(_LOCK_MANY, {"pairs": pairs}).mappings()
+        self.rows: dict[_Key, dict[str, Any]] = {(r["variant"], r["category"]): dict(r) for r in locked}
+        missing = sorted(v for v, c in pairs if c == GLOBAL and (v, c) not in self.rows)
+        if missing:  # registration creates the global row, so this is rare; a deadlock it causes is retried
+            for variant in missing:
+                ensure_row(conn, variant, GLOBAL, settings.start, now)
+            more = conn.execute(_LOCK_MANY, {"pairs": [(v, GLOBAL) for v in missing]}).mappings()
+            self.rows.update({(r["variant"], r["category"]): dict(r) for r in more})
+        self.created: set[_Key] = set()
+        self.changed: set[_Key] = set()
+
+    def value(self, key: _Key) -> float:
+        """The row's rating now (decayed since its last update)."""
+        row = self.rows[key]
+        return decayed(row["rating"], row["prior"], self.now - row["updated"], self.settings.decay_half_life)
+
+    def category_row(self, variant: str, category: str) -> None:
+        """Create a category row in memory when missing, starting from the variant's global rating now."""
+        if (variant, category) not in self.rows:
+            start = self.value((variant, GLOBAL))
+            self.rows[variant, category] = {
+                "variant": variant,
+                "category": category,
+                "rating": start,
+                "prior": start,
+                "updated": self.now,
+                **dict.fromkeys(_COUNTS, 0),
+            }
+            self.created.add((variant, category))
+
+    def write(self, conn: sa.Connection) -> None:
+        """Insert the created rows and update the changed ones (one statement each)."""
+        created = [self.rows[k] for k in sorted(self.created)]
+        if created:
+            conn.execute(RATINGS.insert(), created)  # a race with another replica is retried by the caller
+        updates = [
+            {"v": v, "c": c, "r": self.rows[v, c]["rating"], "t": self.now}
+            | {f"n_{n}": self.rows[v, c][n] for n in _COUNTS}
+            for v, c in sorted(self.changed - self.created)
+        ]
+        if updates:
+            conn.execute(_UPDATE, updates)
+
+
+def _level(rows: _Rows, settings: ServeSettings, fb: Feedback, category: str) -> list[RatingChange]:
+    """Apply ``fb`` to one level (global, or its category) and say how the ratings moved."""
     k = settings.k * fb.confidence
-    before = {
-        n: decayed(r["rating"], r["prior"], now - r["updated"], settings.decay_half_life)
-        for n, r in rows.items()
-    }
+    before = {n: rows.value((n, category)) for n in fb.names}
     after = dict(before)
-    bumps = {n: dict.fromkeys(_COUNTS, 0) | {"feedback": 1} for n in rows}
     if fb.winner is not None and fb.loser is not None:
         outcome = None if fb.kind == "tie" else "a"
         after[fb.winner], after[fb.loser] = elo_pairwise(before[fb.winner], before[fb.loser], outcome, k)
-        for name in (fb.winner, fb.loser):
-            bumps[name]["comparisons"] = 1
-            bumps[name]["ties" if fb.kind == "tie" else "wins" if name == fb.winner else "losses"] = 1
     else:
         name = fb.names[0]
         after[name] = elo_single(before[name], fb.winner is not None, k)
     changes = []
     for name in fb.names:
-        counts = {f"n_{c}": rows[name][c] + bumps[name][c] for c in _COUNTS}
-        conn.execute(_UPDATE, {"v": name, "c": category, "r": after[name], "t": now, **counts})
+        row = rows.rows[name, category]
+        row["rating"], row["updated"] = after[name], rows.now
+        row["feedback"] += 1
+        if fb.winner is not None and fb.loser is not None:
+            row["comparisons"] += 1
+            row["ties" if fb.kind == "tie" else "wins" if name == fb.winner else "losses"] += 1
+        rows.changed.add((name, category))
         changes.append(
             RatingChange(variant=name, category=category or None, before=before[name], after=after[name])
         )
     return changes
 
 
-def apply(conn: sa.Connection, settings: ServeSettings, fb: Feedback, now: float) -> FeedbackOut:
-    """Apply ``fb`` to the global ratings (and its category's) and append it to the event log."""
-    _check_variants(conn, settings, fb, now)
-    names = sorted(fb.names)
-    globals_ = {name: _lock(conn, name, GLOBAL, settings.start, now) for name in names}
-    duplicate = _duplicate(conn, fb)
-    if duplicate is not None:
-        return duplicate
-    changes = _level(conn, settings, fb, GLOBAL, globals_, now)
-    if fb.category is not None:
-        rows = {}
-        for name in names:
-            g = globals_[name]
-            fallback = decayed(g["rating"], g["prior"], now - g["updated"], settings.decay_half_life)
-            rows[name] = _lock(conn, name, fb.category, fallback, now)
-        changes += _level(conn, settings, fb, fb.category, rows, now)
-    values = {
+def apply_batch(
+    conn: sa.Connection, settings: ServeSettings, batch: Sequence[Feedback], now: float
+) -> list[FeedbackOut | ApiError]:
+    """Apply feedbacks in order in one transaction, each answered alone: its result, or its refusal.
+
+    The rows every feedback touches are locked at once; the ratings move in memory in the batch's order
+    and are written back with one statement per kind, so a batch costs a handful of round trips however
+    large it is (group commit). A retried idempotency key returns the first answer.
+    """
+    answers: list[FeedbackOut | ApiError | None] = list(_known_variants(conn, settings, batch, now))
+    live = [i for i, a in enumerate(answers) if a is None]
+    keys: set[_Key] = set()
+    for i in live:
+        fb = batch[i]
+        keys |= {(n, GLOBAL) for n in fb.names} | {(n, fb.category) for n in fb.names if fb.category}
+    if not live:
+        return answers  # type: ignore[return-value]
+    rows = _Rows(conn, settings, keys, now)
+    wanted = sorted({key for i in live if (key := batch[i].idempotency_key) is not None})
+    stored = {}
+    if wanted:
+        stored = {r["idempotency_key"]: dict(r) for r in conn.execute(_BY_KEYS, {"keys": wanted}).mappings()}
+    events, numbered = [], []
+    first_use: dict[str, int] = {}  # idempotency key -> the feedback of this batch that used it
+    repeats: list[tuple[int, int]] = []
+    for i in live:
+        fb = batch[i]
+        key = fb.idempotency_key
+        if key is not None and key in stored:
+            try:
+                answers[i] = _stored_answer(stored[key], fb)
+            except ApiError as refusal:
+                answers[i] = refusal
+            continue
+        if key is not None and key in first_use:
+            j = first_use[key]
+            if batch[j].fingerprint != fb.fingerprint:
+                answers[i] = ApiError(
+                    "idempotency_conflict", f"idempotency key {key!r} was already used for different feedback"
+                )
+            else:
+                repeats.append((i, j))
+            continue
+        if fb.category is not None:  # a new category row starts where the global rating was before
+            for name in fb.names:
+                rows.category_row(name, fb.category)
+        changes = _level(rows, settings, fb, GLOBAL)
+        if fb.category is not None:
+            changes += _level(rows, settings, fb, fb.category)
+        events.append(_event(fb, changes, now))
+        numbered.append(i)
+        answers[i] = FeedbackOut(
+            timestamp=rfc3339(now),
+            event_id=0,
+            kind=fb.kind,
+            category=fb.category,
+            confidence=fb.confidence,
+            changes=changes,
+        )
+        if key is not None:
+            first_use[key] = i
+    rows.write(conn)
+    if events:
+        ids = conn.execute(_INSERT_EVENT, events).scalars().all()
+        for i, event_id in zip(numbered, ids, strict=True):
+            answer = answers[i]
+            assert isinstance(answer, FeedbackOut)
+            answer.event_id = int(event_id)
+    for i, j in repeats:  # a key used twice in one batch: the second is a retry of the first
+        first = answers[j]
+        assert isinstance(first, FeedbackOut)
+        answers[i] = first.model_copy(update={"duplicate": True})
+    return answers  # type: ignore[return-value]
+
+
+def _event(fb: Feedback, changes: list[RatingChange], now: float) -> dict[str, Any]:
+    return {
         "idempotency_key": fb.idempotency_key,
         "fingerprint": fb.fingerprint,
         "time": now,
@@ -177,8 +323,13 @@ def apply(conn: sa.Connection, settings: ServeSettings, fb: Feedback, now: float
         "user_id": fb.user_id,
         "session_id": fb.session_id,
         "result": {"changes": [c.model_dump(mode="json") for c in changes]},
+        "response": fb.response,
+        "conversation_id": fb.conversation_id,
+        "feedback_type": fb.feedback_type,
+        "client_time": fb.client_time,
     }
-    event_id = int(conn.execute(_INSERT_EVENT, values).scalar_one())
-    return FeedbackOut(
-        event_id=event_id, kind=fb.kind, category=fb.category, confidence=fb.confidence, changes=changes
-    )
+
+
+def rfc3339(moment: float) -> str:
+    """UNIX seconds as the router writes its timestamps (``2025-01-01T12:00:00Z``)."""
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

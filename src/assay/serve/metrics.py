@@ -14,6 +14,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from assay.serve.state import ServeState
 from assay.serve.tables import GLOBAL
 
+FEEDBACK_TYPES = ("satisfied", "need_clarification", "wrong_answer", "want_different")
+
 
 class StateCollector(Collector):
     """Ratings, comparisons, wins, losses, ties and win rates per (variant, category), and feedback counts."""
@@ -22,13 +24,24 @@ class StateCollector(Collector):
         self.state = state
 
     def collect(self) -> Iterator[Metric]:
-        kinds, rows = self.state.counts()
+        kinds, types, rows = self.state.counts()
         feedback = CounterMetricFamily(
             "assay_serve_feedback", "Feedback events recorded, by kind.", labels=["kind"]
         )
         for kind in ("pairwise", "tie", "winner_only", "loser_only"):
             feedback.add_metric([kind], kinds.get(kind, 0))
         yield feedback
+        typed = CounterMetricFamily(
+            "assay_serve_feedback_type",
+            "Feedback events by the client's feedback_type (the router's four; any other is 'other').",
+            labels=["feedback_type"],
+        )
+        for name in FEEDBACK_TYPES:
+            typed.add_metric([name], types.get(name, 0))
+        # Any other value is counted, not labelled: a label per client-chosen string would grow without end.
+        other = sum(n for name, n in types.items() if name is not None and name not in FEEDBACK_TYPES)
+        typed.add_metric(["other"], other)
+        yield typed
         labels = ["variant", "category"]
         families = {
             "rating": GaugeMetricFamily(

@@ -6,6 +6,8 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi.responses import Response
+from pydantic import BaseModel
 
 from assay.ratings.base import confidence
 from assay.ratings.leaderboard import leaderboard_records
@@ -43,19 +45,20 @@ def _state(request: Request) -> ServeState:
 @router.post("/feedback", response_model=FeedbackOut, dependencies=[Depends(require_write)], responses=ERRORS)
 def post_feedback(
     body: FeedbackIn, request: Request, idempotency_key: str | None = Header(None, alias="Idempotency-Key")
-) -> FeedbackOut:
+) -> Response:
     """Record pairwise (winner + loser), tie, or one-sided feedback and update the ratings atomically."""
-    return _state(request).record_feedback(check_feedback(body, idempotency_key))
+    return _json(_state(request).record_feedback(check_feedback(body, idempotency_key)))
 
 
 @router.post("/select", response_model=SelectOut, dependencies=[Depends(require_read)], responses=ERRORS)
-def post_select(body: SelectIn, request: Request) -> SelectOut:
+def post_select(body: SelectIn, request: Request) -> Response:
     """Choose a variant among candidates by rating (optionally cost-aware) and say why."""
     state = _state(request)
     settings = state.settings
     category = category_name(body.category)
     cost_weight = finite_in(body.cost_weight, 0.0, 1e6, "invalid_cost", "cost_weight")
-    registered = state.variants()
+    snapshot = state.snapshot(category)
+    registered = snapshot[0]
     if body.candidates is None:
         names = sorted(registered)
     else:
@@ -71,14 +74,15 @@ def post_select(body: SelectIn, request: Request) -> SelectOut:
         names = [n for n in names if _serves(registered.get(n), category)]
         if not names:
             raise ApiError("category_conflict", f"no candidate serves category {category!r}")
-    standings = state.standings(category, names)
+    standings = state.standings(category, names, snapshot)
     contenders = [
         selection.Contender(s.name, s.rating, s.source, s.cost_per_1m, s.comparisons) for s in standings
     ]
-    scored = selection.score(contenders, cost_weight, settings.cost_scaling)
+    scored = selection.score(contenders, cost_weight, settings.cost_scaling, settings.cost_formula)
     chosen = selection.choose(scored, body.strategy)
     c = chosen.contender
-    return SelectOut(
+    row = next(s for s in standings if s.name == c.name)
+    out = SelectOut(
         variant=c.name,
         probability=chosen.probability,
         score=chosen.score,
@@ -86,7 +90,8 @@ def post_select(body: SelectIn, request: Request) -> SelectOut:
         confidence=confidence(c.comparisons, settings.min_comparisons),
         comparisons=c.comparisons,
         category=category,
-        reasoning=selection.reasoning(chosen, len(scored), category, cost_weight, settings.min_comparisons),
+        reasoning=selection.reasoning(chosen, category, row.wins, row.wins + row.losses + row.ties),
+        detail=selection.detail(chosen, len(scored), category, cost_weight, settings.min_comparisons),
         candidates=[
             CandidateOut(
                 name=s.contender.name,
@@ -99,6 +104,12 @@ def post_select(body: SelectIn, request: Request) -> SelectOut:
             for s in scored
         ],
     )
+    return _json(out)
+
+
+def _json(model: BaseModel) -> Response:
+    """The body of a model built here: FastAPI would validate it a second time against the response model."""
+    return Response(model.model_dump_json(), media_type="application/json")
 
 
 def _serves(variant: dict[str, object] | None, category: str) -> bool:

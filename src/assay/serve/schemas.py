@@ -10,7 +10,12 @@ FeedbackKind = Literal["pairwise", "tie", "winner_only", "loser_only"]
 
 
 class FeedbackIn(BaseModel):
-    """One piece of feedback: ``winner`` and ``loser`` (pairwise, or a tie with ``tie``), or one of them alone."""
+    """One piece of feedback: ``winner`` and ``loser`` (pairwise, or a tie with ``tie``), or one of them alone.
+
+    The semantic router's field names are accepted as they are: ``winner_model``, ``loser_model`` and
+    ``decision_name`` mean ``winner``, ``loser`` and ``category``; ``response``, ``conversation_id``,
+    ``feedback_type`` and ``timestamp`` are stored with the event.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -25,6 +30,17 @@ class FeedbackIn(BaseModel):
     idempotency_key: str | None = Field(
         None, max_length=200, description="A retried request with the same key is counted once."
     )
+    winner_model: str | None = Field(None, description="The router's name for `winner`.")
+    loser_model: str | None = Field(None, description="The router's name for `loser`.")
+    decision_name: str | None = Field(None, description="The router's name for `category`.")
+    response: str | None = Field(None, max_length=100_000, description="The response judged (stored).")
+    conversation_id: str | None = Field(None, max_length=200)
+    feedback_type: str | None = Field(
+        None, max_length=64, description="satisfied, need_clarification, wrong_answer, want_different, ..."
+    )
+    timestamp: float | str | None = Field(
+        None, description="When the client saw it: UNIX seconds or an RFC 3339 time (stored)."
+    )
 
 
 class RatingChange(BaseModel):
@@ -37,8 +53,14 @@ class RatingChange(BaseModel):
 
 
 class FeedbackOut(BaseModel):
-    """The recorded feedback: its event id, kind and the rating changes; ``duplicate`` for a retried key."""
+    """The recorded feedback: its event id, kind and the rating changes; ``duplicate`` for a retried key.
 
+    ``success``, ``message`` and ``timestamp`` are the semantic router's answer, for its clients.
+    """
+
+    success: bool = True
+    message: str = "Feedback recorded successfully"
+    timestamp: str = ""
     event_id: int
     kind: FeedbackKind
     category: str | None
@@ -79,7 +101,8 @@ class SelectOut(BaseModel):
     confidence: float
     comparisons: int
     category: str | None
-    reasoning: str
+    reasoning: str = Field(description="The router's line: `Selected based on Elo rating R (win rate: w/n)`.")
+    detail: str = Field(description="Candidates, probability, cost adjustment and confidence in one line.")
     candidates: list[CandidateOut]
 
 

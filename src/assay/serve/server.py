@@ -5,9 +5,11 @@ from __future__ import annotations
 import errno
 import socket
 from collections.abc import Sequence
+from pathlib import Path
 
 from assay.errors import AssayError
 from assay.serve.fromrun import RunVariant
+from assay.serve.router_ratings import load_router_ratings
 from assay.serve.schemas import VariantIn
 from assay.serve.settings import ServeSettings, is_loopback
 from assay.serve.state import ServeState
@@ -35,10 +37,15 @@ def serve(
     port: int = 8000,
     variants: Sequence[RunVariant] = (),
     log_level: str = "warning",
+    imported: Path | None = None,
 ) -> None:
-    """Serve until interrupted; errors before listening (database, port, token) are one-line AssayErrors."""
+    """Serve until interrupted; errors before listening (database, port, token) are one-line AssayErrors.
+
+    ``imported`` is the semantic router's ``elo_ratings.json``, loaded into the database before listening.
+    """
     if not settings.token and not is_loopback(host):
         raise AssayError(f"serve: refusing to listen on {host} without a token; set ASSAY_SERVE_TOKEN")
+    ratings = load_router_ratings(imported) if imported is not None else []
     state = ServeState(settings)
     try:
         import uvicorn
@@ -48,6 +55,12 @@ def serve(
         for variant in variants:
             body = VariantIn(cost_per_1m_tokens=variant.cost_per_1m, description=variant.description)
             state.register_variant(variant.name, body)
+        if imported is not None:
+            done, kept = state.import_ratings(ratings)
+            print(
+                f"imported {done} rating(s) from {imported}; {kept} kept (feedback here had moved them)",
+                flush=True,
+            )
         sock = bind(host, port)
         bound_port = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host

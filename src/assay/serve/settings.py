@@ -11,6 +11,8 @@ from assay.errors import AssayError
 from assay.ratings.base import MIN_COMPARISONS
 
 UnknownVariantPolicy = Literal["reject", "register"]
+CostFormula = Literal["seed", "relative"]
+COST_FORMULAS = ("seed", "relative")
 
 
 @dataclass(frozen=True)
@@ -20,7 +22,8 @@ class ServeSettings:
     ``token`` guards writes (and reads too when ``require_token_for_reads``); ``unknown_variants`` says whether
     feedback or a selection naming an unregistered variant is rejected or registers it; ``decay_half_life``
     (seconds, None = off) pulls a rating back toward its prior with that half-life while it gets no feedback;
-    ``cost_scaling`` is the ``scaling`` of the cost-aware adjustment; ``busy_timeout`` is how long a SQLite
+    ``cost_scaling`` is the ``scaling`` of the cost-aware adjustment (0, the router's default, turns it off)
+    and ``cost_formula`` how a cost is normalised (see :mod:`assay.serve.selection`); ``busy_timeout`` is how long a SQLite
     write waits for another writer.
     """
 
@@ -32,7 +35,8 @@ class ServeSettings:
     require_token_for_reads: bool = False
     unknown_variants: UnknownVariantPolicy = "reject"
     decay_half_life: float | None = None
-    cost_scaling: float = 1.0
+    cost_scaling: float = 0.0
+    cost_formula: CostFormula = "seed"
     busy_timeout: float = 10.0
 
     def __post_init__(self) -> None:
@@ -52,6 +56,8 @@ class ServeSettings:
             raise AssayError(
                 f"serve: unknown_variants must be reject or register, got {self.unknown_variants!r}"
             )
+        if self.cost_formula not in COST_FORMULAS:
+            raise AssayError(f"serve: cost_formula must be seed or relative, got {self.cost_formula!r}")
         if self.require_token_for_reads and not self.token:
             raise AssayError("serve: reads need a token but none is set (ASSAY_SERVE_TOKEN)")
 

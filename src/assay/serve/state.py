@@ -7,6 +7,7 @@ time decay (when on) from the row's last update; writes store the decayed value 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -16,6 +17,8 @@ from assay.ratings.base import confidence
 from assay.serve import feedback as feedback_ops
 from assay.serve.database import Database
 from assay.serve.errors import ApiError
+from assay.serve.group_commit import GroupCommit
+from assay.serve.router_ratings import RouterRating
 from assay.serve.schemas import FeedbackOut, RatingOut, VariantIn, VariantOut
 from assay.serve.scoring import decayed
 from assay.serve.settings import ServeSettings
@@ -24,6 +27,9 @@ from assay.serve.validation import Feedback, category_name, finite_in, variant_n
 
 SEED_BASE = 1000.0
 SEED_SPAN = 1000.0
+# Built once: building a statement per request cost more than running it.
+_RATINGS_IN = sa.select(RATINGS).where(RATINGS.c.category.in_(sa.bindparam("wanted", expanding=True)))
+_ALL_VARIANTS = sa.select(VARIANTS)
 
 
 @dataclass(frozen=True)
@@ -60,14 +66,19 @@ class ServeState:
     def __init__(self, settings: ServeSettings) -> None:
         self.settings = settings
         self.db = Database(settings.db_url, busy_timeout=settings.busy_timeout)
+        self.writer = GroupCommit(self.db, settings)
 
     def close(self) -> None:
-        """Release the database."""
+        """Finish the queued feedback and release the database."""
+        self.writer.close()
         self.db.close()
 
     def record_feedback(self, fb: Feedback) -> FeedbackOut:
-        """Apply one feedback atomically and append it to the event log (once per idempotency key)."""
-        return self.db.write(lambda conn: feedback_ops.apply(conn, self.settings, fb, time.time()))
+        """Apply one feedback atomically and append it to the event log (once per idempotency key).
+
+        Feedbacks arriving together are committed together (see :mod:`assay.serve.group_commit`).
+        """
+        return self.writer.submit(fb)
 
     def register_variant(self, name: str, body: VariantIn) -> VariantOut:
         """Create or update a variant; seed category ratings at ``1000 + 1000·score`` unless already learned."""
@@ -114,20 +125,56 @@ class ServeState:
 
         return self.db.write(work)
 
+    def import_ratings(self, ratings: Sequence[RouterRating]) -> tuple[int, int]:
+        """Store the router's ratings (variants registered as needed) in one transaction.
+
+        A row that feedback has already moved here is kept, as a learned rating is never overwritten by a
+        static one; so importing the same file on every start changes nothing learned. Returns (set, kept).
+        """
+
+        def work(conn: sa.Connection) -> tuple[int, int]:
+            now = time.time()
+            done = kept = 0
+            for item in ratings:
+                values = {"cost_per_1m": 0.0, "description": "", "categories": None}
+                insert_ignore(conn, VARIANTS, {"name": item.model, "created": now, **values})
+                feedback_ops.ensure_row(conn, item.model, GLOBAL, self.settings.start, now)
+                counts = {c: getattr(item, c) for c in ("wins", "losses", "ties", "comparisons")}
+                category = item.category or GLOBAL
+                if feedback_ops.set_row(conn, item.model, category, item.rating, counts, now):
+                    done += 1
+                else:
+                    kept += 1
+            return done, kept
+
+        return self.db.write(work)
+
     def variants(self) -> dict[str, dict[str, Any]]:
         """Registered variants by name: cost_per_1m, description, categories."""
         rows = self.db.read(lambda conn: conn.execute(sa.select(VARIANTS)).mappings().all())
         return {row["name"]: dict(row) for row in rows}
 
-    def standings(self, category: str | None = None, names: list[str] | None = None) -> list[Standing]:
-        """Effective ratings in ``category`` (None: global) of ``names`` (default: every registered variant)."""
+    def snapshot(self, category: str | None = None) -> tuple[dict[str, dict[str, Any]], list[Any]]:
+        """Registered variants by name and the rating rows of ``category`` (and global), read together."""
 
-        def work(conn: sa.Connection) -> tuple[list[Any], list[Any]]:
+        def work(conn: sa.Connection) -> tuple[dict[str, dict[str, Any]], list[Any]]:
             wanted = [GLOBAL] if category is None else [GLOBAL, category]
-            rows = conn.execute(sa.select(RATINGS).where(RATINGS.c.category.in_(wanted))).mappings().all()
-            return list(conn.execute(sa.select(VARIANTS)).mappings().all()), list(rows)
+            rows = conn.execute(_RATINGS_IN, {"wanted": wanted}).mappings().all()
+            variants = {v["name"]: dict(v) for v in conn.execute(_ALL_VARIANTS).mappings()}
+            return variants, list(rows)
 
-        variant_rows, rating_rows = self.db.read(work)
+        return self.db.read(work)
+
+    def standings(
+        self,
+        category: str | None = None,
+        names: list[str] | None = None,
+        snapshot: tuple[dict[str, dict[str, Any]], list[Any]] | None = None,
+    ) -> list[Standing]:
+        """Effective ratings in ``category`` (None: global) of ``names`` (default: every registered variant),
+        from ``snapshot`` when given (see :meth:`snapshot`)."""
+        variants, rating_rows = snapshot if snapshot is not None else self.snapshot(category)
+        variant_rows = list(variants.values())
         costs = {v["name"]: float(v["cost_per_1m"]) for v in variant_rows}
         by_key = {(r["variant"], r["category"]): r for r in rating_rows}
         chosen = names if names is not None else sorted(costs)
@@ -157,12 +204,19 @@ class ServeState:
             query = query.where(EVENTS.c.category == category)
         return [dict(row) for row in self.db.read(lambda conn: conn.execute(query).mappings().all())]
 
-    def counts(self) -> tuple[dict[str, int], list[dict[str, Any]]]:
-        """Feedback events per kind, and every rating row (for the metrics)."""
+    def counts(self) -> tuple[dict[str, int], dict[str | None, int], list[dict[str, Any]]]:
+        """Feedback events per kind and per ``feedback_type`` (None: none given), and every rating row."""
 
-        def work(conn: sa.Connection) -> tuple[dict[str, int], list[dict[str, Any]]]:
+        def work(conn: sa.Connection) -> tuple[dict[str, int], dict[str | None, int], list[dict[str, Any]]]:
             kinds = conn.execute(sa.select(EVENTS.c.kind, sa.func.count()).group_by(EVENTS.c.kind)).all()
+            types = conn.execute(
+                sa.select(EVENTS.c.feedback_type, sa.func.count()).group_by(EVENTS.c.feedback_type)
+            ).all()
             rows = conn.execute(sa.select(RATINGS)).mappings().all()
-            return {kind: int(n) for kind, n in kinds}, [dict(r) for r in rows]
+            return (
+                {kind: int(n) for kind, n in kinds},
+                {kind: int(n) for kind, n in types},
+                [dict(r) for r in rows],
+            )
 
         return self.db.read(work)

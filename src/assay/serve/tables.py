@@ -13,6 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 GLOBAL = ""
 NAME_LENGTH = 200
 CATEGORY_LENGTH = 100
+FEEDBACK_TYPE_LENGTH = 64
 
 METADATA = sa.MetaData()
 
@@ -57,8 +58,27 @@ EVENTS = sa.Table(
     sa.Column("user_id", sa.String(NAME_LENGTH), nullable=True),
     sa.Column("session_id", sa.String(NAME_LENGTH), nullable=True),
     sa.Column("result", sa.JSON(), nullable=False),
+    sa.Column("response", sa.Text(), nullable=True),
+    sa.Column("conversation_id", sa.String(NAME_LENGTH), nullable=True),
+    sa.Column("feedback_type", sa.String(FEEDBACK_TYPE_LENGTH), nullable=True),
+    sa.Column("client_time", sa.Double(), nullable=True),
 )
 sa.Index("ix_serve_feedback_time", EVENTS.c.time)
+
+
+def add_missing_columns(conn: sa.Connection) -> list[str]:
+    """Add the columns a newer assay declares to tables an older one created (all nullable); their names."""
+    inspector = sa.inspect(conn)
+    added = []
+    for table in METADATA.sorted_tables:
+        present = {column["name"] for column in inspector.get_columns(table.name)}
+        for column in table.columns:
+            if column.name in present:
+                continue
+            kind = column.type.compile(dialect=conn.dialect)
+            conn.exec_driver_sql(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}")
+            added.append(f"{table.name}.{column.name}")
+    return added
 
 
 def insert_ignore(conn: sa.Connection, table: sa.Table, values: dict[str, Any]) -> bool:

@@ -1,0 +1,114 @@
+"""Group commit: one writer thread per process applies the feedbacks that arrived while the last batch
+committed, together, in one transaction; each request still gets its own answer or refusal.
+
+Under load every feedback would otherwise take its own row locks and round trips, and feedbacks about the same
+variants queue on those locks one transaction at a time. A batch takes the locks once. When feedback arrives
+one at a time the batch is that one feedback: nothing waits to fill a batch.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Sequence
+
+from assay.serve.database import Database
+from assay.serve.errors import ApiError
+from assay.serve.feedback import apply_batch
+from assay.serve.schemas import FeedbackOut
+from assay.serve.settings import ServeSettings
+from assay.serve.validation import Feedback
+
+MAX_BATCH = 256
+
+
+class _Pending:
+    """One request waiting for its answer."""
+
+    def __init__(self, feedback: Feedback) -> None:
+        self.feedback = feedback
+        self.done = threading.Event()
+        self.answer: FeedbackOut | BaseException | None = None
+
+
+class GroupCommit:
+    """Feedback in, answers out, written in batches by one thread (started on first use)."""
+
+    def __init__(self, db: Database, settings: ServeSettings, max_batch: int = MAX_BATCH) -> None:
+        self.db = db
+        self.settings = settings
+        self.max_batch = max_batch
+        self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start = threading.Lock()
+        self.batches = 0
+        self.feedbacks = 0
+
+    def submit(self, feedback: Feedback) -> FeedbackOut:
+        """Apply ``feedback`` (with whatever else is waiting) and return its answer, or raise its refusal."""
+        pending = _Pending(feedback)
+        self._ensure_thread()
+        self._queue.put(pending)
+        pending.done.wait()
+        if isinstance(pending.answer, BaseException):
+            raise pending.answer
+        assert pending.answer is not None
+        return pending.answer
+
+    def close(self) -> None:
+        """Finish the queued feedback and stop the writer thread."""
+        with self._start:
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            self._queue.put(None)
+            thread.join()
+
+    def _ensure_thread(self) -> None:
+        with self._start:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="assay-serve-writer", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch = [first]
+            stop = False
+            while len(batch) < self.max_batch:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            self._answer(batch)
+            if stop:
+                return
+
+    def _answer(self, batch: Sequence[_Pending]) -> None:
+        answers: Sequence[FeedbackOut | BaseException] | BaseException = self._write(
+            [p.feedback for p in batch]
+        )
+        if isinstance(answers, BaseException) and len(batch) > 1:
+            # One feedback the database refuses must not fail the others: apply them one by one.
+            answers = [self._single(p.feedback) for p in batch]
+        for position, pending in enumerate(batch):
+            pending.answer = answers if isinstance(answers, BaseException) else answers[position]
+            pending.done.set()
+        self.batches += 1
+        self.feedbacks += len(batch)
+
+    def _single(self, feedback: Feedback) -> FeedbackOut | BaseException:
+        answer = self._write([feedback])
+        return answer if isinstance(answer, BaseException) else answer[0]
+
+    def _write(self, feedbacks: list[Feedback]) -> list[FeedbackOut | ApiError] | BaseException:
+        try:
+            return self.db.write(lambda conn: apply_batch(conn, self.settings, feedbacks, time.time()))
+        except Exception as exc:  # the waiting request raises it
+            return exc
