@@ -8,22 +8,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.text import Text
 
-from assay.aio import run_sync
-from assay.cli.console import make_console
-from assay.config import load_config
+from assay.cli.console import LazyConsole
+
+if TYPE_CHECKING:
+    pass
+
 
 if TYPE_CHECKING:
     from assay.loop.engine import RunOutcome
 
-out = make_console()
-err = make_console(stderr=True)
+out = LazyConsole()
+err = LazyConsole(stderr=True)
 
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
 
 
 def _print_outcome(outcome: RunOutcome) -> None:
+    from rich.text import Text
+
     base, best = outcome.baseline, outcome.best
     out.print(Text("stopped:", style="bold"), outcome.stop_reason, highlight=False)
 
@@ -69,6 +72,8 @@ def evolve_command(
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
 ) -> None:
     """Improve the artifact: propose, commit, verify in tiers, gate, keep or roll back, until a stop rule."""
+    from assay.config import load_config
+
     if preset is not None and preset not in ("quick", "standard", "deep"):
         raise typer.BadParameter("expected quick, standard or deep", param_hint="--preset")
     cfg = load_config(config)
@@ -90,6 +95,8 @@ def resume_command(
     max_generations: int | None = typer.Option(None, "--max-generations", "-n", min=1),
 ) -> None:
     """Continue a stopped or killed run where its logs end."""
+    from assay.config import load_config
+
     cfg = load_config(config)
     from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
 
@@ -100,6 +107,8 @@ def resume_command(
 
 
 def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]]) -> None:
+    from assay.aio import run_sync
+
     try:
         outcome = run_sync(start())
     except KeyboardInterrupt:
