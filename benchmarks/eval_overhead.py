@@ -381,6 +381,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--child", choices=sorted(CHILDREN), default="/bin/echo")
+    parser.add_argument("--levels", default="1,4,16,64", help="Concurrency levels of the sweep.")
     parser.add_argument("--llm-cases", type=int, default=640)
     parser.add_argument("--load-cases", type=int, default=50_000)
     parser.add_argument("--only", default="command,sweep,llm,startup,loading", help="Comma-separated parts.")
@@ -389,7 +390,7 @@ def main() -> None:
     if "command" in parts:
         bench_command(args.cases, args.concurrency, args.repeats, args.child)
     if "sweep" in parts:
-        bench_sweep(args.cases, args.repeats, args.child)
+        bench_sweep(args.cases, args.repeats, args.child, tuple(int(x) for x in args.levels.split(",")))
     if "llm" in parts:
         bench_llm(args.llm_cases, 32, 0.1, args.repeats)
     if "startup" in parts:
