@@ -5,10 +5,20 @@
     a summary) against a bare baseline that runs the same subprocesses at the same concurrency and applies the
     same contains/regex logic in a plain loop. Target: ratio <= 1.25, with `runner.sandbox: none` (the same plain
     subprocesses); the same run with each case in a bubblewrap jail is shown beside it.
-(b) An I/O-bound `llm` runner against a loopback OpenAI-compatible server that answers after 100 ms, at
-    concurrency 32. Target: throughput >= 0.8 x 32 = 25.6 cases/s.
+    The child is chosen with --child: `echo` (the shell's builtin), `/bin/echo` (a near-free exec) or
+    `python` (a Python interpreter per case).
+(c) A concurrency sweep (1, 4, 16, 64) with the same child: cases/s for the bare loop and assay. assay's
+    throughput must not fall as concurrency rises.
+(d) An I/O-bound `llm` runner against a loopback OpenAI-compatible server (in a process of its own) that
+    answers after 100 ms, at concurrency 32, against a bare loop of the same openai SDK calls at the same
+    concurrency. Target: assay >= 0.9 x the bare loop.
+(e) Start-up: `assay --version` and `assay --help` against `python -c "import typer, pydantic"` (target
+    <= 2x), each run as a fresh process.
+(f) Loading 50,000 cases from JSONL: time and peak memory of assay's loader against a bare `json.loads` per
+    line of the same file (targets <= 3x the time, <= 2x the memory), each in a fresh process.
 
-Run: python benchmarks/eval_overhead.py [--cases 2000] [--concurrency 8] [--repeats 3]
+Run: python benchmarks/eval_overhead.py [--cases 2000] [--concurrency 4] [--repeats 3] [--child /bin/echo]
+     [--only command,sweep,llm,startup,loading]
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import os
 import re
 import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +43,17 @@ sys.path.insert(0, str(ROOT))  # for tests.fakes.llm_server
 from assay.config import load_config  # noqa: E402
 from assay.evaluation.session import evaluate_project, select_cases  # noqa: E402
 from assay.sandbox import bwrap_status  # noqa: E402
+
+CHILDREN = {
+    "echo": "echo {input}",
+    "/bin/echo": "/bin/echo {input}",
+    "python": "python3 -c 'import sys; print(sys.argv[1])' {input}",
+}
+
+
+def child_command(child: str, text: str) -> str:
+    """The shell command line the bare loop runs for ``text``: what assay's template renders."""
+    return CHILDREN[child].replace("{input}", shlex.quote(text))
 
 
 def make_project(directory: Path, n_cases: int, runner_yaml: str, concurrency: int) -> Path:
@@ -66,7 +88,9 @@ async def run_assay(config_path: Path) -> tuple[float, float]:
     return time.perf_counter() - start, result.pass_rate
 
 
-async def run_baseline(n_cases: int, concurrency: int, pidfd: bool = False) -> tuple[float, float]:
+async def run_baseline(
+    n_cases: int, concurrency: int, pidfd: bool = False, child: str = "echo"
+) -> tuple[float, float]:
     """The bare loop: asyncio subprocesses and the same checks, nothing else. ``pidfd`` (Python 3.11 only)
     swaps asyncio's default thread-per-child watcher for the pidfd watcher that 3.12+ uses by default."""
     if pidfd:
@@ -83,7 +107,7 @@ async def run_baseline(n_cases: int, concurrency: int, pidfd: bool = False) -> t
         text = f"case-{i} payload {i * 7 % 13}"
         async with semaphore:
             proc = await asyncio.create_subprocess_shell(
-                f"echo {shlex.quote(text)}", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+                child_command(child, text), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
             )
             stdout, _ = await proc.communicate()
         output = stdout.decode().rstrip("\n")
@@ -99,18 +123,23 @@ async def run_baseline(n_cases: int, concurrency: int, pidfd: bool = False) -> t
     return time.perf_counter() - start, sum(verdicts) / n_cases
 
 
-def bench_command(n_cases: int, concurrency: int, repeats: int) -> float:
-    variants = {"baseline (asyncio defaults)": lambda: run_baseline(n_cases, concurrency)}
+def command_runner(child: str, sandbox: str) -> str:
+    return f"{{type: command, command: {json.dumps(CHILDREN[child])}, timeout: 30, sandbox: {sandbox}}}"
+
+
+def bench_command(n_cases: int, concurrency: int, repeats: int, child: str = "echo") -> float:
+    variants = {"baseline (asyncio defaults)": lambda: run_baseline(n_cases, concurrency, child=child)}
     if sys.version_info < (3, 12) and hasattr(os, "pidfd_open"):
-        variants["baseline (pidfd watcher)"] = lambda: run_baseline(n_cases, concurrency, pidfd=True)
+        variants["baseline (pidfd watcher)"] = lambda: run_baseline(
+            n_cases, concurrency, pidfd=True, child=child
+        )
     jailed = "assay, jailed (bubblewrap)"
     times: dict[str, list[float]] = {name: [] for name in [*variants, "assay", jailed]}
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as tmp_jailed:
         # The target is assay's own overhead on the same plain subprocesses (sandbox: none); the jail's cost —
         # a bubblewrap sandbox per case — is shown beside it.
-        command = "{type: command, command: 'echo {input}', timeout: 30"
-        config = make_project(Path(tmp), n_cases, command + ", sandbox: none}", concurrency)
-        config_jailed = make_project(Path(tmp_jailed), n_cases, command + ", sandbox: strict}", concurrency)
+        config = make_project(Path(tmp), n_cases, command_runner(child, "none"), concurrency)
+        config_jailed = make_project(Path(tmp_jailed), n_cases, command_runner(child, "strict"), concurrency)
         if not bwrap_status().available:
             del times[jailed]
         for _ in range(repeats):  # interleaved, so drifts in machine load hit every variant alike
@@ -126,7 +155,8 @@ def bench_command(n_cases: int, concurrency: int, repeats: int) -> float:
                 assert rate == 1.0, rate
                 times[jailed].append(seconds)
     print(
-        f"(a) command runner, {n_cases} cases x 3 checks, concurrency {concurrency}, {repeats} interleaved runs"
+        f"(a) command runner `{CHILDREN[child]}`, {n_cases} cases x 3 checks, concurrency {concurrency},"
+        f" {repeats} interleaved runs, load average {load_average()}"
     )
     ours = statistics.median(times["assay"])
     for name, values in times.items():
@@ -139,28 +169,208 @@ def bench_command(n_cases: int, concurrency: int, repeats: int) -> float:
         print(line)
     ratio = ours / statistics.median(times["baseline (asyncio defaults)"])
     print(f"    target: assay <= 1.25 x baseline -> {ratio:.3f} {'OK' if ratio <= 1.25 else 'MISSED'}")
+    if jailed in times:
+        jail_ratio = statistics.median(times[jailed]) / ours
+        print(
+            f"    target: jailed <= 1.5 x assay (none) -> {jail_ratio:.3f} {'OK' if jail_ratio <= 1.5 else 'MISSED'}"
+        )
     return ratio
 
 
-def bench_llm(n_cases: int, concurrency: int, delay: float) -> float:
-    from tests.fakes.llm_server import ScriptedLLMServer
+def load_average() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
-    with tempfile.TemporaryDirectory() as tmp, ScriptedLLMServer(default="fine", delay=delay) as server:
-        runner = f"{{type: llm, model: 'openai:bench-model', base_url: '{server.openai_url}', prompt: artifact.txt}}"
-        config = make_project(Path(tmp), n_cases, runner, concurrency)
-        # The scripted answer does not satisfy the benchmark's checks; only throughput matters here.
-        import os
 
-        os.environ.setdefault("OPENAI_API_KEY", "bench-key")
-        seconds, _ = asyncio.run(run_assay(config))
-    throughput = n_cases / seconds
-    target = 0.8 * concurrency
-    print(f"(b) llm runner, {n_cases} cases, server delay {delay * 1000:.0f} ms, concurrency {concurrency}:")
+def bench_sweep(n_cases: int, repeats: int, child: str, levels: tuple[int, ...] = (1, 4, 16, 64)) -> None:
+    """Cases/s for the bare loop and assay (sandbox: none) at each concurrency, interleaved."""
     print(
-        f"    {seconds:.2f}s, throughput {throughput:.1f} cases/s = {throughput / concurrency:.2f} x concurrency"
-        f"   (target >= {target:.1f}/s) {'OK' if throughput >= target else 'MISSED'}"
+        f"(c) concurrency sweep, `{CHILDREN[child]}`, {n_cases} cases, {repeats} runs each, load {load_average()}"
     )
-    return throughput
+    print("    concurrency   bare cases/s (runs)        assay cases/s (runs)       assay/bare")
+    for level in levels:
+        bare: list[float] = []
+        ours: list[float] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            config = make_project(Path(tmp), n_cases, command_runner(child, "none"), level)
+            for _ in range(repeats):
+                seconds, rate = asyncio.run(run_baseline(n_cases, level, child=child))
+                assert rate == 1.0, rate
+                bare.append(n_cases / seconds)
+                seconds, rate = asyncio.run(run_assay(config))
+                assert rate == 1.0, rate
+                ours.append(n_cases / seconds)
+        print(
+            f"    {level:11d}   {statistics.median(bare):6.0f} ({' '.join(f'{x:.0f}' for x in bare):14s})"
+            f"   {statistics.median(ours):6.0f} ({' '.join(f'{x:.0f}' for x in ours):14s})"
+            f"   {statistics.median(ours) / statistics.median(bare):.3f}"
+        )
+
+
+SERVER_SCRIPT = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from tests.fakes.llm_server import ScriptedLLMServer
+server = ScriptedLLMServer(default="fine", delay=float(sys.argv[2])).start()
+print(server.openai_url, flush=True)
+sys.stdin.read()
+server.stop()
+"""
+
+
+async def run_bare_sdk(url: str, n_cases: int, concurrency: int, prompt: str) -> float:
+    """The bare loop: the same openai SDK call per case (the artifact as system prompt, the case as the user
+    message) at the same concurrency, nothing else."""
+    from openai import AsyncOpenAI
+
+    start = time.perf_counter()
+    client = AsyncOpenAI(base_url=url, api_key="bench-key", max_retries=0)
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(i: int) -> str:
+        async with semaphore:
+            response = await client.chat.completions.create(
+                model="bench-model",
+                messages=[
+                    {"role": "system", "content": prompt},
+                    {"role": "user", "content": f"case-{i} payload {i * 7 % 13}"},
+                ],
+                temperature=0,
+            )
+        return response.choices[0].message.content or ""
+
+    await asyncio.gather(*(one(i) for i in range(n_cases)))
+    await client.close()
+    return time.perf_counter() - start
+
+
+def bench_llm(n_cases: int, concurrency: int, delay: float, repeats: int) -> float:
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER_SCRIPT, str(ROOT), str(delay)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        os.environ.setdefault("OPENAI_API_KEY", "bench-key")
+        bare: list[float] = []
+        ours: list[float] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            runner = f"{{type: llm, model: 'openai:bench-model', base_url: '{url}', prompt: artifact.txt}}"
+            config = make_project(Path(tmp), n_cases, runner, concurrency)
+            prompt = (Path(tmp) / "artifact.txt").read_text()
+            for _ in range(repeats):
+                bare.append(n_cases / asyncio.run(run_bare_sdk(url, n_cases, concurrency, prompt)))
+                # The scripted answer does not satisfy the benchmark's checks; only throughput matters here.
+                seconds, _ = asyncio.run(run_assay(config))
+                ours.append(n_cases / seconds)
+    finally:
+        server.communicate("")
+    ratio = statistics.median(ours) / statistics.median(bare)
+    print(
+        f"(d) llm runner, {n_cases} cases, server (own process) delay {delay * 1000:.0f} ms, concurrency"
+        f" {concurrency}, {repeats} runs, load {load_average()}:"
+    )
+    print(
+        f"    bare SDK loop  {statistics.median(bare):6.1f} cases/s  ({' '.join(f'{x:.1f}' for x in bare)})"
+    )
+    print(
+        f"    assay          {statistics.median(ours):6.1f} cases/s  ({' '.join(f'{x:.1f}' for x in ours)})"
+        f"   assay/bare = {ratio:.3f}  (target >= 0.9) {'OK' if ratio >= 0.9 else 'MISSED'}"
+    )
+    return ratio
+
+
+def _process_seconds(argv: list[str], repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def bench_startup(repeats: int) -> None:
+    """Fresh processes, interleaved; the assay entry point is run as ``python -m assay``."""
+    commands = {
+        "import typer, pydantic": [sys.executable, "-c", "import typer, pydantic"],
+        "assay --version": [sys.executable, "-m", "assay", "--version"],
+        "assay --help": [sys.executable, "-m", "assay", "--help"],
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(max(3, repeats)):
+        for name, argv in commands.items():
+            times[name] += _process_seconds(argv, 1)
+    base = statistics.median(times["import typer, pydantic"])
+    print(f"(e) start-up, {len(times['assay --help'])} runs each, load {load_average()}")
+    for name, values in times.items():
+        ratio = statistics.median(values) / base
+        verdict = "" if name.startswith("import") else f"  (target <= 2) {'OK' if ratio <= 2 else 'MISSED'}"
+        print(
+            f"    {name:24s} median {statistics.median(values):5.3f}s  min {min(values):5.3f}s"
+            f"  ratio {ratio:.2f}{verdict}"
+        )
+
+
+LOAD_SCRIPT = """
+import json, sys, time
+from pathlib import Path
+def rss(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field):
+            return int(line.split()[1]) * 1024
+path = Path(sys.argv[1])
+if sys.argv[2] == "assay":
+    from assay.cases import load_cases
+before = rss("VmRSS:")
+start = time.perf_counter()
+if sys.argv[2] == "assay":
+    cases = load_cases([path])
+else:
+    with path.open() as handle:
+        cases = [json.loads(line) for line in handle if line.strip()]
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "bytes": rss("VmHWM:") - before, "n": len(cases)}))
+"""
+
+
+def bench_loading(n_cases: int, repeats: int) -> None:
+    """assay's case loader against a bare json.loads per line, each in a fresh process (peak RSS)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        make_project(Path(tmp), n_cases, command_runner("echo", "none"), 4)
+        path = Path(tmp) / "cases.jsonl"
+        results: dict[str, list[dict[str, float]]] = {"bare json.loads": [], "assay load_cases": []}
+        for _ in range(max(2, repeats)):
+            for name, mode in (("bare json.loads", "bare"), ("assay load_cases", "assay")):
+                done = subprocess.run(
+                    [sys.executable, "-c", LOAD_SCRIPT, str(path), mode],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
+                results[name].append(json.loads(done.stdout))
+        size = path.stat().st_size
+    print(
+        f"(f) loading {n_cases} cases ({size / 2**20:.1f} MB JSONL), {len(results['bare json.loads'])} runs, load {load_average()}"
+    )
+    bare_s = statistics.median(r["seconds"] for r in results["bare json.loads"])
+    bare_b = statistics.median(r["bytes"] for r in results["bare json.loads"])
+    for name, runs in results.items():
+        seconds = [r["seconds"] for r in runs]
+        memory = [r["bytes"] / 2**20 for r in runs]
+        line = (
+            f"    {name:18s} {statistics.median(seconds):6.2f}s ({' '.join(f'{x:.2f}' for x in seconds)})"
+            f"  peak +{statistics.median(memory):6.1f} MB"
+        )
+        if name != "bare json.loads":
+            time_ratio = statistics.median(seconds) / bare_s
+            memory_ratio = statistics.median(r["bytes"] for r in runs) / bare_b
+            line += (
+                f"   time {time_ratio:.2f}x (target <= 3) {'OK' if time_ratio <= 3 else 'MISSED'},"
+                f" memory {memory_ratio:.2f}x (target <= 2) {'OK' if memory_ratio <= 2 else 'MISSED'}"
+            )
+        print(line)
 
 
 def main() -> None:
@@ -168,14 +378,25 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--cases", type=int, default=2000)
-    parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--child", choices=sorted(CHILDREN), default="/bin/echo")
+    parser.add_argument("--levels", default="1,4,16,64", help="Concurrency levels of the sweep.")
     parser.add_argument("--llm-cases", type=int, default=640)
-    parser.add_argument("--skip-llm", action="store_true")
+    parser.add_argument("--load-cases", type=int, default=50_000)
+    parser.add_argument("--only", default="command,sweep,llm,startup,loading", help="Comma-separated parts.")
     args = parser.parse_args()
-    bench_command(args.cases, args.concurrency, args.repeats)
-    if not args.skip_llm:
-        bench_llm(args.llm_cases, 32, 0.1)
+    parts = set(args.only.split(","))
+    if "command" in parts:
+        bench_command(args.cases, args.concurrency, args.repeats, args.child)
+    if "sweep" in parts:
+        bench_sweep(args.cases, args.repeats, args.child, tuple(int(x) for x in args.levels.split(",")))
+    if "llm" in parts:
+        bench_llm(args.llm_cases, 32, 0.1, args.repeats)
+    if "startup" in parts:
+        bench_startup(args.repeats)
+    if "loading" in parts:
+        bench_loading(args.load_cases, args.repeats)
 
 
 if __name__ == "__main__":

@@ -171,3 +171,27 @@ def test_json_too_deep_for_the_json_module_names_line_and_field() -> None:
 def test_json_numbers_python_cannot_hold_are_value_errors() -> None:
     with pytest.raises(ValueError, match="digits"):
         load_json("[" + "9" * 5000 + "]")
+
+
+def test_a_text_parsed_once_is_not_parsed_again_by_the_syntax_check(monkeypatch) -> None:
+    import assay.safeload as safeload
+
+    text = "tests:\n" + "".join(f"  - vars: {{q: question {i}}}\n" for i in range(50))
+    assert len(safeload.load_yaml(text)["tests"]) == 50
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(safeload, "load_yaml_documents", refuse)
+    safeload.check_yaml_documents(text)  # known: no second parse
+    with pytest.raises(AssertionError, match="parsed again"):
+        safeload.check_yaml_documents(text + "# changed\n")
+
+
+def test_the_syntax_check_still_refuses_what_never_parsed() -> None:
+    from assay.safeload import check_yaml_documents
+
+    with pytest.raises(yaml.YAMLError):
+        check_yaml_documents("a: [1, 2\n")
+    with pytest.raises(yaml.YAMLError, match="duplicate key"):
+        check_yaml_documents("a: 1\na: 2\n")

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
-
 if TYPE_CHECKING:
     from assay.api import evaluate, evaluate_async, evolve, evolve_async
     from assay.config import AssayConfig, load_config
@@ -17,6 +15,7 @@ if TYPE_CHECKING:
     from assay.gates import Gate, GateDecision, GateInput
     from assay.loop.engine import RunOutcome
     from assay.loop.stops import StopRule
+    from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
     from assay.proposers import Proposal, Proposer, ProposerView
     from assay.search import ParentSelector
     from assay.tournament import Contestant, PairVerdict, PairwiseJudge
@@ -24,6 +23,12 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _LAZY = {
+    "Case": "assay.model",
+    "CaseResult": "assay.model",
+    "CheckResult": "assay.model",
+    "CheckSpec": "assay.model",
+    "Output": "assay.model",
+    "Split": "assay.model",
     "evaluate": "assay.api",
     "evaluate_async": "assay.api",
     "evolve": "assay.api",

@@ -19,16 +19,18 @@ from pydantic import (
 
 from assay.errors import ConfigError, field_path
 from assay.fsutil import read_user_text
+from assay.limits import (
+    MAX_CONCURRENCY,
+    MAX_DURATION_S,
+    MAX_FILE_BYTES,
+    MAX_OUTPUT_BYTES,
+    MAX_PATH_BYTES,
+)
 from assay.model import CheckSpec
 from assay.safeload import LIMIT_NOTE, describe_yaml_error, load_yaml
 
 ArtifactKind = Literal["prompt", "skill", "code", "config", "document", "custom"]
 
-MAX_FILE_BYTES = 50 * 2**20
-MAX_DURATION_S = 7 * 24 * 3600
-MAX_CONCURRENCY = 1024
-MAX_OUTPUT_BYTES = 2**30
-MAX_PATH_BYTES = 4096
 
 Layer = Literal[1, 2, 3]
 ALL_LAYERS: tuple[Layer, ...] = (1, 2, 3)

@@ -16,8 +16,11 @@ never ``RecursionError``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +49,11 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 _BOOL_TAG = "tag:yaml.org,2002:bool"
 _INT_TAG = "tag:yaml.org,2002:int"
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Digests of the last texts that parsed under these limits: a file read both as cases and as an artifact
+# (a promptfoo config) is parsed once; the L1 syntax check only needs to know that it parses.
+_PARSED: OrderedDict[bytes, None] = OrderedDict()
+_PARSED_MAX = 32
+_parsed_lock = threading.Lock()
 
 
 class YAMLInputError(MarkedYAMLError):
@@ -267,16 +275,39 @@ def describe_yaml_error(exc: yaml.YAMLError) -> str:
     return where + problem
 
 
+def _digest(text: str) -> bytes:
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16)
+    digest.update(b"%d/%d" % (MAX_DEPTH, MAX_ALIAS_NODES))  # parsed under the limits in force
+    return digest.digest()
+
+
+def _remember(text: str) -> None:
+    with _parsed_lock:
+        _PARSED[_digest(text)] = None
+        while len(_PARSED) > _PARSED_MAX:
+            _PARSED.popitem(last=False)
+
+
 def load_yaml(text: str, *, core_schema: bool = False) -> Any:
     """The one document in ``text`` (None when empty). Raises ``yaml.YAMLError``; see the module docstring.
     ``core_schema`` reads scalars by YAML 1.2's core schema (:class:`CoreSchemaLoader`)."""
     loader = (CoreSchemaLoader if core_schema else SafeLoader)(text)
     try:
-        return loader.get_single_data()
+        data = loader.get_single_data()
     except MarkedYAMLError as exc:
         raise loader.restate(exc) from None
     finally:
         loader.dispose()
+    _remember(text)
+    return data
+
+
+def check_yaml_documents(text: str) -> None:
+    """Raise as :func:`load_yaml_documents` would, without parsing a text that parsed recently."""
+    with _parsed_lock:
+        if _digest(text) in _PARSED:
+            return
+    load_yaml_documents(text)
 
 
 def load_yaml_documents(text: str) -> list[Any]:
@@ -287,11 +318,12 @@ def load_yaml_documents(text: str) -> list[Any]:
         documents = []
         while type(loader.peek_event()) is not StreamEndEvent:
             documents.append(loader.construct_document(loader.compose_next_document()))
-        return documents
     except MarkedYAMLError as exc:
         raise loader.restate(exc) from None
     finally:
         loader.dispose()
+    _remember(text)
+    return documents
 
 
 def load_json(text: str) -> Any:

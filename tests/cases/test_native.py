@@ -144,3 +144,20 @@ def test_malformed_jsonl(tmp_path: Path, text: str, parts: list[str]) -> None:
     with pytest.raises(ConfigError) as excinfo:
         load_cases([path])
     one_line(excinfo, f"{path}: ", *parts)
+
+
+def test_identical_checks_in_one_file_share_one_spec_and_equal_values_of_other_types_do_not(
+    tmp_path: Path,
+) -> None:
+    lines = [
+        '{"id": "a", "input": "x", "checks": [{"type": "contains", "value": "ok"}, {"type": "equals", "value": 1}]}',
+        '{"id": "b", "input": "y", "checks": [{"type": "contains", "value": "ok"}, {"type": "equals", "value": 1.0}]}',
+        '{"id": "c", "input": "z", "checks": [{"type": "contains", "value": "ok", "weight": 2}]}',
+    ]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    a, b, c = load_cases([path], default_checks=[])
+    assert a.checks[0] is b.checks[0]
+    assert type(a.checks[1].value) is int and type(b.checks[1].value) is float
+    assert c.checks[0] is not a.checks[0] and c.checks[0].weight == 2
+    assert a.checks is not b.checks

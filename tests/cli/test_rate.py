@@ -96,3 +96,10 @@ def test_malformed_row_names_file_and_line(results):
     assert run.returncode == 2
     assert "results.csv: line 8: winner 'mistral' is neither a ('gpt') nor b ('claude')" in run.stderr
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_the_help_lists_every_registered_backend() -> None:
+    from assay.cli.rate import BACKENDS
+    from assay.ratings import RATINGS
+
+    assert list(BACKENDS) == RATINGS.names()

@@ -45,7 +45,7 @@ from assay.cases._common import (
     type_name,
     validate_check,
 )
-from assay.model import Case
+from assay.model import Case, CheckSpec
 from assay.safeload import load_json
 
 CASE_FIELDS = (
@@ -64,7 +64,21 @@ _FAST_FIELDS = frozenset(CASE_FIELDS) - {"description"}
 _CHECK_KEYS = frozenset(CHECK_FIELDS)
 
 
-def _fast_case(data: Any, loc: Loc) -> Case | None:
+# Per file: check entries already validated, by their fields (when every value is a plain scalar), so that
+# thousands of cases repeating the same check share one validated spec (time and memory).
+SpecCache = dict[frozenset[tuple[str, type, Any]], CheckSpec]
+
+
+def _spec_key(entry: dict[str, Any]) -> frozenset[tuple[str, type, Any]] | None:
+    """The entry's fields as a hashable key (None when a value is a list or mapping). The type is part of it:
+    1, 1.0 and True are equal in Python but not as JSON values."""
+    try:
+        return frozenset((k, type(v), v) for k, v in entry.items())
+    except TypeError:
+        return None
+
+
+def _fast_case(data: Any, loc: Loc, source: str, shared: SpecCache) -> Case | None:
     """The common, well-formed case validated in one pydantic call (several times faster at thousands of
     cases); anything unusual returns None and takes the careful path, which names the offending field."""
     if not isinstance(data, dict) or not data.keys() <= _FAST_FIELDS or not isinstance(data.get("id"), str):
@@ -74,24 +88,37 @@ def _fast_case(data: Any, loc: Loc) -> Case | None:
         return None
     from assay.checks import CHECKS
 
-    for entry in checks:
+    specs: list[CheckSpec] = []
+    for index, entry in enumerate(checks):
         if not isinstance(entry, dict) or not entry.keys() <= _CHECK_KEYS or entry.get("type") not in CHECKS:
             return None
+        key = _spec_key(entry)
+        spec = shared.get(key) if key is not None else None
+        if spec is None:
+            try:
+                spec = CheckSpec.model_validate(entry, strict=True)
+            except ValidationError:
+                return None
+            validate_check(spec, loc.at("checks", index))
+            if key is not None:
+                shared[key] = spec
+        specs.append(spec)
     try:
-        case = Case.model_validate({**data, "source": str(loc.file)}, strict=True)
+        # Validated specs pass through as they are (pydantic does not copy model instances).
+        case = Case.model_validate({**data, "checks": specs, "source": source}, strict=True)
     except ValidationError:
         return None
     if case.input is None and not case.vars:
         return None
     case_id(case.id, loc.at("id"))
-    for index, spec in enumerate(case.checks):
-        validate_check(spec, loc.at("checks", index))
     return case
 
 
-def parse_case(data: Any, loc: Loc) -> Case:
-    """Parse and validate one native case mapping."""
-    fast = _fast_case(data, loc)
+def parse_case(data: Any, loc: Loc, shared: SpecCache | None = None) -> Case:
+    """Parse and validate one native case mapping. ``shared`` lets the cases of one file share their
+    identical check specs."""
+    source = str(loc.file)
+    fast = _fast_case(data, loc, source, {} if shared is None else shared)
     if fast is not None:
         return fast
     data = expect_mapping(data, loc, "a case (a mapping with id, input, checks, ...)")
@@ -102,7 +129,7 @@ def parse_case(data: Any, loc: Loc) -> Case:
             )
     if "id" not in data:
         raise loc.at("id").error("required field is missing")
-    fields: dict[str, Any] = {"id": case_id(data["id"], loc.at("id")), "source": str(loc.file)}
+    fields: dict[str, Any] = {"id": case_id(data["id"], loc.at("id")), "source": source}
     fields["input"] = optional_str(data, "input", loc)
     if data.get("vars") is not None:
         fields["vars"] = expect_mapping(data["vars"], loc.at("vars"))
@@ -140,7 +167,8 @@ def parse_document(data: Any, file: Path) -> list[tuple[Case, Loc]]:
         loc = loc.at("cases")
         data = data.get("cases")
     items = expect_list(data, loc, "a list of cases")
-    return [(parse_case(item, loc.at(i)), loc.at(i)) for i, item in enumerate(items)]
+    shared: SpecCache = {}
+    return [(parse_case(item, loc.at(i), shared), loc.at(i)) for i, item in enumerate(items)]
 
 
 def looks_native(data: Any) -> bool:
@@ -180,4 +208,5 @@ def read_jsonl(text: str, file: Path) -> list[tuple[Any, Loc]]:
 
 def parse_jsonl(text: str, file: Path) -> list[tuple[Case, Loc]]:
     """Parse JSONL: one case object per line; errors name the line number."""
-    return [(parse_case(data, loc), loc) for data, loc in read_jsonl(text, file)]
+    shared: SpecCache = {}
+    return [(parse_case(data, loc, shared), loc) for data, loc in read_jsonl(text, file)]

@@ -4,27 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
-from assay.aio import run_sync
-from assay.cli.console import make_console
-from assay.config import MAX_CONCURRENCY, AssayConfig, load_config
-from assay.evaluation.evaluator import EvalResult
-from assay.evaluation.session import (
-    Selection,
-    evaluate_project,
-    select_cases,
-    summary_document,
-    write_grading,
-)
-from assay.model import CaseResult
+from assay.cli.console import LazyConsole
+from assay.limits import MAX_CONCURRENCY
 
-out = make_console()
-err = make_console(stderr=True)
+if TYPE_CHECKING:
+    from assay.config import AssayConfig
+    from assay.evaluation.evaluator import EvalResult
+    from assay.evaluation.session import Selection
+    from assay.model import CaseResult
+
+
+out = LazyConsole()
+err = LazyConsole(stderr=True)
 
 SPLITS = ("dev", "holdout", "regression", "all")
 
@@ -65,6 +60,13 @@ def eval_command(
 ) -> None:
     """Evaluate the artifact on its cases. Exit 0 if every selected case passes, 1 if some fail, 2 on a
     configuration error."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.text import Text
+
+    from assay.aio import run_sync
+    from assay.config import load_config
+    from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
+
     if split not in SPLITS:
         raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
     _check_html_options(html, compare, share)
@@ -83,7 +85,7 @@ def eval_command(
         MofNCompleteColumn(),
         TextColumn("{task.fields[status]}"),
         TimeElapsedColumn(),
-        console=err,
+        console=err.real,
         transient=True,
         disable=not show_progress,
     )
@@ -150,6 +152,9 @@ def _write_html(
 
 def render(result: EvalResult) -> None:
     """The per-case table and a one-line summary."""
+    from rich.table import Table
+    from rich.text import Text
+
     if result.static:
         for f in result.static.findings:
             style = "red" if f.severity == "critical" else "yellow"

@@ -8,22 +8,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.text import Text
 
-from assay.aio import run_sync
-from assay.cli.console import make_console
-from assay.config import load_config
+from assay.cli.console import LazyConsole
 
 if TYPE_CHECKING:
     from assay.loop.engine import Evolution, RunOutcome
 
-out = make_console()
-err = make_console(stderr=True)
+out = LazyConsole()
+err = LazyConsole(stderr=True)
 
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
 
 
 def _print_outcome(outcome: RunOutcome) -> None:
+    from rich.text import Text
+
     base, best = outcome.baseline, outcome.best
     out.print(Text("stopped:", style="bold"), outcome.stop_reason, highlight=False)
 
@@ -69,6 +68,8 @@ def evolve_command(
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
 ) -> None:
     """Improve the artifact: propose, commit, verify in tiers, gate, keep or roll back, until a stop rule."""
+    from assay.config import load_config
+
     if preset is not None and preset not in ("quick", "standard", "deep"):
         raise typer.BadParameter("expected quick, standard or deep", param_hint="--preset")
     cfg = load_config(config)
@@ -90,6 +91,8 @@ def resume_command(
     max_generations: int | None = typer.Option(None, "--max-generations", "-n", min=1),
 ) -> None:
     """Continue a stopped or killed run where its logs end."""
+    from assay.config import load_config
+
     cfg = load_config(config)
     from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
 
@@ -101,6 +104,8 @@ def resume_command(
 
 def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolution) -> None:
     """Run the loop; in a terminal, a live view of the run stays under the lines of the generations."""
+    from assay.aio import run_sync
+
     try:
         if out.is_terminal:
             from rich.live import Live
@@ -109,7 +114,7 @@ def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolut
 
             settings = evolution.settings
             budget = Budget.of(evolution.config.evolve, evolution.max_generations, settings.wall_clock_s)
-            with Live(LiveView(evolution, budget), console=out, refresh_per_second=2, transient=True):
+            with Live(LiveView(evolution, budget), console=out.real, refresh_per_second=2, transient=True):
                 outcome = run_sync(start())
         else:
             outcome = run_sync(start())

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.text import Text
 
-from assay.aio import run_sync
-from assay.cli.console import make_console
-from assay.config import load_config
+from assay.cli.console import LazyConsole
 from assay.errors import AssayError, ConfigError
-from assay.evaluation.session import evaluate_project, select_cases
-from assay.history.git import Git
-from assay.model import Split
-from assay.starters import write_starter
 
-out = make_console()
+if TYPE_CHECKING:
+    pass
+
+
+out = LazyConsole()
 
 
 def init_command(
@@ -27,6 +25,14 @@ def init_command(
     in an empty folder) and say what to do next; existing files are never overwritten. With assay.yaml
     (Phase 0): make the folder a clean git repository, split the cases once and measure the baseline on every
     split."""
+    from rich.text import Text
+
+    from assay.aio import run_sync
+    from assay.config import load_config
+    from assay.evaluation.session import evaluate_project, select_cases
+    from assay.history.git import Git
+    from assay.model import Split
+
     directory = directory.resolve()
     if not directory.is_dir():
         raise AssayError(f"{directory} is not a directory")
@@ -85,6 +91,8 @@ def init_command(
 
 def _start(directory: Path, config: str) -> None:
     """Write the starter files and say what was chosen and what to do next."""
+    from assay.starters import write_starter
+
     try:
         starter = write_starter(directory, config)
     except OSError as exc:

@@ -6,10 +6,9 @@ import os
 import sys
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from assay import __version__
+from assay.cli.console import LazyConsole
 from assay.errors import AssayError
 
 app = typer.Typer(
@@ -18,8 +17,11 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's plain help and usage errors: typer's rich formatting imports markdown-it and pygments, which
+    # tripled the time of `assay --help`.
+    rich_markup_mode=None,
 )
-err = Console(stderr=True, markup=False)
+err = LazyConsole(stderr=True)
 
 EXIT_CONFIG = 2
 
@@ -71,6 +73,8 @@ def main(argv: list[str] | None = None) -> None:
         # argument) with the usage line and exit status 2, and turns typer.Exit into the exit status.
         app(args=argv, prog_name="assay", standalone_mode=True)
     except AssayError as exc:
+        from rich.text import Text
+
         err.print(Text("error:", style="red"), str(exc), highlight=False, soft_wrap=True)
         sys.exit(EXIT_CONFIG)
     except KeyboardInterrupt:
@@ -79,6 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:
         if os.environ.get("ASSAY_DEBUG"):
             raise
+        from rich.text import Text
+
         err.print(
             Text("internal error:", style="red"),
             f"{type(exc).__name__}: {exc} (set ASSAY_DEBUG=1 for the traceback)",

@@ -7,25 +7,29 @@ from pathlib import Path
 
 import typer
 
-from assay.cli.console import make_console
+from assay.cli.console import LazyConsole
 from assay.errors import AssayError
-from assay.ratings import RATINGS, make_rating
-from assay.ratings.io import filter_category, read_outcomes
-from assay.ratings.leaderboard import leaderboard_records, leaderboard_table
-from assay.registry import UnknownName
 
-out = make_console()
+out = LazyConsole()
+# Spelled out rather than read from the registry: importing the backends (numpy) would slow every `assay`
+# start-up; tests/cli/test_rate.py checks that the list matches the registry.
+BACKENDS = ("bradley_terry", "elo", "glicko2", "weng_lin")
 
 
 def rate_command(
     file: Path = typer.Argument(..., help="Outcomes: CSV with header a,b,winner[,category,weight] or JSONL."),
     backend: str = typer.Option(
-        "elo", "--backend", "-b", help=f"Rating backend: {', '.join(RATINGS.names())}.", envvar="ASSAY_RATING"
+        "elo", "--backend", "-b", help=f"Rating backend: {', '.join(BACKENDS)}.", envvar="ASSAY_RATING"
     ),
     category: str | None = typer.Option(None, "--category", help="Rate only the outcomes of this category."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """Rate the names in a file of pairwise outcomes (winner: a name, `tie` or empty) and print a leaderboard."""
+    from assay.ratings import make_rating
+    from assay.ratings.io import filter_category, read_outcomes
+    from assay.ratings.leaderboard import leaderboard_records, leaderboard_table
+    from assay.registry import UnknownName
+
     try:
         rating = make_rating(backend)
     except UnknownName as exc:

@@ -4,25 +4,29 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
-from assay.cli.console import make_console
-from assay.config import AssayConfig, load_config
+from assay.cli.console import LazyConsole
 from assay.errors import AssayError
-from assay.history.git import Git
-from assay.history.owner import live_status, resumable
-from assay.history.records import CandidateRecord, RunRecord, best_candidate
-from assay.history.store import RunStore
-from assay.stats.noise import NoiseEstimate, estimate_noise
 
-out = make_console()
+if TYPE_CHECKING:
+    from assay.config import AssayConfig
+    from assay.history.git import Git
+    from assay.history.records import CandidateRecord, RunRecord
+    from assay.history.store import RunStore
+    from assay.stats.noise import NoiseEstimate
+
+
+out = LazyConsole()
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
 RUN = typer.Option(None, "--run", "-r", help="The run id (default: the latest run).")
 
 
 def _store(config: AssayConfig) -> RunStore:
+    from assay.history.store import RunStore
+
     path = config.data_path / "assay.db"
     if not path.exists():
         raise AssayError(f"no runs yet in {config.data_path} (start one with `assay evolve`)")
@@ -43,6 +47,8 @@ def _run(config: AssayConfig, run_id: str | None) -> tuple[RunRecord, list[Candi
 
 
 def _pick(records: list[CandidateRecord], which: str) -> CandidateRecord:
+    from assay.history.records import best_candidate
+
     if not records:
         raise AssayError("the run has no candidates yet (not even its baseline)")
     if which == "best":
@@ -70,6 +76,8 @@ def _score(value: float | None) -> str:
 
 def _status(config: AssayConfig, run: RunRecord, runs: list[RunRecord]) -> str:
     """The run's status as it stands now; an interrupted run says how to continue it."""
+    from assay.history.owner import live_status, resumable
+
     runs_dir = config.data_path / "runs"
     status = live_status(run, runs_dir / run.run_id)
     if status != "interrupted":
@@ -81,6 +89,10 @@ def _status(config: AssayConfig, run: RunRecord, runs: list[RunRecord]) -> str:
 
 def status_command(config: Path = CONFIG) -> None:
     """The runs of this project, their best candidates and last decisions."""
+    from rich.table import Table
+
+    from assay.config import load_config
+
     cfg = load_config(config)
     store = _store(cfg)
     table = Table(header_style="bold")
@@ -114,6 +126,8 @@ def status_command(config: Path = CONFIG) -> None:
 
 def _noise(config: AssayConfig, run_id: str) -> NoiseEstimate | None:
     """The baseline noise estimate a run saved (None for runs without one)."""
+    from assay.stats.noise import estimate_noise
+
     path = config.data_path / "runs" / run_id / "noise.json"
     try:
         data = json.loads(path.read_text())
@@ -138,6 +152,10 @@ def _test(record: CandidateRecord) -> str:
 
 def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
     """One row per generation of a run: layer, decision, scores, what changed."""
+    from rich.table import Table
+
+    from assay.config import load_config
+
     cfg = load_config(config)
     run, records = _run(cfg, run_id)
     status = _status(cfg, run, _store(cfg).list_runs())
@@ -183,6 +201,8 @@ def diff_command(
     run_id: str | None = RUN,
 ) -> None:
     """The change a candidate made to its parent (for best: everything since the run's start)."""
+    from assay.config import load_config
+
     cfg = load_config(config)
     run, record, commit = _committed(cfg, run_id, candidate)
     parent = run.base_commit if candidate == "best" else (record.parent or run.base_commit)
@@ -196,6 +216,8 @@ def adopt_command(
 ) -> None:
     """Bring a candidate into your branch: fast-forward when possible, else a merge commit built in a temporary
     work tree; the branch moves in one step at the end, and what a killed adopt left is cleaned up first."""
+    from assay.config import load_config
+
     cfg = load_config(config)
     run, record, commit = _committed(cfg, run_id, candidate)
     git = _git(cfg)
@@ -213,6 +235,8 @@ def adopt_command(
 
 
 def _git(config: AssayConfig) -> Git:
+    from assay.history.git import Git
+
     git = Git.discover(config.base_dir)
     if git is None:
         raise AssayError(f"{config.base_dir} is not inside a git repository")

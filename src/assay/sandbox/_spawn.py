@@ -1,8 +1,10 @@
-"""The Linux back end: posix_spawn (vfork speed), a pidfd for the exit, non-blocking pipes in the event loop.
+"""The Linux back end: posix_spawn (vfork speed), a pidfd for the exit, the pipes read by a worker thread.
 
-asyncio's subprocess machinery (Popen in Python, transports, protocols, stream readers, a task per pipe)
-cost more main-thread time per case than the process itself for small commands; this does the same job with
-a handful of system calls and callbacks.
+Each child is watched from start to finish by one thread of a shared pool, blocked in ``poll`` on its pipes
+and its pidfd; the event loop only hands over the spawn request (data: argv, environment, limits, stdin) and
+gets one wake-up when the result is ready. Watching children in the loop cost several wake-ups and callbacks
+per case on the loop's one thread, which made the loop the bottleneck: with the waiting spread over threads
+the kernel schedules each watcher on its own, and the system calls run without the GIL.
 """
 
 from __future__ import annotations
@@ -10,8 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
+import threading
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from assay.sandbox._common import (
     LIVE_GROUPS,
@@ -25,6 +31,11 @@ from assay.sandbox._common import (
 )
 
 SHELL = "/bin/sh"
+# More threads than this queue their children; a thread only exists once that many children ran at once.
+MAX_WATCHERS = 1024
+_READABLE = select.POLLIN | select.POLLHUP | select.POLLERR
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+_pool_lock = threading.Lock()
 
 
 def available() -> bool:
@@ -38,147 +49,195 @@ def available() -> bool:
     return True
 
 
+def _watchers() -> ThreadPoolExecutor:
+    """The shared pool (made again in a forked child, where the parent's threads do not exist)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (os.getpid(), ThreadPoolExecutor(MAX_WATCHERS, thread_name_prefix="assay-child"))
+        return _pool[1]
+
+
 def _close(fd: int) -> None:
     with contextlib.suppress(OSError):
         os.close(fd)
 
 
-class _Child:
-    """One running child: its pipes and pidfd registered with the loop, finished through ``done``."""
+@dataclass
+class Spawn:
+    """One child to run: everything the watcher thread needs, as plain data. ``pid`` is set once it runs;
+    ``cancelled`` asks the watcher to end it (the awaiting task was cancelled)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, limits: SandboxLimits) -> None:
-        self.loop = loop
-        self.limits = limits
-        self.stdout = Capture(limits.max_output_bytes, keep_tail=False)
-        self.stderr = Capture(limits.max_output_bytes, keep_tail=True)
-        self.done: asyncio.Future[str] = loop.create_future()
-        self.exited: asyncio.Future[int | None] = loop.create_future()
-        self.pipes_closed: asyncio.Future[None] = loop.create_future()
-        self.open_pipes = 0
-        self.pending_stdin = memoryview(b"")
+    argv: list[str]
+    env: Mapping[str, str]
+    limits: SandboxLimits
+    stdin: bytes | None
+    pid: int | None = None
+    cancelled: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def signal(self, reason: str) -> None:
-        if not self.done.done():
-            self.done.set_result(reason)
+    def cancel(self) -> None:
+        with self.lock:
+            self.cancelled = True
+            if self.pid is not None:
+                kill_group(self.pid)
 
-    def watch_output(self, fd: int, capture: Capture) -> None:
-        os.set_blocking(fd, False)
-        self.open_pipes += 1
-        self.loop.add_reader(fd, self._readable, fd, capture)
 
-    def _readable(self, fd: int, capture: Capture) -> None:
+class _Watch:
+    """The pipes and the pidfd of one running child, polled by its watcher thread."""
+
+    def __init__(self, spawn: Spawn, pid: int, pidfd: int, out_r: int, err_r: int, in_w: int) -> None:
+        self.pid = pid
+        self.pidfd = pidfd
+        self.stdout = Capture(spawn.limits.max_output_bytes, keep_tail=False)
+        self.stderr = Capture(spawn.limits.max_output_bytes, keep_tail=True)
+        self.captures = {out_r: self.stdout, err_r: self.stderr}
+        self.poller = select.poll()
+        for fd in (pidfd, out_r, err_r):
+            self.poller.register(fd, select.POLLIN)
+        self.in_w = in_w
+        self.pending = memoryview(spawn.stdin or b"")
+        if in_w >= 0:
+            os.set_blocking(in_w, False)
+            self.poller.register(in_w, select.POLLOUT)
+        self.exit_code: int | None = None
+        self.exited = False
+        self.flooded = False
+
+    def step(self, timeout_s: float | None) -> None:
+        """Wait up to ``timeout_s`` (None: no limit) and handle whatever became ready."""
+        wait_ms = None if timeout_s is None else max(0, int(timeout_s * 1000) + 1)
+        for fd, events in self.poller.poll(wait_ms):
+            if fd == self.pidfd:
+                self._reap()
+            elif fd == self.in_w:
+                self._write()
+            elif events & _READABLE:
+                self._read(fd)
+
+    def _reap(self) -> None:
+        self.poller.unregister(self.pidfd)
+        _close(self.pidfd)
+        try:
+            _, status = os.waitpid(self.pid, 0)
+            self.exit_code = os.waitstatus_to_exitcode(status)
+        except ChildProcessError:  # reaped by someone else (a waitpid(-1) child watcher)
+            self.exit_code = None
+        self.exited = True
+
+    def _read(self, fd: int) -> None:
         try:
             chunk = os.read(fd, READ_CHUNK)
-        except BlockingIOError:
-            return
         except OSError:
             chunk = b""
         if chunk:
-            if capture.add(chunk):
-                self.signal("flood")
+            self.flooded = self.captures[fd].add(chunk) or self.flooded
             return
-        self.loop.remove_reader(fd)
+        self.poller.unregister(fd)
         _close(fd)
-        self.open_pipes -= 1
-        if self.open_pipes == 0 and not self.pipes_closed.done():
-            self.pipes_closed.set_result(None)
+        del self.captures[fd]
 
-    def watch_exit(self, pid: int, pidfd: int) -> None:
-        self.loop.add_reader(pidfd, self._exited, pid, pidfd)
-
-    def _exited(self, pid: int, pidfd: int) -> None:
-        self.loop.remove_reader(pidfd)
-        _close(pidfd)
+    def _write(self) -> None:
         try:
-            _, status = os.waitpid(pid, 0)
-            code: int | None = os.waitstatus_to_exitcode(status)
-        except ChildProcessError:  # reaped by someone else (a waitpid(-1) child watcher)
-            code = None
-        self.exited.set_result(code)
-        self.signal("exit")
-
-    def feed_stdin(self, fd: int, data: bytes) -> None:
-        os.set_blocking(fd, False)
-        self.pending_stdin = memoryview(data)
-        self.loop.add_writer(fd, self._writable, fd)
-
-    def _writable(self, fd: int) -> None:
-        try:
-            written = os.write(fd, self.pending_stdin[:READ_CHUNK])
+            written = os.write(self.in_w, self.pending[:READ_CHUNK])
         except BlockingIOError:
             return
         except OSError:  # the child closed its stdin: nothing more to give it
-            written = len(self.pending_stdin)
-        self.pending_stdin = self.pending_stdin[written:]
-        if not self.pending_stdin:
-            self.stop_stdin(fd)
+            written = len(self.pending)
+        self.pending = self.pending[written:]
+        if not self.pending:
+            self.close_stdin()
 
-    def stop_stdin(self, fd: int) -> None:
-        if self.loop.remove_writer(fd):
+    def close_stdin(self) -> None:
+        if self.in_w >= 0:
+            self.poller.unregister(self.in_w)
+            _close(self.in_w)
+            self.in_w = -1
+
+    def close_pipes(self) -> None:
+        for fd in list(self.captures):
+            self.poller.unregister(fd)
             _close(fd)
+        self.captures.clear()
 
 
-async def run(
-    argv: list[str], *, env: Mapping[str, str], limits: SandboxLimits, stdin: bytes | None
-) -> ProcessResult:
-    """Spawn ``argv`` (a /bin/sh command line from ``shell_argv``) and watch it until done."""
+def watch(spawn: Spawn) -> ProcessResult:
+    """Run ``spawn`` to the end in this thread (blocking): spawn, feed stdin, capture output, enforce the
+    timeout and the flood limit, kill the process group, reap."""
     start = time.perf_counter()
-    loop = asyncio.get_running_loop()
+    limits = spawn.limits
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
-    in_r, in_w = os.pipe2(os.O_CLOEXEC) if stdin is not None else (-1, -1)
+    in_r, in_w = os.pipe2(os.O_CLOEXEC) if spawn.stdin is not None else (-1, -1)
     actions: list[tuple[int, int, int] | tuple[int, int, str, int, int]] = [
         (os.POSIX_SPAWN_DUP2, out_w, 1),
         (os.POSIX_SPAWN_DUP2, err_w, 2),
     ]
-    if stdin is not None:
+    if spawn.stdin is not None:
         actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
     else:
         actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
     try:
-        pid = os.posix_spawn(argv[0], argv, env, file_actions=actions, setsid=True)
+        with spawn.lock:
+            if spawn.cancelled:
+                raise OSError("cancelled before it started")
+            pid = os.posix_spawn(spawn.argv[0], spawn.argv, spawn.env, file_actions=actions, setsid=True)
+            spawn.pid = pid
+            LIVE_GROUPS.add(pid)
         pidfd = os.pidfd_open(pid)
     except OSError as exc:
         for fd in (out_r, out_w, err_r, err_w, in_r, in_w):
             if fd >= 0:
                 _close(fd)
+        if spawn.pid is not None:
+            kill_group(spawn.pid)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(spawn.pid, 0)
         return ProcessResult(error=f"could not start process: {exc}", duration_s=time.perf_counter() - start)
-    LIVE_GROUPS.add(pid)
     for fd in (out_w, err_w, in_r):
         if fd >= 0:
             _close(fd)
-
-    child = _Child(loop, limits)
-    child.watch_exit(pid, pidfd)
-    child.watch_output(out_r, child.stdout)
-    child.watch_output(err_r, child.stderr)
-    if stdin is not None:
-        child.feed_stdin(in_w, stdin)
-    timer = loop.call_later(limits.timeout_s, child.signal, "timeout")
+    child = _Watch(spawn, pid, pidfd, out_r, err_r, in_w)
+    deadline = start + limits.timeout_s
+    timed_out = False
     try:
-        timed_out = await child.done == "timeout"
+        while not child.exited and not child.flooded and not spawn.cancelled:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                timed_out = True
+                break
+            child.step(remaining)
     finally:
-        timer.cancel()
-        if stdin is not None:
-            child.stop_stdin(in_w)
+        child.close_stdin()
         # Ends children that outlive the main process too: they would hold the pipes open.
         kill_group(pid)
-    exit_code = await child.exited
-    lost_pipes = False
-    if not child.pipes_closed.done():
-        try:
-            await asyncio.wait_for(asyncio.shield(child.pipes_closed), PIPE_GRACE_S)
-        except TimeoutError:  # a grandchild escaped the process group and keeps a pipe open
-            lost_pipes = True
-            for fd in (out_r, err_r):
-                if loop.remove_reader(fd):
-                    _close(fd)
+    while not child.exited:
+        child.step(None)
+    grace_end = time.perf_counter() + PIPE_GRACE_S
+    while child.captures and (remaining := grace_end - time.perf_counter()) > 0:
+        child.step(remaining)
+    lost_pipes = bool(child.captures)  # a grandchild escaped the process group and keeps a pipe open
+    child.close_pipes()
     return finish(
         stdout=child.stdout,
         stderr=child.stderr,
-        exit_code=exit_code,
+        exit_code=child.exit_code,
         timed_out=timed_out,
         lost_pipes=lost_pipes,
         limits=limits,
         duration_s=time.perf_counter() - start,
     )
+
+
+async def run(
+    argv: list[str], *, env: Mapping[str, str], limits: SandboxLimits, stdin: bytes | None
+) -> ProcessResult:
+    """Spawn ``argv`` (a /bin/sh command line from ``shell_argv``) and wait for a watcher thread's result.
+    Cancelling the caller kills the child's process group."""
+    spawn = Spawn(list(argv), env, limits, stdin)
+    future = asyncio.get_running_loop().run_in_executor(_watchers(), watch, spawn)
+    try:
+        return await future
+    except asyncio.CancelledError:
+        spawn.cancel()
+        raise

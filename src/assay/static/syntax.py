@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 
 import yaml
 
-from assay.safeload import load_json, load_yaml_documents
+from assay.safeload import check_yaml_documents, load_json
 from assay.static.report import Finding, Severity
 from assay.static.structure import ArtifactFile
 
@@ -62,7 +62,7 @@ def _jsonl(text: str) -> ParseError | None:
 
 def _yaml(text: str) -> ParseError | None:
     try:
-        load_yaml_documents(text)
+        check_yaml_documents(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

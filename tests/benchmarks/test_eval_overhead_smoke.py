@@ -1,0 +1,39 @@
+"""benchmarks/eval_overhead.py runs every part end to end on a small scale and prints its ratios (the figures
+themselves belong to the benchmark, not to a timed test)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_part_runs_and_reports_its_ratio() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "eval_overhead.py"),
+            "--cases",
+            "12",
+            "--repeats",
+            "1",
+            "--llm-cases",
+            "8",
+            "--load-cases",
+            "300",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    out = done.stdout
+    assert "(a) command runner `/bin/echo {input}`, 12 cases" in out and "assay/this = " in out
+    assert "(c) concurrency sweep" in out and out.count("\n    ") >= 4
+    for level in (1, 4, 16, 64):
+        assert f"\n    {level:11d}   " in out
+    assert "(d) llm runner, 8 cases" in out and "assay/bare = " in out
+    assert "(e) start-up" in out and "assay --version" in out and "assay --help" in out
+    assert "(f) loading 300 cases" in out and "memory " in out
