@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 from pathlib import Path
 
 import typer
@@ -12,6 +14,7 @@ from rich.text import Text
 
 from assay.aio import run_sync
 from assay.cli.console import make_console
+from assay.cli.executor_option import EXECUTOR, apply_executor
 from assay.config import MAX_CONCURRENCY, load_config
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
@@ -45,12 +48,14 @@ def eval_command(
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    executor: str | None = EXECUTOR,
 ) -> None:
     """Evaluate the artifact on its cases. Exit 0 if every selected case passes, 1 if some fail, 2 on a
     configuration error."""
     if split not in SPLITS:
         raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
     cfg = load_config(config)
+    apply_executor(cfg, executor)
     selection = select_cases(cfg, split)
     for warning in selection.warnings:
         err.print(Text("warning:", style="yellow"), warning, highlight=False)
@@ -78,16 +83,18 @@ def eval_command(
             failed += not result.passed
             progress.update(task, advance=1, status=f"{failed} failed" if failed else "")
 
-        result = run_sync(
-            evaluate_project(
-                cfg,
-                selection,
-                workdir=workdir,
-                concurrency=concurrency,
-                use_cache=not no_cache,
-                on_result=on_result,
+        # A Ray driver prints cluster events (a node lost) on stdout: keep them off the --json document.
+        with contextlib.redirect_stdout(sys.stderr):
+            result = run_sync(
+                evaluate_project(
+                    cfg,
+                    selection,
+                    workdir=workdir,
+                    concurrency=concurrency,
+                    use_cache=not no_cache,
+                    on_result=on_result,
+                )
             )
-        )
 
     if grading_json is not None:
         write_grading(grading_json, selection.cases, result)

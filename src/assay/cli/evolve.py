@@ -12,6 +12,7 @@ from rich.text import Text
 
 from assay.aio import run_sync
 from assay.cli.console import make_console
+from assay.cli.executor_option import EXECUTOR, apply_executor
 from assay.config import load_config
 
 if TYPE_CHECKING:
@@ -67,11 +68,13 @@ def evolve_command(
         None, "--max-generations", "-n", min=1, help="Stop after N generations."
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+    executor: str | None = EXECUTOR,
 ) -> None:
     """Improve the artifact: propose, commit, verify in tiers, gate, keep or roll back, until a stop rule."""
     if preset is not None and preset not in ("quick", "standard", "deep"):
         raise typer.BadParameter("expected quick, standard or deep", param_hint="--preset")
     cfg = load_config(config)
+    apply_executor(cfg, executor)
     from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
 
     evolution = Evolution(
@@ -88,9 +91,11 @@ def resume_command(
     run_id: str | None = typer.Argument(None, help="The run to resume (default: the latest unfinished one)."),
     config: Path = CONFIG,
     max_generations: int | None = typer.Option(None, "--max-generations", "-n", min=1),
+    executor: str | None = EXECUTOR,
 ) -> None:
     """Continue a stopped or killed run where its logs end."""
     cfg = load_config(config)
+    apply_executor(cfg, executor)
     from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
 
     evolution = Evolution(

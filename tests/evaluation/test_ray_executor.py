@@ -1,0 +1,198 @@
+"""The Ray executor on a real two-node cluster on loopback (one cluster for the module): same verdicts as the
+local executor, traces written by the driver, bounded tasks in flight, a worker node killed mid-run without a
+case lost or counted twice, and a preflight that names what a worker lacks."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.extras import need
+
+need("ray")
+
+from assay.config import ExecutorConfig, load_config  # noqa: E402
+from assay.errors import ConfigError  # noqa: E402
+from assay.evaluation.executor import EXECUTORS  # noqa: E402
+from assay.evaluation.ray_executor import RayExecutor  # noqa: E402
+from assay.evaluation.session import build_evaluator, evaluate_project, select_cases  # noqa: E402
+from tests.raycluster import RayCluster, start_cluster  # noqa: E402
+
+SLUGIFY = Path(__file__).parents[2] / "examples" / "slugify"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[RayCluster]:
+    started = start_cluster(head_cpus=2)
+    try:
+        started.add_node(cpus=2)
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture(scope="module")
+def driver(cluster: RayCluster) -> Iterator[None]:
+    """This process joins the cluster once for the in-process tests."""
+    import ray
+
+    ray.init(address=cluster.address, logging_level="ERROR", log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def slugify_copy(tmp_path: Path, address: str) -> Path:
+    root = tmp_path / "slugify"
+    shutil.copytree(SLUGIFY, root, ignore=shutil.ignore_patterns(".assay", "__pycache__"))
+    config = root / "assay.yaml"
+    config.write_text(config.read_text() + f"\nexecutor: {{type: ray, address: '{address}', max_retries: 3}}\n")
+    return root
+
+
+def assay(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args], cwd=cwd, capture_output=True, text=True, timeout=240, env=env
+    )
+
+
+def test_registered_by_name():
+    assert EXECUTORS.get("ray") is RayExecutor
+
+
+def test_same_verdicts_as_local_and_traces_written_by_the_driver(cluster, driver, tmp_path):
+    root = slugify_copy(tmp_path, cluster.address)
+    config = load_config(root / "assay.yaml")
+    selection = select_cases(config, "all")
+    remote = asyncio.run(evaluate_project(config, selection, eval_dir=tmp_path / "ray-eval"))
+    config.executor = ExecutorConfig(type="local")
+    local = asyncio.run(evaluate_project(config, selection, eval_dir=tmp_path / "local-eval"))
+    assert [(c.id, c.passed, c.score) for c in remote.cases] == [(c.id, c.passed, c.score) for c in local.cases]
+    assert remote.passed == 7 and remote.total == 12
+    for case in remote.cases:
+        trace = Path(case.trace_path or "")
+        assert trace.parent == tmp_path / "ray-eval" / "traces" and trace.exists()
+        assert case.output.meta["worker"]  # it ran in a Ray worker, which said so
+    assert remote.sandbox == local.sandbox
+
+
+def test_tasks_in_flight_are_bounded_and_results_stream(cluster, driver, tmp_path):
+    root = slugify_copy(tmp_path, cluster.address)
+    stamp = root / "stamp.sh"
+    # Each case records its start and end time; the edited runner is part of the shipped tree.
+    stamp.write_text('s=$(date +%s.%N); sleep 0.3; e=$(date +%s.%N); echo "$s $e"\n')
+    config_file = root / "assay.yaml"
+    config_file.write_text(config_file.read_text().replace("python slugify.py {input}", "sh stamp.sh {input}"))
+    config = load_config(config_file)
+    selection = select_cases(config, "all")
+    evaluator = build_evaluator(config, selection.cases, concurrency=2)
+    seen: list[str] = []
+    try:
+        result = asyncio.run(evaluator.run(selection.cases, root, on_result=lambda r: seen.append(r.id)))
+    finally:
+        asyncio.run(evaluator.aclose())
+    spans = sorted(tuple(map(float, c.output.text.split())) for c in result.cases)
+    peak = max(sum(1 for s, e in spans if s <= start < e) for start, _ in spans)
+    assert peak <= 2
+    assert sorted(seen) == sorted(c.id for c in result.cases) and len(seen) == 12
+
+
+def test_preflight_names_a_missing_runner_command(cluster, driver, tmp_path):
+    root = slugify_copy(tmp_path, cluster.address)
+    config_file = root / "assay.yaml"
+    config_file.write_text(
+        config_file.read_text().replace("python slugify.py {input}", "no-such-program-xyz {input}")
+    )
+    config = load_config(config_file)
+    selection = select_cases(config, "all")
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(evaluate_project(config, selection, eval_dir=tmp_path / "eval"))
+    message = str(caught.value)
+    assert "assay.yaml" in message and "executor" in message
+    assert message.count("lacks the runner's no-such-program-xyz") == 2  # both nodes, each named
+
+
+def test_eval_cli_survives_a_worker_node_killed_mid_run(cluster, tmp_path):
+    """`assay eval --executor ray` on 240 cases; a third node is killed while it runs cases: every case ends
+    with exactly one result, and the verdicts are the ones a healthy run gives."""
+    root = tmp_path / "many"
+    root.mkdir()
+    (root / "echo.sh").write_text('sleep 0.15; printf "%s" "$1"\n')
+    (root / "cases.yaml").write_text(
+        "".join(f"- {{id: c{i:03d}, input: 'w{i}', checks: [{{type: equals, value: 'w{i}'}}]}}\n" for i in range(240))
+    )
+    (root / "assay.yaml").write_text(
+        "artifact: {kind: code, paths: [echo.sh]}\ncases: {files: [cases.yaml]}\n"
+        "runner: {type: command, command: 'sh echo.sh {input}', timeout: 30}\n"
+        f"executor: {{type: local, address: '{cluster.address}', max_retries: 3}}\nconcurrency: 6\n"
+    )
+    doomed = cluster.add_node(cpus=2)
+    env = {**cluster.env, "COLUMNS": "200"}
+    run = subprocess.Popen(
+        [sys.executable, "-m", "assay", "eval", "--executor", "ray", "--json", "-q"],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    traces = root / ".assay" / "evals"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(traces.glob("*/traces/*.json"))) < 40:
+        time.sleep(0.1)
+    assert run.poll() is None, run.communicate()
+    cluster.kill(doomed)
+    stdout, stderr = run.communicate(timeout=240)
+    assert run.returncode == 0, stderr[-2000:]
+    summary = json.loads(stdout)
+    ids = [c["id"] for c in summary["cases"]]
+    assert len(ids) == 240 and len(set(ids)) == 240
+    assert summary["passed"] == 240
+    workers = set()
+    for case in summary["cases"]:
+        trace = json.loads(Path(case["trace"]).read_text())
+        workers.add(trace["result"]["output"]["meta"]["worker"])
+    assert workers  # cases ran on cluster workers and their traces say which
+    assert len(list(traces.glob("*/traces/*.json"))) == 240
+
+
+def test_a_case_whose_worker_always_dies_is_a_failed_case_with_evidence(cluster, driver, tmp_path):
+    """An inline python check runs in the Ray worker process; on case ``die`` it ends that process, on every
+    attempt: the case is recorded failed with the evidence, the other cases pass, each has one result."""
+    root = tmp_path / "deadly"
+    root.mkdir()
+    (root / "cases.yaml").write_text(
+        "".join(f"- {{id: ok{i}, input: 'w{i}'}}\n" for i in range(5)) + "- {id: die, input: die}\n"
+    )
+    (root / "assay.yaml").write_text(
+        "artifact: {kind: code, paths: [cases.yaml]}\ncases: {files: [cases.yaml]}\n"
+        "runner: {type: command, command: 'printf %s {input}', timeout: 30}\n"
+        "checks: [{type: python, value: \"__import__('os')._exit(3) if output == 'die' else True\"}]\n"
+        f"executor: {{type: ray, address: '{cluster.address}', max_retries: 1}}\n"
+    )
+    config = load_config(root / "assay.yaml")
+    selection = select_cases(config, "all")
+    result = asyncio.run(evaluate_project(config, selection, eval_dir=tmp_path / "eval"))
+    by_id = {c.id: c for c in result.cases}
+    assert sorted(by_id) == sorted(["die", *(f"ok{i}" for i in range(5))]) and result.total == 6
+    assert all(by_id[f"ok{i}"].passed for i in range(5))
+    lost = by_id["die"]
+    assert not lost.passed and lost.score == 0.0
+    assert lost.output.error is not None and lost.output.error.startswith("worker lost after 2 attempts: ")
+    assert lost.checks[-1].type == "runner" and "worker lost" in lost.checks[-1].evidence
+    assert Path(lost.trace_path or "").exists()
+
+
+def test_unreachable_address_is_a_one_line_error(tmp_path):
+    if os.environ.get("RAY_ADDRESS"):
+        pytest.skip("RAY_ADDRESS is set")
+    root = slugify_copy(tmp_path, "127.0.0.1:9")
+    done = assay("eval", "--executor", "ray", cwd=root, env={**os.environ})
+    assert done.returncode == 2
+    assert "cannot connect to Ray at 127.0.0.1:9" in done.stderr and "Traceback" not in done.stderr
