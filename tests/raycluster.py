@@ -6,6 +6,7 @@ machine's own address for its nodes; ``address`` is loopback, which reaches the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -68,10 +69,8 @@ class RayCluster:
 
     def kill(self, node: subprocess.Popen[bytes]) -> None:
         """SIGKILL a node's whole process group: its raylet, object store and worker processes die at once."""
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(node.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         node.wait(timeout=30)
 
     def stop(self) -> None:
@@ -80,8 +79,9 @@ class RayCluster:
         shutil.rmtree(self.temp_dir, ignore_errors=True)
 
 
-
-def _start(args: list[str], log: Path, env: dict[str, str], timeout: float = 120.0) -> subprocess.Popen[bytes]:
+def _start(
+    args: list[str], log: Path, env: dict[str, str], timeout: float = 120.0
+) -> subprocess.Popen[bytes]:
     """``ray start --block`` in its own session, returned once its log says the node runs."""
     with log.open("wb") as sink:
         node = subprocess.Popen(
@@ -94,10 +94,8 @@ def _start(args: list[str], log: Path, env: dict[str, str], timeout: float = 120
         if node.poll() is not None:
             break
         time.sleep(0.2)
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(node.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     raise RuntimeError(f"ray start failed: {log.read_text(errors='replace')[-1500:]}")
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -34,7 +33,6 @@ SLUGIFY = Path(__file__).parents[2] / "examples" / "slugify"
 def cluster() -> Iterator[RayCluster]:
     started = start_cluster(head_cpus=2)
     try:
-        started.add_node(cpus=2)
         yield started
     finally:
         started.stop()
@@ -56,18 +54,34 @@ def slugify_copy(tmp_path: Path, address: str) -> Path:
     root = tmp_path / "slugify"
     shutil.copytree(SLUGIFY, root, ignore=shutil.ignore_patterns(".assay", "__pycache__"))
     config = root / "assay.yaml"
-    config.write_text(config.read_text() + f"\nexecutor: {{type: ray, address: '{address}', max_retries: 3}}\n")
-    return root
-
-
-def assay(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "assay", *args], cwd=cwd, capture_output=True, text=True, timeout=240, env=env
+    config.write_text(
+        config.read_text() + f"\nexecutor: {{type: ray, address: '{address}', max_retries: 3}}\n"
     )
+    return root
 
 
 def test_registered_by_name():
     assert EXECUTORS.get("ray") is RayExecutor
+
+
+def test_unreachable_address_is_a_config_error(tmp_path):
+    """Before the module's cluster is joined: an address nobody listens on fails at once, naming the field
+    (Ray alone would keep retrying for minutes)."""
+    import ray
+
+    if ray.is_initialized():
+        pytest.skip("this process already joined a Ray cluster")
+    from tests.raycluster import free_port
+
+    address = f"127.0.0.1:{free_port()}"
+    root = slugify_copy(tmp_path, address)
+    config = load_config(root / "assay.yaml")
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(evaluate_project(config, select_cases(config, "all"), eval_dir=tmp_path / "eval"))
+    assert str(caught.value) == (
+        f"{root / 'assay.yaml'}: executor: cannot connect to Ray at {address}: Connection refused"
+    )
+    assert not ray.is_initialized()
 
 
 def test_same_verdicts_as_local_and_traces_written_by_the_driver(cluster, driver, tmp_path):
@@ -77,7 +91,9 @@ def test_same_verdicts_as_local_and_traces_written_by_the_driver(cluster, driver
     remote = asyncio.run(evaluate_project(config, selection, eval_dir=tmp_path / "ray-eval"))
     config.executor = ExecutorConfig(type="local")
     local = asyncio.run(evaluate_project(config, selection, eval_dir=tmp_path / "local-eval"))
-    assert [(c.id, c.passed, c.score) for c in remote.cases] == [(c.id, c.passed, c.score) for c in local.cases]
+    assert [(c.id, c.passed, c.score) for c in remote.cases] == [
+        (c.id, c.passed, c.score) for c in local.cases
+    ]
     assert remote.passed == 7 and remote.total == 12
     for case in remote.cases:
         trace = Path(case.trace_path or "")
@@ -92,7 +108,9 @@ def test_tasks_in_flight_are_bounded_and_results_stream(cluster, driver, tmp_pat
     # Each case records its start and end time; the edited runner is part of the shipped tree.
     stamp.write_text('s=$(date +%s.%N); sleep 0.3; e=$(date +%s.%N); echo "$s $e"\n')
     config_file = root / "assay.yaml"
-    config_file.write_text(config_file.read_text().replace("python slugify.py {input}", "sh stamp.sh {input}"))
+    config_file.write_text(
+        config_file.read_text().replace("python slugify.py {input}", "sh stamp.sh {input}")
+    )
     config = load_config(config_file)
     selection = select_cases(config, "all")
     evaluator = build_evaluator(config, selection.cases, concurrency=2)
@@ -119,24 +137,34 @@ def test_preflight_names_a_missing_runner_command(cluster, driver, tmp_path):
         asyncio.run(evaluate_project(config, selection, eval_dir=tmp_path / "eval"))
     message = str(caught.value)
     assert "assay.yaml" in message and "executor" in message
-    assert message.count("lacks the runner's no-such-program-xyz") == 2  # both nodes, each named
+    assert "lacks the runner's no-such-program-xyz" in message and "Ray workers are not ready" in message
 
 
-def test_eval_cli_survives_a_worker_node_killed_mid_run(cluster, tmp_path):
-    """`assay eval --executor ray` on 240 cases; a third node is killed while it runs cases: every case ends
+def test_eval_cli_survives_a_worker_node_killed_mid_run(cluster, driver, tmp_path):
+    """`assay eval --executor ray` on 200 cases; a second node is killed while it runs cases: every case ends
     with exactly one result, and the verdicts are the ones a healthy run gives."""
     root = tmp_path / "many"
     root.mkdir()
-    (root / "echo.sh").write_text('sleep 0.15; printf "%s" "$1"\n')
+    (root / "echo.sh").write_text('sleep 0.1; printf "%s" "$1"\n')
     (root / "cases.yaml").write_text(
-        "".join(f"- {{id: c{i:03d}, input: 'w{i}', checks: [{{type: equals, value: 'w{i}'}}]}}\n" for i in range(240))
+        "".join(
+            f"- {{id: c{i:03d}, input: 'w{i}', checks: [{{type: equals, value: 'w{i}'}}]}}\n"
+            for i in range(200)
+        )
     )
     (root / "assay.yaml").write_text(
         "artifact: {kind: code, paths: [echo.sh]}\ncases: {files: [cases.yaml]}\n"
         "runner: {type: command, command: 'sh echo.sh {input}', timeout: 30}\n"
         f"executor: {{type: local, address: '{cluster.address}', max_retries: 3}}\nconcurrency: 6\n"
     )
+    import ray
+
+    before = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
     doomed = cluster.add_node(cpus=2)
+    deadline = time.monotonic() + 60
+    while not (added := {n["NodeID"] for n in ray.nodes() if n["Alive"]} - before):
+        assert time.monotonic() < deadline, "the second node never joined"
+        time.sleep(0.2)
     env = {**cluster.env, "COLUMNS": "200"}
     run = subprocess.Popen(
         [sys.executable, "-m", "assay", "eval", "--executor", "ray", "--json", "-q"],
@@ -144,7 +172,7 @@ def test_eval_cli_survives_a_worker_node_killed_mid_run(cluster, tmp_path):
     )  # fmt: skip
     traces = root / ".assay" / "evals"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list(traces.glob("*/traces/*.json"))) < 40:
+    while time.monotonic() < deadline and len(list(traces.glob("*/traces/*.json"))) < 30:
         time.sleep(0.1)
     assert run.poll() is None, run.communicate()
     cluster.kill(doomed)
@@ -152,14 +180,15 @@ def test_eval_cli_survives_a_worker_node_killed_mid_run(cluster, tmp_path):
     assert run.returncode == 0, stderr[-2000:]
     summary = json.loads(stdout)
     ids = [c["id"] for c in summary["cases"]]
-    assert len(ids) == 240 and len(set(ids)) == 240
-    assert summary["passed"] == 240
-    workers = set()
-    for case in summary["cases"]:
-        trace = json.loads(Path(case["trace"]).read_text())
-        workers.add(trace["result"]["output"]["meta"]["worker"])
-    assert workers  # cases ran on cluster workers and their traces say which
-    assert len(list(traces.glob("*/traces/*.json"))) == 240
+    assert len(ids) == 200 and len(set(ids)) == 200
+    assert summary["passed"] == 200
+    nodes = [
+        json.loads(Path(c["trace"]).read_text())["result"]["output"]["meta"]["ray_node"]
+        for c in summary["cases"]
+    ]
+    assert added & set(nodes)  # the killed node had run cases before it died
+    assert set(nodes) <= before | added
+    assert len(list(traces.glob("*/traces/*.json"))) == 200
 
 
 def test_a_case_whose_worker_always_dies_is_a_failed_case_with_evidence(cluster, driver, tmp_path):
@@ -187,12 +216,3 @@ def test_a_case_whose_worker_always_dies_is_a_failed_case_with_evidence(cluster,
     assert lost.output.error is not None and lost.output.error.startswith("worker lost after 2 attempts: ")
     assert lost.checks[-1].type == "runner" and "worker lost" in lost.checks[-1].evidence
     assert Path(lost.trace_path or "").exists()
-
-
-def test_unreachable_address_is_a_one_line_error(tmp_path):
-    if os.environ.get("RAY_ADDRESS"):
-        pytest.skip("RAY_ADDRESS is set")
-    root = slugify_copy(tmp_path, "127.0.0.1:9")
-    done = assay("eval", "--executor", "ray", cwd=root, env={**os.environ})
-    assert done.returncode == 2
-    assert "cannot connect to Ray at 127.0.0.1:9" in done.stderr and "Traceback" not in done.stderr

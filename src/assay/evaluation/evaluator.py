@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -214,7 +214,10 @@ class Evaluator:
         sandbox = getattr(self.runner, "sandbox", None)
         unsandboxed = getattr(getattr(self.runner, "context", None), "unsandboxed", None)
         # Cases run on other machines report how they ran there: one unsandboxed worker makes the run so.
-        remote = next((c.output.meta[REMOTE_UNSANDBOXED] for c in results if c.output.meta.get(REMOTE_UNSANDBOXED)), None)
+        remote = next(
+            (c.output.meta[REMOTE_UNSANDBOXED] for c in results if c.output.meta.get(REMOTE_UNSANDBOXED)),
+            None,
+        )
         if remote is not None:
             sandbox, unsandboxed = "none", remote
         return EvalResult(

@@ -105,9 +105,10 @@ class RayExecutor(Executor):
     def preflight(self, evaluator: Evaluator) -> list[str]:
         """Ask every alive node for its assay and Python versions, git, bubblewrap and the runner's commands;
         return the notes (bubblewrap missing) and raise, naming node and thing, for anything that is missing."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
         import assay
         from assay.evaluation.ray_worker import probe, runner_commands
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         ray = self.connect()
         commands = runner_commands(evaluator.recipe.config.runner if evaluator.recipe else None)

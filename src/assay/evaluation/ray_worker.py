@@ -155,7 +155,10 @@ def run_case_job(refs: list[Any], job: CaseJob) -> CaseResult:
 
     result = _loop().run_until_complete(run())
     unsandboxed = getattr(getattr(session.evaluator.runner, "context", None), "unsandboxed", None)
-    meta = {**result.output.meta, "worker": platform.node()}
+    import ray
+
+    node = ray.get_runtime_context().get_node_id()
+    meta = {**result.output.meta, "worker": platform.node(), "ray_node": node}
     if getattr(session.evaluator.runner, "sandbox", None) == "none" and unsandboxed:
         meta[REMOTE_UNSANDBOXED] = f"on worker {platform.node()}: {unsandboxed}"
     return result.model_copy(update={"output": result.output.model_copy(update={"meta": meta})})
