@@ -106,7 +106,7 @@ def start_cluster(head_cpus: int = 2) -> RayCluster:
     env = {k: v for k, v in {**os.environ, **FAST_FAILURE}.items() if k != "RAY_ADDRESS"}
     try:
         head = _start(
-            ["--head", f"--port={port}", f"--num-cpus={head_cpus}", "--include-dashboard=false",
+            ["--head", f"--port={port}", f"--num-cpus={head_cpus}", "--include-dashboard=false", f"--dashboard-port={free_port()}",
              f"--temp-dir={temp_dir}", "--disable-usage-stats",
              *_ports()],
             temp_dir / "head.log",

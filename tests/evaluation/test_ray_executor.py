@@ -27,6 +27,7 @@ from assay.evaluation.session import build_evaluator, evaluate_project, select_c
 from tests.raycluster import RayCluster, start_cluster  # noqa: E402
 
 SLUGIFY = Path(__file__).parents[2] / "examples" / "slugify"
+BINPACK = Path(__file__).parents[2] / "examples" / "binpack"
 
 
 @pytest.fixture(scope="module")
@@ -216,3 +217,41 @@ def test_a_case_whose_worker_always_dies_is_a_failed_case_with_evidence(cluster,
     assert lost.output.error is not None and lost.output.error.startswith("worker lost after 2 attempts: ")
     assert lost.checks[-1].type == "runner" and "worker lost" in lost.checks[-1].evidence
     assert Path(lost.trace_path or "").exists()
+
+
+def test_evolve_on_ray_keeps_and_discards_as_the_local_executor(cluster, tmp_path):
+    """`assay evolve --executor ray` and the local executor make the same decisions with the same scores (the
+    binpack example, offline mutations, 12 cases): candidates' worktrees reach the workers as trees."""
+    rows = {}
+    for name, extra in (("local", ()), ("ray", ("--executor", "ray"))):
+        root = tmp_path / name
+        shutil.copytree(BINPACK, root, ignore=shutil.ignore_patterns(".assay", "__pycache__"))
+        cases = root / "cases.yaml"
+        cases.write_text("\n".join(cases.read_text().splitlines()[:12]) + "\n")
+        config = root / "assay.yaml"
+        config.write_text(
+            config.read_text().replace("{vars.seed}", "{vars.seed} 60")
+            + f"\nexecutor: {{address: '{cluster.address}'}}\n"
+        )
+        env = {**cluster.env, "COLUMNS": "200"}
+        for args in (("init",), ("evolve", "-n", "2", *extra)):
+            done = subprocess.run(
+                [sys.executable, "-m", "assay", *args],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=240,
+            )
+            assert done.returncode == 0, done.stderr[-2000:]
+        (results,) = root.glob(".assay/runs/*/results.tsv")
+        lines = results.read_text().splitlines()
+        header = lines[0].split("\t")
+        keep = [
+            header.index(k) for k in ("generation", "decision", "dev_score", "holdout_score", "description")
+        ]
+        rows[name] = [[line.split("\t")[i] for i in keep] for line in lines[1:]]
+        traces = sorted(root.glob(".assay/runs/*/traces/gen-001/*.json"))
+        meta = json.loads(traces[0].read_text())["result"]["output"]["meta"]
+        assert ("ray_node" in meta) == (name == "ray")
+    assert len(rows["ray"]) == 3 and rows["ray"] == rows["local"]
