@@ -222,28 +222,34 @@ def test_a_case_whose_worker_always_dies_is_a_failed_case_with_evidence(cluster,
 def test_evolve_on_ray_keeps_and_discards_as_the_local_executor(cluster, tmp_path):
     """`assay evolve --executor ray` and the local executor make the same decisions with the same scores (the
     binpack example, offline mutations, 12 cases): candidates' worktrees reach the workers as trees."""
+    env = {**cluster.env, "COLUMNS": "200"}
+
+    def assay(root: Path, *args: str) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "assay", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=240,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+
+    first = tmp_path / "local"
+    shutil.copytree(BINPACK, first, ignore=shutil.ignore_patterns(".assay", "__pycache__"))
+    cases = first / "cases.yaml"
+    cases.write_text("\n".join(cases.read_text().splitlines()[:12]) + "\n")
+    config = first / "assay.yaml"
+    config.write_text(
+        config.read_text().replace("{vars.seed}", "{vars.seed} 60")
+        + f"\nexecutor: {{address: '{cluster.address}'}}\n"
+    )
+    assay(first, "init")
+    shutil.copytree(first, tmp_path / "ray", symlinks=True)  # the same repository, split and baseline
     rows = {}
     for name, extra in (("local", ()), ("ray", ("--executor", "ray"))):
         root = tmp_path / name
-        shutil.copytree(BINPACK, root, ignore=shutil.ignore_patterns(".assay", "__pycache__"))
-        cases = root / "cases.yaml"
-        cases.write_text("\n".join(cases.read_text().splitlines()[:12]) + "\n")
-        config = root / "assay.yaml"
-        config.write_text(
-            config.read_text().replace("{vars.seed}", "{vars.seed} 60")
-            + f"\nexecutor: {{address: '{cluster.address}'}}\n"
-        )
-        env = {**cluster.env, "COLUMNS": "200"}
-        for args in (("init",), ("evolve", "-n", "2", *extra)):
-            done = subprocess.run(
-                [sys.executable, "-m", "assay", *args],
-                cwd=root,
-                capture_output=True,
-                text=True,
-                env=env,
-                timeout=240,
-            )
-            assert done.returncode == 0, done.stderr[-2000:]
+        assay(root, "evolve", "-n", "2", *extra)
         (results,) = root.glob(".assay/runs/*/results.tsv")
         lines = results.read_text().splitlines()
         header = lines[0].split("\t")
@@ -255,3 +261,40 @@ def test_evolve_on_ray_keeps_and_discards_as_the_local_executor(cluster, tmp_pat
         meta = json.loads(traces[0].read_text())["result"]["output"]["meta"]
         assert ("ray_node" in meta) == (name == "ray")
     assert len(rows["ray"]) == 3 and rows["ray"] == rows["local"]
+
+
+def test_llm_runner_and_judge_run_on_workers(cluster, driver, tmp_path):
+    """The llm runner and a judged check answered from Ray workers (the scripted server on loopback): the
+    same verdicts and evidence as locally, and the model was asked by the workers."""
+    need("llm")
+    from tests.fakes.llm_server import Rule, ScriptedLLMServer
+
+    def judge(body: dict[str, object]) -> str:
+        return "VERDICT: FAIL\nREASON: curt" if "Go away" in json.dumps(body) else "VERDICT: PASS\nREASON: ok"
+
+    rules = [
+        Rule(judge, system="VERDICT"),
+        Rule("We are sorry your order is late.", user="late"),
+        Rule("Go away.", user="rude"),
+    ]
+    with ScriptedLLMServer(rules=rules) as server:
+        (tmp_path / "prompt.md").write_text("You are a support agent.\n")
+        (tmp_path / "cases.yaml").write_text(
+            "- {id: late, input: my order is late, checks: [{type: icontains, value: sorry},"
+            " {type: llm_judge, value: polite}]}\n"
+            "- {id: rude, input: a rude test, checks: [{type: llm_judge, value: polite}]}\n"
+        )
+        model = f"{{model: 'openai:test-model', base_url: '{server.openai_url}'}}"
+        (tmp_path / "assay.yaml").write_text(
+            "artifact: {kind: prompt, paths: [prompt.md]}\ncases: {files: [cases.yaml]}\n"
+            f"runner: {{type: llm, model: 'openai:test-model', base_url: '{server.openai_url}'}}\n"
+            f"judge: {model}\nexecutor: {{type: ray, address: '{cluster.address}'}}\ncache: false\n"
+        )
+        config = load_config(tmp_path / "assay.yaml")
+        result = asyncio.run(evaluate_project(config, select_cases(config, "all"), eval_dir=tmp_path / "e"))
+        asked = len(server.requests)
+    by_id = {c.id: c for c in result.cases}
+    assert by_id["late"].passed and not by_id["rude"].passed
+    assert "curt" in by_id["rude"].checks[0].evidence
+    assert all(c.output.meta.get("ray_node") for c in result.cases)
+    assert asked >= 2 + 3  # two answers and the rude case's three judge votes at least

@@ -229,12 +229,17 @@ class RayExecutor(Executor):
         try:
             result: CaseResult = future.result()
             return result
-        except Exception as exc:  # worker or node lost after every retry: a failed case, never a lost one
-            message = str(exc).strip().splitlines()
-            output = Output(
-                error=f"worker lost after {self.attempts} attempts: {type(exc).__name__}: "
-                f"{message[0] if message else ''}"[:400]
-            )
+        except Exception as exc:  # a failed case, never a lost one
+            if isinstance(
+                exc, self._ray.exceptions.RayTaskError
+            ):  # raised by assay on the worker: not retried
+                cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+                error = f"error on the Ray worker: {type(cause).__name__}: {_first_line(cause)}"
+            else:  # the worker or its node died on every attempt
+                error = (
+                    f"worker lost after {self.attempts} attempts: {type(exc).__name__}: {_first_line(exc)}"
+                )
+            output = Output(error=error[:400])
             check = runner_check(output)
             return CaseResult(
                 id=case.id,
@@ -260,3 +265,8 @@ class RayExecutor(Executor):
         """Forget the shipped objects (the cluster frees them); the connection stays for the process."""
         self._sessions.clear()
         self._trees.clear()
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else ""

@@ -8,6 +8,7 @@ traces. The event loop and the evaluators live for the worker process's lifetime
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import platform
 import shlex
@@ -56,6 +57,7 @@ def _scratch() -> Path:
     global _SCRATCH
     if _SCRATCH is None:
         _SCRATCH = Path(tempfile.mkdtemp(prefix="assay-worker-"))
+        atexit.register(shutil.rmtree, _SCRATCH, True)
     return _SCRATCH
 
 
@@ -111,6 +113,7 @@ def _session(key: str, refs: list[Any]) -> _Session:
         concurrency=moved.concurrency,
         judge_votes=moved.judge_votes,
         all_cases=moved.all_cases,
+        bind=False,
     )
     session = _Session(root, evaluator, {case.id: case for case, _ in moved.cases})
     _SESSIONS[key] = session

@@ -95,6 +95,7 @@ def build_evaluator(
     judge_votes: int | None = None,
     all_cases: list[tuple[Case, Split]] | None = None,
     executor: Executor | None = None,
+    bind: bool = True,
 ) -> Evaluator:
     """The runner (with the candidates' jail, :mod:`assay.evaluation.confine`), the judge (when the cases need
     one) and the evaluator, with every check bound. ``all_cases`` (default ``cases``) are the cases whose check
@@ -102,7 +103,8 @@ def build_evaluator(
 
     Raises ConfigError (naming assay.yaml) for a missing judge, a bad runner or a check that cannot be prepared.
     ``judge_votes`` (a preset's) applies unless ``judge.votes`` is set explicitly. ``executor`` defaults to the
-    one ``executor`` in assay.yaml names. Close with ``aclose``."""
+    one ``executor`` in assay.yaml names; ``bind=False`` prepares each case's checks when it first runs (a Ray
+    worker, whose driver already checked them all). Close with ``aclose``."""
     cache_dir = config.data_path / "cache" / "llm"
     cache = use_cache and config.cache
     jail, unsandboxed = runner_jail(config, [c for c, _ in (all_cases or cases)])
@@ -144,7 +146,8 @@ def build_evaluator(
         project_dir=config.base_dir,
         recipe=EvaluatorRecipe(config, list(cases), all_cases, use_cache, concurrency, judge_votes),
     )
-    evaluator.bind(cases)
+    if bind:
+        evaluator.bind(cases)
     return evaluator
 
 
