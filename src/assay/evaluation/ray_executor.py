@@ -124,7 +124,15 @@ class RayExecutor(Executor):
         ]
         python = f"{sys.version_info.major}.{sys.version_info.minor}"
         problems, notes = [], []
-        for node, found in zip(nodes, ray.get(refs, timeout=120), strict=True):
+        for node, ref in zip(nodes, refs, strict=True):
+            try:
+                found = ray.get(ref, timeout=120)
+            except Exception as exc:  # the probe could not even run there: no assay, another Python, ...
+                where = node.get("NodeManagerAddress", "?")
+                problems.append(
+                    f"node {where} cannot run assay's probe ({type(exc).__name__}: {_first_line(exc)})"
+                )
+                continue
             name = f"{found['node']} ({node.get('NodeManagerAddress', '?')})"
             if found["assay"] != assay.__version__:
                 problems.append(f"{name} has assay {found['assay']}, this machine {assay.__version__}")
