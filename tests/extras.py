@@ -19,6 +19,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "serve": ("fastapi", "uvicorn", "prometheus_client"),
     "postgres": ("psycopg",),
     "llm": ("openai", "anthropic"),
+    "ray": ("ray",),
 }
 
 

@@ -341,6 +341,20 @@ class EvolveConfig(Strict):
         return 2 if self.search == "ranked" and self.proposer.type != "mutate" else 1
 
 
+class ExecutorConfig(Strict):
+    """Where case runs execute. ``local``: in this process's asyncio pool. ``ray``: one Ray task per case run
+    on a cluster (``address``: ``auto`` for a running cluster, ``ray://host:10001`` for a remote one, unset for
+    ``RAY_ADDRESS`` or a cluster started for this run); see docs/scale.md. ``max_retries``: how often a case
+    whose worker died is run again before it is recorded as failed; ``num_cpus``: the CPUs a case run reserves
+    on its worker (the slots of a node are its CPUs divided by this)."""
+
+    type: Literal["local", "ray"] = "local"
+    address: str | None = None
+    max_retries: int = Field(default=2, ge=0, le=10)
+    num_cpus: float = Field(default=1.0, gt=0, le=1024)
+    max_bundle_mb: int = Field(default=200, ge=1, le=10_000)
+
+
 class AssayConfig(Strict):
     """The whole ``assay.yaml``."""
 
@@ -352,6 +366,7 @@ class AssayConfig(Strict):
     judge: JudgeConfig | None = None
     evolve: EvolveConfig = Field(default_factory=EvolveConfig)
     concurrency: Concurrency | None = None
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
     data_dir: PathText = ".assay"
     cache: bool = True
 

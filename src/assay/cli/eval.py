@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from assay.cli.console import LazyConsole
+from assay.cli.executor_option import EXECUTOR, apply_executor
 from assay.limits import MAX_CONCURRENCY
 
 if TYPE_CHECKING:
@@ -57,6 +60,7 @@ def eval_command(
     share: bool = typer.Option(
         False, "--share", help="With --html: leave out check values, holdout/regression cases and secrets."
     ),
+    executor: str | None = EXECUTOR,
 ) -> None:
     """Evaluate the artifact on its cases. Exit 0 if every selected case passes, 1 if some fail, 2 on a
     configuration error."""
@@ -71,6 +75,7 @@ def eval_command(
         raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
     _check_html_options(html, compare, share)
     cfg = load_config(config)
+    apply_executor(cfg, executor)
     selection = select_cases(cfg, split, unjudged=True)
     for warning in selection.warnings:
         err.print(Text("warning:", style="yellow"), warning, highlight=False)
@@ -98,16 +103,18 @@ def eval_command(
             failed += not result.passed and not result.unjudged
             progress.update(task, advance=1, status=f"{failed} failed" if failed else "")
 
-        result = run_sync(
-            evaluate_project(
-                cfg,
-                selection,
-                workdir=workdir,
-                concurrency=concurrency,
-                use_cache=not no_cache,
-                on_result=on_result,
+        # A Ray driver prints cluster events (a node lost) on stdout: keep them off the --json document.
+        with contextlib.redirect_stdout(sys.stderr):
+            result = run_sync(
+                evaluate_project(
+                    cfg,
+                    selection,
+                    workdir=workdir,
+                    concurrency=concurrency,
+                    use_cache=not no_cache,
+                    on_result=on_result,
+                )
             )
-        )
 
     if grading_json is not None:
         write_grading(grading_json, selection.cases, result)

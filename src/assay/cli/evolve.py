@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from assay.cli.console import LazyConsole
+from assay.cli.executor_option import EXECUTOR, apply_executor
 
 if TYPE_CHECKING:
     from assay.loop.engine import Evolution, RunOutcome
@@ -66,6 +67,7 @@ def evolve_command(
         None, "--max-generations", "-n", min=1, help="Stop after N generations."
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+    executor: str | None = EXECUTOR,
 ) -> None:
     """Improve the artifact: propose, commit, verify in tiers, gate, keep or roll back, until a stop rule."""
     from assay.config import load_config
@@ -73,6 +75,7 @@ def evolve_command(
     if preset is not None and preset not in ("quick", "standard", "deep"):
         raise typer.BadParameter("expected quick, standard or deep", param_hint="--preset")
     cfg = load_config(config)
+    apply_executor(cfg, executor)
     from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
 
     evolution = Evolution(
@@ -89,11 +92,13 @@ def resume_command(
     run_id: str | None = typer.Argument(None, help="The run to resume (default: the latest unfinished one)."),
     config: Path = CONFIG,
     max_generations: int | None = typer.Option(None, "--max-generations", "-n", min=1),
+    executor: str | None = EXECUTOR,
 ) -> None:
     """Continue a stopped or killed run where its logs end."""
     from assay.config import load_config
 
     cfg = load_config(config)
+    apply_executor(cfg, executor)
     from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
 
     evolution = Evolution(

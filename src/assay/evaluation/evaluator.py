@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,9 +19,13 @@ from assay.model import Case, CaseResult, CheckResult, Output, Split
 from assay.static.report import StaticReport
 
 if TYPE_CHECKING:
+    from assay.config import AssayConfig
     from assay.llm.base import LLM
     from assay.runners.base import Runner
     from assay.sandbox import SandboxLimits
+
+
+REMOTE_UNSANDBOXED = "worker_unsandboxed"  # Output.meta key: why a case ran unsandboxed on its worker
 
 
 class EvalResult(BaseModel):
@@ -85,6 +90,19 @@ class EvalResult(BaseModel):
         return self.static is not None and not self.static.passed
 
 
+@dataclass(frozen=True)
+class EvaluatorRecipe:
+    """How an evaluator was built from assay.yaml (the arguments of ``build_evaluator``), so an executor that
+    runs cases on other machines can build the same evaluator there."""
+
+    config: AssayConfig
+    cases: list[tuple[Case, Split]]
+    all_cases: list[tuple[Case, Split]] | None
+    use_cache: bool
+    concurrency: int | None
+    judge_votes: int | None
+
+
 class Evaluator:
     """Runs cases through a runner and their checks, with bounded concurrency, never aborting on a case."""
 
@@ -98,6 +116,7 @@ class Evaluator:
         concurrency: int | None = None,
         limits: SandboxLimits | None = None,
         project_dir: Path | None = None,
+        recipe: EvaluatorRecipe | None = None,
     ) -> None:
         self.runner = runner
         self.judge = judge
@@ -106,6 +125,7 @@ class Evaluator:
         self.concurrency = concurrency or runner.default_concurrency()
         self.limits = limits
         self.project_dir = project_dir
+        self.recipe = recipe
         self._bound: dict[int, tuple[Case, list[Check]]] = {}
 
     async def aclose(self) -> None:
@@ -113,6 +133,7 @@ class Evaluator:
         await self.runner.aclose()
         if self.judge is not None:
             await self.judge.aclose()
+        self.executor.close()
 
     def checks_for(self, case: Case) -> list[Check]:
         """The case's checks, bound once per case object (regexes compiled, schemas read, modules imported).
@@ -205,14 +226,20 @@ class Evaluator:
         """Evaluate every (case, split) pair in ``workdir``; results come back in input order."""
         start = time.perf_counter()
 
-        async def one(item: tuple[Case, Split]) -> CaseResult:
-            return await self.run_case(item[0], item[1], workdir, trace_dir)
-
-        results = await self.executor.map(one, list(cases), concurrency=self.concurrency, on_result=on_result)
+        results = await self.executor.evaluate(self, cases, workdir, trace_dir=trace_dir, on_result=on_result)
+        sandbox = getattr(self.runner, "sandbox", None)
+        unsandboxed = getattr(getattr(self.runner, "context", None), "unsandboxed", None)
+        # Cases run on other machines report how they ran there: one unsandboxed worker makes the run so.
+        remote = next(
+            (c.output.meta[REMOTE_UNSANDBOXED] for c in results if c.output.meta.get(REMOTE_UNSANDBOXED)),
+            None,
+        )
+        if remote is not None:
+            sandbox, unsandboxed = "none", remote
         return EvalResult(
             cases=results,
             duration_s=time.perf_counter() - start,
             trace_dir=str(trace_dir) if trace_dir else None,
-            sandbox=getattr(self.runner, "sandbox", None),
-            unsandboxed=getattr(getattr(self.runner, "context", None), "unsandboxed", None),
+            sandbox=sandbox,
+            unsandboxed=unsandboxed,
         )

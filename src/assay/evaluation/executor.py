@@ -1,14 +1,19 @@
-"""Executors run many case evaluations with bounded concurrency. Callers depend only on ``Executor``,
-so a distributed backend (Ray) can be added without touching them."""
+"""Executors run many case evaluations with bounded concurrency. Callers depend only on ``Executor``: the
+local one here, the Ray one in :mod:`assay.evaluation.ray_executor` (loaded by name, only when asked for)."""
 
 from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from assay.registry import Registry
+
+if TYPE_CHECKING:
+    from assay.evaluation.evaluator import Evaluator
+    from assay.model import Case, CaseResult, Split
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -26,6 +31,26 @@ class Executor(ABC):
         concurrency: int,
         on_result: Callable[[R], None] | None = None,
     ) -> list[R]: ...
+
+    async def evaluate(
+        self,
+        evaluator: Evaluator,
+        cases: Sequence[tuple[Case, Split]],
+        workdir: Path,
+        *,
+        trace_dir: Path | None = None,
+        on_result: Callable[[CaseResult], None] | None = None,
+    ) -> list[CaseResult]:
+        """Run ``evaluator.run_case`` on every case in ``workdir``, results in input order. An executor that
+        runs cases elsewhere overrides this (it cannot ship the evaluator's live clients, only its recipe)."""
+
+        async def one(item: tuple[Case, Split]) -> CaseResult:
+            return await evaluator.run_case(item[0], item[1], workdir, trace_dir)
+
+        return await self.map(one, list(cases), concurrency=evaluator.concurrency, on_result=on_result)
+
+    def close(self) -> None:  # noqa: B027 - most executors hold nothing
+        """Release what the executor holds (connections, shipped trees)."""
 
 
 EXECUTORS: Registry[type[Executor]] = Registry("executor")

@@ -17,7 +17,8 @@ from assay.checks import needs_judge
 from assay.config import AssayConfig, CommandRunnerConfig, PythonRunnerConfig
 from assay.errors import ConfigError, UnreadableFile
 from assay.evaluation.confine import runner_jail
-from assay.evaluation.evaluator import EvalResult, Evaluator
+from assay.evaluation.evaluator import EvalResult, Evaluator, EvaluatorRecipe
+from assay.evaluation.executor import Executor, LocalExecutor
 from assay.fsutil import atomic_write_text, safe_name
 from assay.model import Case, CaseResult, Split
 from assay.runners import RUNNERS, RunContext
@@ -110,13 +111,17 @@ def build_evaluator(
     concurrency: int | None = None,
     judge_votes: int | None = None,
     all_cases: list[tuple[Case, Split]] | None = None,
+    executor: Executor | None = None,
+    bind: bool = True,
 ) -> Evaluator:
     """The runner (with the candidates' jail, :mod:`assay.evaluation.confine`), the judge (when the cases need
     one) and the evaluator, with every check bound. ``all_cases`` (default ``cases``) are the cases whose check
     files the jail hides.
 
     Raises ConfigError (naming assay.yaml) for a missing judge, a bad runner or a check that cannot be prepared.
-    ``judge_votes`` (a preset's) applies unless ``judge.votes`` is set explicitly. Close with ``aclose``."""
+    ``judge_votes`` (a preset's) applies unless ``judge.votes`` is set explicitly. ``executor`` defaults to the
+    one ``executor`` in assay.yaml names; ``bind=False`` prepares each case's checks when it first runs (a Ray
+    worker, whose driver already checked them all). Close with ``aclose``."""
     cache_dir = config.data_path / "cache" / "llm"
     cache = use_cache and config.cache
     jail, unsandboxed = runner_jail(config, [c for c, _ in (all_cases or cases)])
@@ -152,12 +157,24 @@ def build_evaluator(
         runner,
         judge=judge,
         judge_votes=votes,
+        executor=make_executor(config) if executor is None else executor,
         concurrency=concurrency or config.concurrency,
         limits=script_limits(config),
         project_dir=config.base_dir,
+        recipe=EvaluatorRecipe(config, list(cases), all_cases, use_cache, concurrency, judge_votes),
     )
-    evaluator.bind(cases)
+    if bind:
+        evaluator.bind(cases)
     return evaluator
+
+
+def make_executor(config: AssayConfig) -> Executor:
+    """The executor ``executor.type`` names (the Ray one is imported only when named)."""
+    if config.executor.type == "ray":
+        from assay.evaluation.ray_executor import RayExecutor
+
+        return RayExecutor(config.executor, config_path=config.path)
+    return LocalExecutor()
 
 
 async def evaluate_project(

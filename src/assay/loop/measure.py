@@ -155,8 +155,8 @@ class Measurer:
         case = next(c for c in self.cases[Split.DEV] if c.id == case_id)
         self.case_runs += 1
         token = RUN_INDEX.set(run_index)
-        try:
-            return await self.evaluator.run_case(case, Split.DEV, workdir)
+        try:  # through the executor, so a cluster runs the reruns too
+            return (await self.evaluator.run([(case, Split.DEV)], workdir)).cases[0]
         finally:
             RUN_INDEX.reset(token)
 
