@@ -229,7 +229,10 @@ class ProposerConfig(Strict):
     (an agent's API key must be named in ``env_allow``). ``show_judge_reasons`` shows llm_judge reasons
     (redacted) instead of a neutral "rubric check N failed" line, for the llm and agent proposers alike."""
 
-    type: Literal["mutate", "llm", "agent"] = "mutate"
+    type: Literal["mutate", "tune", "llm", "agent"] = "mutate"
+    # mutate: structural operators and numeric tuning (Optuna), chosen by what has been paying off; False keeps
+    # to the operators alone.
+    tuning: bool = True
     llm: LLMSettings | None = None
     command: str | None = None
     timeout: Seconds = 600.0
@@ -253,6 +256,28 @@ class ProposerConfig(Strict):
             raise ValueError("the llm proposer needs `llm: {model: provider:model}`")
         if self.type == "agent" and not self.command:
             raise ValueError("the agent proposer needs `command`, e.g. 'claude -p \"$(cat {view_file})\"'")
+        return self
+
+
+class ParameterSpec(Strict):
+    """How numeric tuning treats a parameter (``evolve.parameters``, keyed by its name as
+    ``assay evolve --list-parameters`` shows it, or a glob such as ``params.json:*``): ``low``/``high`` bound its
+    range, ``log`` samples it on a log scale, ``integer`` makes it an int or a float, ``value`` pins it (the value
+    is written and never tuned), ``exclude`` leaves it alone."""
+
+    low: float | None = None
+    high: float | None = None
+    log: bool | None = None
+    integer: bool | None = None
+    value: float | None = None
+    exclude: bool = False
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ParameterSpec:
+        if self.low is not None and self.high is not None and self.low >= self.high:
+            raise ValueError(f"low ({self.low:g}) must be below high ({self.high:g})")
+        if self.log and self.low is not None and self.low <= 0:
+            raise ValueError("a log scale needs a positive low bound")
         return self
 
 
@@ -305,6 +330,7 @@ class EvolveConfig(Strict):
     screening: Literal["none", "judge"] = "none"
     noise: NoiseConfig = Field(default_factory=NoiseConfig)
     tournament: TournamentConfig = Field(default_factory=TournamentConfig)
+    parameters: dict[str, ParameterSpec] = Field(default_factory=dict)
     search: str = "greedy"
     search_options: dict[str, float] = Field(default_factory=dict)
     pipeline: int | None = Field(default=None, ge=1)
@@ -330,7 +356,7 @@ class EvolveConfig(Strict):
         that takes time (llm, agent) and 1 (none ahead) otherwise, so offline runs stay reproducible."""
         if self.pipeline is not None:
             return self.pipeline
-        return 2 if self.search == "ranked" and self.proposer.type != "mutate" else 1
+        return 2 if self.search == "ranked" and self.proposer.type not in ("mutate", "tune") else 1
 
 
 class AssayConfig(Strict):

@@ -37,6 +37,7 @@ from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement
 from assay.loop.rating import Ratings
 from assay.loop.report import SUSPECT_AFTER
+from assay.proposers.base import Trial
 from assay.search import Archive, Node
 from assay.stats import NoiseEstimate, estimate_noise
 
@@ -86,11 +87,12 @@ class Pending:
 
 @dataclass
 class HistoryItem:
-    """One decided generation as the proposer's history shows it."""
+    """One decided generation as the proposer's history shows it (``proposer``: who made it)."""
 
     generation: int
     description: str
     decision: str
+    proposer: str = ""
 
 
 @dataclass
@@ -129,6 +131,8 @@ class LoopState:
     kept_scores: list[float] = field(default_factory=list)
     best_holdouts: list[float] = field(default_factory=list)
     content_hashes: list[str] = field(default_factory=list)
+    trees: set[str] = field(default_factory=set)  # fingerprints of every candidate proposed or measured
+    trials: list[Trial] = field(default_factory=list)
     failing_sets: list[frozenset[str]] = field(default_factory=list)
     failing_streak: dict[str, int] = field(default_factory=dict)
     spent: Spend = field(default_factory=Spend)
@@ -171,6 +175,8 @@ def apply(state: LoopState, event: Event) -> LoopState:
         case Started():
             state.sessions += 1
         case Measured():
+            if event.tree:
+                state.trees.add(event.tree)
             _measured(state, event)
         case NoiseMeasured():
             state.runs[event.commit] = {k: list(v) for k, v in event.runs.items()}
@@ -179,6 +185,8 @@ def apply(state: LoopState, event: Event) -> LoopState:
         case Committed():
             state.pending = Pending(event)
             proposal = event.proposal
+            if proposal.tree:
+                state.trees.add(proposal.tree)
             if proposal.number is not None:
                 state.proposals.pop(proposal.number, None)
             if event.sampled:
@@ -188,6 +196,8 @@ def apply(state: LoopState, event: Event) -> LoopState:
             # order, so the archive a later proposal samples from does not depend on the pipeline's timing.
             state.proposals[event.number] = event
             state.last_proposal = max(state.last_proposal, event.number)
+            if event.proposal.tree:
+                state.trees.add(event.proposal.tree)
         case Dropped():
             for number in event.numbers:
                 state.proposals.pop(number, None)
@@ -294,7 +304,10 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
     if commit is not None:
         _track_trail(state, pending, measurement, best_failing)
         _track_suspects(state)
-    state.history.append(HistoryItem(record.generation, record.description, record.decision))
+    point = pending.committed.proposal.point if pending is not None else None
+    if point is not None and measurement.dev is not None:
+        state.trials.append(Trial(point, measurement.dev.mean_score))
+    state.history.append(HistoryItem(record.generation, record.description, record.decision, record.proposer))
     state.retry = _retry(record, measurement) if "gate-retry" in record.flags else None
     if commit is None:
         state.last_gate = [record.description]

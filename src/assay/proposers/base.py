@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from assay.registry import Registry
 
@@ -23,6 +23,24 @@ class RetryNote:
     failures: list[dict[str, Any]] = field(default_factory=list)
 
 
+class TunedPoint(BaseModel):
+    """Where a candidate sits in numeric tuning's search: the ``study`` (a hash of its program with the tunable
+    numbers taken out) and the ``values`` of those numbers, by parameter name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    study: str
+    values: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Trial:
+    """An evaluated candidate as numeric tuning sees it: its point and its mean dev score."""
+
+    point: TunedPoint
+    score: float
+
+
 @dataclass
 class ProposerView:
     """Everything a proposer may see — and nothing else. Every string in it has been through the Redactor
@@ -32,7 +50,9 @@ class ProposerView:
     ``dev_cases``: ``{"id", "input"}`` or ``{"id", "vars"}`` of dev cases only; ``failures``: ``{"id", "how"}``
     per failing dev case; ``last_gate``: the gate's reasons for the last discard; ``history``:
     ``{"generation", "description", "decision"}``; ``trace_paths``: redacted trace copies of failing dev cases;
-    ``retry``: the last attempt to try again from, when the gate asked for a retry.
+    ``retry``: the last attempt to try again from, when the gate asked for a retry; ``trials``: the evaluated
+    candidates' tunable numbers and mean dev scores (the parent's first); ``attempt``: the draw, counted from 0
+    (a draw that repeated an earlier candidate is made again with the next one).
     """
 
     artifact: dict[str, str]
@@ -43,6 +63,8 @@ class ProposerView:
     last_gate: list[str] = field(default_factory=list)
     history: list[dict[str, Any]] = field(default_factory=list)
     trace_paths: list[str] = field(default_factory=list)
+    trials: list[Trial] = field(default_factory=list)
+    attempt: int = 0
 
 
 class Proposal(BaseModel):
@@ -53,6 +75,8 @@ class Proposal(BaseModel):
     description: str
     error: str | None = None
     citations: list[str] = Field(default_factory=list)
+    exhausted: bool = False  # nothing applies at this layer (the loop moves on to the next one)
+    via: str | None = None  # the part of a composite proposer that made it (recorded as the proposer)
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
@@ -62,6 +86,9 @@ class Proposer(ABC):
     """Proposes one change per call by editing files in ``worktree`` (editable paths are relative to it)."""
 
     name: ClassVar[str]
+    generation: int = 0  # the proposal's number, set by the loop before each call (seeds offline proposers)
+    # Draws per layer when a proposal repeats an earlier candidate (each draw of a model costs a call).
+    redraws: ClassVar[int] = 2
 
     @abstractmethod
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:

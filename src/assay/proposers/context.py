@@ -184,6 +184,7 @@ def build_view(
                 "generation": item.get("generation"),
                 "description": redactor.redact(str(item.get("description", ""))),
                 "decision": redactor.redact(str(item.get("decision", ""))),
+                "proposer": str(item.get("proposer", "")),
             }
             for item in history
         ],

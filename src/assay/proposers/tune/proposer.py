@@ -1,0 +1,117 @@
+"""The ``tune`` proposer: new values for the artifact's tunable numbers, proposed by an Optuna sampler.
+
+Each call builds an in-memory study from the trials the loop passes in the view (every evaluated candidate of
+the same program structure, the parent first, with its mean dev score), asks the sampler for one point and
+writes it into the files. The run's events are the only record of the trials, so a resumed run rebuilds the
+same study and asks the same question; Optuna's own storage is never read back.
+
+Samplers: TPE (multivariate) by default; CMA-ES once a study has several continuous parameters and enough
+trials to start from (``sampler: auto``). The sampler is seeded by (seed, generation, draw).
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from pathlib import Path
+from typing import Literal
+
+import optuna
+from optuna.samplers import BaseSampler, CmaEsSampler, TPESampler
+from optuna.trial import create_trial
+
+from assay.config import ParameterSpec
+from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, Trial
+from assay.proposers.tune.sites import write_values
+from assay.proposers.tune.space import Parameter, SearchSpace, search_space
+
+STARTUP_TRIALS = 4  # random points before TPE models the scores
+CMA_AFTER = 8  # trials in a study before CMA-ES takes over (auto), with 2+ continuous parameters
+
+Sampler = Literal["auto", "tpe", "cmaes", "random"]
+
+
+@PROPOSERS.register("tune")
+class TuneProposer(Proposer):
+    """Numeric tuning with Optuna (see the module docstring). Deterministic per (seed, generation, draw)."""
+
+    name = "tune"
+    redraws = 8
+
+    def __init__(
+        self, seed: int = 0, parameters: dict[str, ParameterSpec] | None = None, sampler: Sampler = "auto"
+    ) -> None:
+        self.seed = seed
+        self.parameters = dict(parameters or {})
+        self.sampler = sampler
+        self.generation = 0
+
+    def space(self, files: dict[str, str]) -> SearchSpace:
+        return search_space(files, self.parameters)
+
+    async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        space = self.space(view.artifact)
+        if not space.parameters:
+            return Proposal(ok=False, description="no tuning", error="no tunable number", exhausted=True)
+        trials = [t for t in view.trials if t.point.study == space.study]
+        values = self.ask(space, trials, view.attempt)
+        values.update({site.name: value for site, value in space.pinned})
+        sites = [p.site for p in space.parameters] + [site for site, _ in space.pinned]
+        try:
+            changed = write_values(view.artifact, sites, values)
+        except ValueError as exc:
+            return Proposal(ok=False, description="no tuning", error=str(exc))
+        for path, text in changed.items():
+            (worktree / path).write_text(text, encoding="utf-8")
+        return Proposal(ok=True, description=describe(space.parameters, values), via="tune")
+
+    def ask(self, space: SearchSpace, trials: list[Trial], attempt: int) -> dict[str, int | float]:
+        """The next point of the study that ``trials`` (of this structure) make up."""
+        distributions = space.distributions()
+        seed = random.Random(f"{self.seed}:tune:{self.generation}:{attempt}").randrange(2**31)
+        study = optuna.create_study(direction="maximize", sampler=self._sampler(space, len(trials), seed))
+        for trial in trials:
+            params = trial.point.values
+            if set(params) == set(distributions) and all(
+                p.contains(params[p.name]) for p in space.parameters
+            ):
+                study.add_trial(
+                    create_trial(
+                        params={p.name: _typed(p, params[p.name]) for p in space.parameters},
+                        distributions=distributions,
+                        value=trial.score,
+                    )
+                )
+        asked = study.ask(distributions)
+        return {p.name: p.cast(asked.params[p.name]) for p in space.parameters}
+
+    def _sampler(self, space: SearchSpace, known: int, seed: int) -> BaseSampler:
+        continuous = sum(1 for p in space.parameters if not p.integer)
+        kind = self.sampler
+        if kind == "auto":
+            kind = "cmaes" if continuous >= 2 and known >= CMA_AFTER else "tpe"
+        if kind == "random":
+            return optuna.samplers.RandomSampler(seed=seed)
+        if kind == "cmaes":
+            return CmaEsSampler(seed=seed, n_startup_trials=0, warn_independent_sampling=False)
+        return TPESampler(
+            seed=seed, n_startup_trials=STARTUP_TRIALS, multivariate=True, warn_independent_sampling=False
+        )
+
+
+def _typed(parameter: Parameter, value: float) -> int | float:
+    return int(value) if parameter.integer else float(value)
+
+
+def describe(parameters: list[Parameter], values: dict[str, int | float]) -> str:
+    """``tune: a.json:threshold 5 -> 13, f.py:priority#1 0.5 -> 0.31`` (changed values only)."""
+    moves = [
+        f"{p.name} {p.site.value!r} -> {values[p.name]!r}"
+        for p in parameters
+        if values[p.name] != p.site.value
+    ]
+    return "tune: " + (", ".join(moves) if moves else "same values")
+
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
