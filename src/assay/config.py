@@ -346,9 +346,19 @@ class EvolveConfig(Strict):
     stop_on_oscillation: bool = True
     layers: list[Layer] = Field(default_factory=lambda: list(ALL_LAYERS), min_length=1)
     discards_per_layer: int = Field(default=3, ge=1)
+    # After the last layer, start again at the first instead of stopping ("all layers exhausted"). None: on
+    # for the offline default (mutate with tuning), whose search goes on at every layer; off otherwise.
+    cycle_layers: bool | None = None
     l3_every: int | None = Field(default=None, ge=1)
     max_files_changed: int = Field(default=5, ge=1)
     seed: int = 0
+
+    @property
+    def layers_cycle(self) -> bool:
+        """Whether the layers start again after the last one (see ``cycle_layers``)."""
+        if self.cycle_layers is not None:
+            return self.cycle_layers
+        return self.proposer.type == "mutate" and self.proposer.tuning
 
     @property
     def pipeline_depth(self) -> int:

@@ -49,14 +49,19 @@ class GateInput:
 
     def for_progress(self) -> tuple[EvalResult, EvalResult]:
         """Parent and candidate results without the ``unfixable`` cases (seed 001: a case failing generation
-        after generation is marked unfixable and left out of progress; it cannot regress, the best fails it)."""
+        after generation is marked unfixable and left out of progress; it cannot regress, the best fails it).
+        An unfixable case whose graded score the candidate moved stays in: with partial credit (a score such as
+        a bound over a measured value, where no case ever passes) that score is the progress."""
         if not self.unfixable:
             return self.parent, self.candidate
+        parent_scores = {c.id: c.score for c in self.parent.cases}
+        moved = {
+            c.id for c in self.candidate.cases if c.id in parent_scores and c.score != parent_scores[c.id]
+        }
+        left_out = self.unfixable - moved
 
         def without(result: EvalResult) -> EvalResult:
-            return result.model_copy(
-                update={"cases": [c for c in result.cases if c.id not in self.unfixable]}
-            )
+            return result.model_copy(update={"cases": [c for c in result.cases if c.id not in left_out]})
 
         return without(self.parent), without(self.candidate)
 

@@ -101,6 +101,7 @@ async def make_proposal(
     proposer = ctx.parts.proposer
     proposer.generation = number
     redrawn: list[str] = []
+    shown_gate = list(view.last_gate)  # redacted by build_view
     tokens, cost = 0, 0.0
     made: Proposal | None = None
     for layer in _layer_order(config.evolve.layers, basis.layer):
@@ -108,7 +109,7 @@ async def make_proposal(
         for _attempt in range(max(1, proposer.redraws)):
             git.reset_worktree(worktree, parent)
             view.attempt = len(redrawn)
-            view.last_gate = list(basis.last_gate) + _repeat_note(redrawn)
+            view.last_gate = shown_gate + _repeat_note(redrawn)
             made = await proposer.propose(view, workdir, editable=list(config.artifact.paths))
             tokens, cost = tokens + made.tokens_in + made.tokens_out, cost + made.cost_usd
             if not made.ok:

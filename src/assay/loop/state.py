@@ -133,6 +133,7 @@ class LoopState:
     content_hashes: list[str] = field(default_factory=list)
     trees: set[str] = field(default_factory=set)  # fingerprints of every candidate proposed or measured
     trials: list[Trial] = field(default_factory=list)
+    search_exhausted: bool = False  # the last proposal found nothing new at any layer
     failing_sets: list[frozenset[str]] = field(default_factory=list)
     failing_streak: dict[str, int] = field(default_factory=dict)
     spent: Spend = field(default_factory=Spend)
@@ -288,8 +289,10 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
         if state.ratings is not None:
             state.ratings.rank_archive(state.archive)
     _settle_runs(state, extra, commit if kept else None, measurement.dev)
-    # A gate's "retry" asks for another try from the same parent: it does not count toward the layer.
-    if "gate-retry" not in record.flags and state.tracker.record(kept):
+    # A gate's "retry" asks for another try from the same parent, and numeric tuning is no layer's edit: a
+    # discard of either does not count toward the layer.
+    counts = "gate-retry" not in record.flags and (kept or record.proposer != "tune")
+    if counts and state.tracker.record(kept):
         state.promotion_due = True
     state.since_keep = 0 if kept else state.since_keep + 1
     assert state.best is not None, "the baseline is decided first"
@@ -307,6 +310,7 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
     point = pending.committed.proposal.point if pending is not None else None
     if point is not None and measurement.dev is not None:
         state.trials.append(Trial(point, measurement.dev.mean_score))
+    state.search_exhausted = "no-new-candidate" in record.flags
     state.history.append(HistoryItem(record.generation, record.description, record.decision, record.proposer))
     state.retry = _retry(record, measurement) if "gate-retry" in record.flags else None
     if commit is None:
