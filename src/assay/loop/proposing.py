@@ -18,7 +18,7 @@ from assay.loop.context import LoopContext
 from assay.loop.events import ProposalMade
 from assay.loop.state import HistoryItem, LoopState, Retry
 from assay.model import Case, Split
-from assay.proposers.base import Proposal, ProposerView, RetryNote, Trial
+from assay.proposers.base import Proposal, ProposerView, RetryNote, Structure, Trial
 from assay.proposers.context import build_view, describe_failure
 from assay.proposers.redaction import Redactor
 from assay.proposers.tune import search_space
@@ -26,6 +26,7 @@ from assay.search import Archive
 from assay.search.archive import accuracy_ranks
 
 HISTORY_SHOWN = 20
+STRUCTURES_SHOWN = 4
 
 
 @dataclass
@@ -194,9 +195,27 @@ def _view(
         show_judge_reasons=config.evolve.proposer.show_judge_reasons,
     )
     view.retry = retry_note(basis.retry, cases, redactor)
-    here = [Trial(search_space(artifact, config.evolve.parameters).point(), dev.mean_score)] if dev else []
+    point = search_space(artifact, config.evolve.parameters).point()
+    here = [Trial(point, dev.mean_score, parent)] if dev else []
     view.trials = here + list(basis.trials)
+    view.structures = structures(ctx, basis.trials, point.study)
     return view
+
+
+def structures(
+    ctx: LoopContext, trials: list[Trial], own: str, count: int = STRUCTURES_SHOWN
+) -> list[Structure]:
+    """The ``count`` best-scoring program structures evaluated so far other than ``own`` (the parent's), with
+    the files of each one's best candidate."""
+    best: dict[str, Trial] = {}
+    counts: dict[str, int] = {}
+    for trial in trials:
+        study = trial.point.study
+        counts[study] = counts.get(study, 0) + 1
+        if trial.point.values and trial.commit and (study not in best or trial.score > best[study].score):
+            best[study] = trial
+    ranked = sorted((t for s, t in best.items() if s != own), key=lambda t: -t.score)[:count]
+    return [Structure(t.point.study, ctx.files_at(t.commit), t.score, counts[t.point.study]) for t in ranked]
 
 
 def _failed(

@@ -309,7 +309,7 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
         _track_suspects(state)
     point = pending.committed.proposal.point if pending is not None else None
     if point is not None and measurement.dev is not None:
-        state.trials.append(Trial(point, measurement.dev.mean_score))
+        state.trials.append(Trial(point, measurement.dev.mean_score, record.commit or ""))
     state.search_exhausted = "no-new-candidate" in record.flags
     state.history.append(HistoryItem(record.generation, record.description, record.decision, record.proposer))
     state.retry = _retry(record, measurement) if "gate-retry" in record.flags else None

@@ -35,24 +35,38 @@ class TunedPoint(BaseModel):
 
 @dataclass(frozen=True)
 class Trial:
-    """An evaluated candidate as numeric tuning sees it: its point and its mean dev score."""
+    """An evaluated candidate as numeric tuning sees it: its point, its mean dev score and its commit."""
 
     point: TunedPoint
     score: float
+    commit: str = ""
+
+
+@dataclass
+class Structure:
+    """An evaluated program structure other than the parent's, offered for tuning: the files of its best
+    candidate (its ``study``'s best ``score``, over ``trials`` evaluations)."""
+
+    study: str
+    files: dict[str, str]
+    score: float
+    trials: int
 
 
 @dataclass
 class ProposerView:
     """Everything a proposer may see — and nothing else. Every string in it has been through the Redactor
-    except ``artifact``, the files the proposer edits, and the dev cases' own inputs and vars (see
-    ``assay.proposers.context``).
+        except ``artifact``, the files the proposer edits, and the dev cases' own inputs and vars (see
+        ``assay.proposers.context``).
 
-    ``dev_cases``: ``{"id", "input"}`` or ``{"id", "vars"}`` of dev cases only; ``failures``: ``{"id", "how"}``
-    per failing dev case; ``last_gate``: the gate's reasons for the last discard; ``history``:
-    ``{"generation", "description", "decision"}``; ``trace_paths``: redacted trace copies of failing dev cases;
-    ``retry``: the last attempt to try again from, when the gate asked for a retry; ``trials``: the evaluated
-    candidates' tunable numbers and mean dev scores (the parent's first); ``attempt``: the draw, counted from 0
-    (a draw that repeated an earlier candidate is made again with the next one).
+        ``dev_cases``: ``{"id", "input"}`` or ``{"id", "vars"}`` of dev cases only; ``failures``: ``{"id", "how"}``
+        per failing dev case; ``last_gate``: the gate's reasons for the last discard; ``history``:
+        ``{"generation", "description", "decision"}``; ``trace_paths``: redacted trace copies of failing dev cases;
+        ``retry``: the last attempt to try again from, when the gate asked for a retry; ``trials``: the evaluated
+        candidates' tunable numbers and mean dev scores (the parent's first); ``structures``: the best other program
+    structures evaluated so far, whose numbers a tuner may tune too (a structural edit discarded at its first
+    values may win at others); ``attempt``: the draw, counted from 0
+        (a draw that repeated an earlier candidate is made again with the next one).
     """
 
     artifact: dict[str, str]
@@ -64,6 +78,7 @@ class ProposerView:
     history: list[dict[str, Any]] = field(default_factory=list)
     trace_paths: list[str] = field(default_factory=list)
     trials: list[Trial] = field(default_factory=list)
+    structures: list[Structure] = field(default_factory=list)
     attempt: int = 0
 
 

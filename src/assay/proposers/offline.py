@@ -12,7 +12,6 @@ from assay.proposers.mutate import mutate
 from assay.proposers.tune import TuneProposer
 
 FAMILIES = ("mutate", "tune")
-MIXED_AFTER = 3  # draws of the chosen family before a redraw tries the other one too
 
 
 @PROPOSERS.register("mutate")
@@ -46,8 +45,8 @@ class OfflineProposer(Proposer):
 
     Which one is a Thompson draw over the two families' keep rates in the recent history (a Beta(1 + keeps,
     1 + discards) per family), except that a kept structural edit is followed by tuning of what it introduced.
-    When the chosen family has nothing to offer, or its first draws all repeated earlier candidates, the other
-    one is tried. Deterministic per (seed, generation, draw)."""
+    When the chosen family has nothing to offer the other one is tried; when its draws all repeat earlier
+    candidates, the loop moves on to the next layer. Deterministic per (seed, generation, draw)."""
 
     name = "mutate"
     redraws = 10
@@ -74,8 +73,6 @@ class OfflineProposer(Proposer):
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         first = self.choose(view)
         order = [first, *(f for f in FAMILIES if f != first)]
-        if view.attempt >= MIXED_AFTER and view.attempt % 2:
-            order.reverse()
         made = Proposal(ok=False, description="no change", error="nothing to propose", exhausted=True)
         for family in order:
             part = self.tuner if family == "tune" else self.operators

@@ -1,6 +1,7 @@
 """The ``tune`` proposer: new values for the artifact's tunable numbers, proposed by an Optuna sampler.
 
-Each call builds an in-memory study from the trials the loop passes in the view (every evaluated candidate of
+Each call picks a program structure to tune (the parent's, or another one evaluated earlier: a structural edit
+discarded at its first values may win at others), builds an in-memory study from the trials the loop passes in the view (every evaluated candidate of
 the same program structure, the parent first, with its mean dev score), asks the sampler for one point and
 writes it into the files. The run's events are the only record of the trials, so a resumed run rebuilds the
 same study and asks the same question; Optuna's own storage is never read back.
@@ -11,6 +12,7 @@ trials to start from (``sampler: auto``). The sampler is seeded by (seed, genera
 
 from __future__ import annotations
 
+import math
 import random
 import warnings
 from pathlib import Path
@@ -27,6 +29,8 @@ from assay.proposers.tune.space import Parameter, SearchSpace, search_space
 
 STARTUP_TRIALS = 4  # random points before TPE models the scores
 CMA_AFTER = 8  # trials in a study before CMA-ES takes over (auto), with 2+ continuous parameters
+NEAR_BEST = 0.02  # a structure this close to the parent's score is as worth tuning as the parent's
+FAR_WEIGHT = 0.2
 
 Sampler = Literal["auto", "tpe", "cmaes", "random"]
 
@@ -50,20 +54,44 @@ class TuneProposer(Proposer):
         return search_space(files, self.parameters)
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
-        space = self.space(view.artifact)
-        if not space.parameters:
+        chosen = self.choose(view)
+        if chosen is None:
             return Proposal(ok=False, description="no tuning", error="no tunable number", exhausted=True)
+        files, space, label = chosen
         trials = [t for t in view.trials if t.point.study == space.study]
         values = self.ask(space, trials, view.attempt)
         values.update({site.name: value for site, value in space.pinned})
         sites = [p.site for p in space.parameters] + [site for site, _ in space.pinned]
         try:
-            changed = write_values(view.artifact, sites, values)
+            written = {**files, **write_values(files, sites, values)}
         except ValueError as exc:
             return Proposal(ok=False, description="no tuning", error=str(exc))
-        for path, text in changed.items():
-            (worktree / path).write_text(text, encoding="utf-8")
-        return Proposal(ok=True, description=describe(space.parameters, values), via="tune")
+        for path, text in written.items():
+            if text != view.artifact.get(path):
+                (worktree / path).write_text(text, encoding="utf-8")
+        return Proposal(ok=True, description=describe(space.parameters, values, label), via="tune")
+
+    def choose(self, view: ProposerView) -> tuple[dict[str, str], SearchSpace, str] | None:
+        """The structure to tune: the parent's, or one of the other structures in the view (a structural edit
+        that was discarded at its first values), drawn with weights that favour good scores and few trials."""
+        parent_score = view.trials[0].score if view.trials else None
+        options: list[tuple[dict[str, str], SearchSpace, str]] = []
+        weights: list[float] = []
+        for files, score, label in [
+            (view.artifact, parent_score, ""),
+            *((s.files, s.score, f"on a structure scoring {s.score:.4f}") for s in view.structures),
+        ]:
+            space = self.space(files)
+            if not space.parameters:
+                continue
+            known = sum(1 for t in view.trials if t.point.study == space.study)
+            near = parent_score is None or score is None or score >= parent_score - NEAR_BEST
+            options.append((files, space, label))
+            weights.append((1.0 if near else FAR_WEIGHT) / math.sqrt(1 + known))
+        if not options:
+            return None
+        rng = random.Random(f"{self.seed}:structure:{self.generation}:{view.attempt}")
+        return rng.choices(options, weights=weights)[0]
 
     def ask(self, space: SearchSpace, trials: list[Trial], attempt: int) -> dict[str, int | float]:
         """The next point of the study that ``trials`` (of this structure) make up."""
@@ -103,14 +131,15 @@ def _typed(parameter: Parameter, value: float) -> int | float:
     return int(value) if parameter.integer else float(value)
 
 
-def describe(parameters: list[Parameter], values: dict[str, int | float]) -> str:
+def describe(parameters: list[Parameter], values: dict[str, int | float], label: str = "") -> str:
     """``tune: a.json:threshold 5 -> 13, f.py:priority#1 0.5 -> 0.31`` (changed values only)."""
     moves = [
         f"{p.name} {p.site.value!r} -> {values[p.name]!r}"
         for p in parameters
         if values[p.name] != p.site.value
     ]
-    return "tune: " + (", ".join(moves) if moves else "same values")
+    head = f"tune {label}: " if label else "tune: "
+    return head + (", ".join(moves) if moves else "same values")
 
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
