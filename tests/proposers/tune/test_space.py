@@ -17,7 +17,7 @@ from assay.proposers.tune.space import default_range
         (-3, (-12, 0, False)),
         (0, (-10, 10, False)),
         (500, (50, 5000, True)),
-        (0.5, (0.05, 5.0, True)),
+        (0.5, (0.005, 50.0, True)),
         (-2.0, (-20.0, -0.2, False)),
         (0.0, (-1.0, 1.0, False)),
     ],
@@ -34,7 +34,7 @@ def test_ints_and_floats_get_their_distributions() -> None:
     space = search_space({"p.json": '{"n": 5, "rate": 0.5}'})
     dists = space.distributions()
     assert dists["p.json:n"] == IntDistribution(0, 20)
-    assert dists["p.json:rate"] == FloatDistribution(0.05, 5.0, log=True)
+    assert dists["p.json:rate"] == FloatDistribution(0.005, 50.0, log=True)
 
 
 def test_overrides_bound_pin_exclude_and_include_by_name_or_glob() -> None:

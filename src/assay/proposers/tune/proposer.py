@@ -122,9 +122,7 @@ class TuneProposer(Proposer):
             return optuna.samplers.RandomSampler(seed=seed)
         if kind == "cmaes":
             return CmaEsSampler(seed=seed, n_startup_trials=0, warn_independent_sampling=False)
-        return TPESampler(
-            seed=seed, n_startup_trials=STARTUP_TRIALS, multivariate=True, warn_independent_sampling=False
-        )
+        return TPESampler(seed=seed, n_startup_trials=STARTUP_TRIALS, multivariate=True)
 
 
 def _typed(parameter: Parameter, value: float) -> int | float:

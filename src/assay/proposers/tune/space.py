@@ -4,8 +4,8 @@ A range comes from the number itself unless ``evolve.parameters`` says otherwise
 
 - an int ``v``: from 0 to ``max(10, 4v)`` (mirrored for a negative one; -10 to 10 for 0); on a log scale from
   ``v/10`` to ``10v`` when ``|v| >= 100``;
-- a positive float: a log scale across two decades, ``v/10`` to ``10v``; a negative float: ``10v`` to ``v/10``
-  (linear); 0.0: -1 to 1.
+- a positive float: a log scale across four decades, ``v/100`` to ``100v`` (a constant a structural edit just
+  introduced has an arbitrary first value); a negative float: ``10v`` to ``v/10`` (linear); 0.0: -1 to 1.
 
 The sign is kept (a sign flip is a structural edit, left to the operators). A study is one program structure:
 the fingerprint of the files with every tuned number taken out, so a structural edit starts a new study while
@@ -26,6 +26,7 @@ from assay.proposers.tune.sites import NumberSite, number_sites, write_values
 
 MAX_PARAMETERS = 24  # beyond this many, TPE learns too slowly from a run's few dozen trials
 SIGNIFICANT = 4  # floats are written with this many significant digits
+FLOAT_SPAN = 100.0  # a positive float ranges from v / FLOAT_SPAN to v * FLOAT_SPAN
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def default_range(value: int | float) -> tuple[float, float, bool]:
     if value == 0:
         return -1.0, 1.0, False
     if value > 0:
-        return value / 10, value * 10, True
+        return value / FLOAT_SPAN, value * FLOAT_SPAN, True
     return value * 10, value / 10, False
 
 
