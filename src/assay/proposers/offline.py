@@ -43,8 +43,9 @@ class MutateProposer(Proposer):
 class OfflineProposer(Proposer):
     """The offline default: a structural edit (``mutate``) or numeric tuning (``tune``) per generation.
 
-    Which one is a Thompson draw over the two families' keep rates in the recent history (a Beta(1 + keeps,
-    1 + discards) per family), except that a kept structural edit is followed by tuning of what it introduced.
+    A structural edit is followed by tuning (of what it introduced, or of the best structures so far); after a
+    tuning trial, a Thompson draw over the two families' keep rates in the recent history (a Beta(1 + keeps,
+    1 + discards) per family) decides.
     When the chosen family has nothing to offer the other one is tried; when its draws all repeat earlier
     candidates, the loop moves on to the next layer. Deterministic per (seed, generation, draw)."""
 
@@ -60,7 +61,7 @@ class OfflineProposer(Proposer):
     def choose(self, view: ProposerView) -> str:
         """The family to draw from first, from the history of decisions."""
         history = [h for h in view.history if h.get("proposer") in FAMILIES]
-        if history and history[-1].get("proposer") == "mutate" and history[-1].get("decision") == "keep":
+        if history and history[-1].get("proposer") == "mutate":
             return "tune"
         rng = random.Random(f"{self.seed}:family:{self.generation}")
         draws = {}
