@@ -368,11 +368,13 @@ def crashed(dev: EvalResult | None) -> bool:
 def _track_trail(
     state: LoopState, pending: Pending | None, measurement: Measurement, best_failing: frozenset[str] | None
 ) -> None:
-    """What oscillation watches, for the evaluated candidates that ran (crashes are not oscillation): the
-    artifact's content, and the failing-case set when it differs from the best's before the decision (a
-    candidate that gains nothing is the plateau rule's business)."""
+    """What oscillation watches, for the evaluated candidates that ran (crashes and tuning trials are not
+    oscillation): the artifact's content, and the failing-case set when it differs from the best's before the
+    decision (a candidate that gains nothing is the plateau rule's business)."""
     if crashed(measurement.dev):
         return
+    if pending is not None and pending.committed.proposal.proposer == "tune":
+        return  # a numeric study samples around the best by design; its trials never repeat a tree
     if pending is not None and pending.measured is not None and pending.measured.content:
         state.content_hashes.append(pending.measured.content)
     failing = _failing(measurement.dev)
