@@ -41,6 +41,8 @@ from assay.proposers.base import Trial
 from assay.search import Archive, Node
 from assay.stats import NoiseEstimate, estimate_noise
 
+DISCARD_MARGIN = 1e-3
+
 
 @dataclass
 class Best:
@@ -297,6 +299,7 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
     state.since_keep = 0 if kept else state.since_keep + 1
     assert state.best is not None, "the baseline is decided first"
     best_failing = _failing(state.best.measurement.dev)
+    incumbent = state.best.dev.mean_score
     if kept and commit is not None:
         state.kept_scores.append(record.dev_score or 0.0)
         if pending is not None and pending.matches is not None:
@@ -309,7 +312,9 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
         _track_suspects(state)
     point = pending.committed.proposal.point if pending is not None else None
     if point is not None and measurement.dev is not None:
-        state.trials.append(Trial(point, measurement.dev.mean_score, record.commit or ""))
+        state.trials.append(
+            Trial(point, told_score(measurement.dev.mean_score, kept, incumbent), record.commit or "")
+        )
     state.search_exhausted = "no-new-candidate" in record.flags
     state.history.append(HistoryItem(record.generation, record.description, record.decision, record.proposer))
     state.retry = _retry(record, measurement) if "gate-retry" in record.flags else None
@@ -323,6 +328,13 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
         state.measurements.pop(commit, None)
     elif commit is not None:
         state.measurements[commit] = measurement
+
+
+def told_score(score: float, kept: bool, incumbent: float) -> float:
+    """The value numeric tuning is told for a trial: its mean dev score, or for a discarded one (the gate found
+    a regression, a trade-off, a cost) no more than the best it failed to replace, a little less: a study must
+    not climb towards values the gate will never keep."""
+    return score if kept else min(score, incumbent) - DISCARD_MARGIN
 
 
 def _retry(record: CandidateRecord, measurement: Measurement) -> Retry:
