@@ -84,3 +84,20 @@ def test_nothing_to_tune_is_exhausted_not_an_error(tmp_path: Path) -> None:
     view = ProposerView(artifact={"notes.md": "hello"}, layer=1)
     made = asyncio.run(TuneProposer().propose(view, tmp_path, editable=["*"]))
     assert not made.ok and made.exhausted and made.error == "no tunable number"
+
+
+def test_a_structure_whose_numbers_change_nothing_is_seldom_tuned(tmp_path: Path) -> None:
+    parent = {"f.py": "def f(x):\n    return x * 3.0\n"}
+    flat = {"f.py": "def f(x):\n    return x * 3.0 + 0.0 * 0.5\n"}
+    flat_point = search_space(flat).point()
+    trials = [Trial(search_space(parent).point(), 0.5)]
+    trials += [Trial(flat_point.model_copy(update={"values": {**flat_point.values}}), 0.5) for _ in range(4)]
+    picks = []
+    for generation in range(40):
+        proposer = TuneProposer(seed=1)
+        proposer.generation = generation
+        view = ProposerView(
+            artifact=parent, layer=1, trials=trials, structures=[Structure(flat_point.study, flat, 0.5, 4)]
+        )
+        picks.append(proposer.choose(view)[2])  # type: ignore[index]
+    assert picks.count("") >= 35  # the parent's own structure, nearly always

@@ -31,6 +31,8 @@ STARTUP_TRIALS = 4  # random points before TPE models the scores
 CMA_AFTER = 8  # trials in a study before CMA-ES takes over (auto), with 2+ continuous parameters
 NEAR_BEST = 0.02  # a structure this close to the parent's score is as worth tuning as the parent's
 FAR_WEIGHT = 0.2
+FLAT_AFTER = 3  # trials of a structure, all with the same score: its numbers do not matter, tune another
+FLAT_WEIGHT = 0.05
 
 Sampler = Literal["auto", "tpe", "cmaes", "random"]
 
@@ -73,7 +75,8 @@ class TuneProposer(Proposer):
 
     def choose(self, view: ProposerView) -> tuple[dict[str, str], SearchSpace, str] | None:
         """The structure to tune: the parent's, or one of the other structures in the view (a structural edit
-        that was discarded at its first values), drawn with weights that favour good scores and few trials."""
+        that was discarded at its first values), drawn with weights that favour good scores and few trials, and
+        shun a structure whose trials all scored the same."""
         parent_score = view.trials[0].score if view.trials else None
         options: list[tuple[dict[str, str], SearchSpace, str]] = []
         weights: list[float] = []
@@ -84,10 +87,14 @@ class TuneProposer(Proposer):
             space = self.space(files)
             if not space.parameters:
                 continue
+            scores = {t.score for t in view.trials if t.point.study == space.study}
             known = sum(1 for t in view.trials if t.point.study == space.study)
             near = parent_score is None or score is None or score >= parent_score - NEAR_BEST
+            flat = known >= FLAT_AFTER and len(scores) == 1  # its numbers change nothing measured
             options.append((files, space, label))
-            weights.append((1.0 if near else FAR_WEIGHT) / math.sqrt(1 + known))
+            weights.append(
+                (FLAT_WEIGHT if flat else 1.0) * (1.0 if near else FAR_WEIGHT) / math.sqrt(1 + known)
+            )
         if not options:
             return None
         rng = random.Random(f"{self.seed}:structure:{self.generation}:{view.attempt}")
