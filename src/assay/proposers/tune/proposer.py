@@ -33,6 +33,7 @@ NEAR_BEST = 0.02  # a structure this close to the parent's score is as worth tun
 FAR_WEIGHT = 0.2
 FLAT_AFTER = 3  # trials of a structure, all with the same score: its numbers do not matter, tune another
 FLAT_WEIGHT = 0.05
+MOVES_SHOWN = 2
 
 Sampler = Literal["auto", "tpe", "cmaes", "random"]
 
@@ -137,14 +138,18 @@ def _typed(parameter: Parameter, value: float) -> int | float:
 
 
 def describe(parameters: list[Parameter], values: dict[str, int | float], label: str = "") -> str:
-    """``tune: a.json:threshold 5 -> 13, f.py:priority#1 0.5 -> 0.31`` (changed values only)."""
+    """``tune: a.json:threshold 5 -> 13, f.py:priority#1 0.5 -> 0.31`` (changed values only; the first
+    :data:`MOVES_SHOWN`, then how many more, so the line stays short in logs and commit messages)."""
     moves = [
         f"{p.name} {p.site.value!r} -> {values[p.name]!r}"
         for p in parameters
         if values[p.name] != p.site.value
     ]
+    shown = ", ".join(moves[:MOVES_SHOWN]) + (
+        f" and {len(moves) - MOVES_SHOWN} more" if len(moves) > MOVES_SHOWN else ""
+    )
     head = f"tune {label}: " if label else "tune: "
-    return head + (", ".join(moves) if moves else "same values")
+    return head + (shown or "same values")
 
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
