@@ -20,7 +20,7 @@ class MutateProposer(Proposer):
     the same change again."""
 
     name = "mutate"
-    redraws = 10
+    redraws = 25
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
@@ -50,7 +50,7 @@ class OfflineProposer(Proposer):
     candidates, the loop moves on to the next layer. Deterministic per (seed, generation, draw)."""
 
     name = "mutate"
-    redraws = 10
+    redraws = 25
 
     def __init__(self, seed: int = 0, parameters: dict[str, ParameterSpec] | None = None) -> None:
         self.seed = seed
