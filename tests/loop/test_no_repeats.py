@@ -4,7 +4,7 @@ generation."""
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,8 +17,11 @@ from assay.proposers.base import Proposal, Proposer, ProposerView
 
 from .conftest import git, make_project
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import offline_tasks
+_TASKS = Path(__file__).resolve().parents[2] / "benchmarks" / "offline_tasks.py"
+_SPEC = importlib.util.spec_from_file_location("offline_tasks", _TASKS)
+assert _SPEC is not None and _SPEC.loader is not None
+offline_tasks = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(offline_tasks)  # the benchmark's task builders (benchmarks/ is not a package)
 
 EDITS = [  # the proposer's draws, in order: the second and third repeat the first (reformatted, commented)
     "    leftover = remaining - item\n    score = 0.6 * leftover - 0.01 * index\n",
