@@ -233,7 +233,10 @@ class ProposerConfig(Strict):
     ``context_tokens`` bounds the llm proposer's prompt (default 32,000 tokens, 8,000 for a ``local:`` model):
     the artifact files, then the failing cases shown inline by priority, then the history."""
 
-    type: Literal["mutate", "llm", "agent"] = "mutate"
+    type: Literal["mutate", "tune", "llm", "agent"] = "mutate"
+    # mutate: structural operators and numeric tuning (Optuna), chosen by what has been paying off; False keeps
+    # to the operators alone.
+    tuning: bool = True
     llm: LLMSettings | None = None
     command: str | None = None
     timeout: Seconds = 600.0
@@ -258,6 +261,28 @@ class ProposerConfig(Strict):
             raise ValueError("the llm proposer needs `llm: {model: provider:model}`")
         if self.type == "agent" and not self.command:
             raise ValueError("the agent proposer needs `command`, e.g. 'claude -p \"$(cat {view_file})\"'")
+        return self
+
+
+class ParameterSpec(Strict):
+    """How numeric tuning treats a parameter (``evolve.parameters``, keyed by its name as
+    ``assay evolve --list-parameters`` shows it, or a glob such as ``params.json:*``): ``low``/``high`` bound its
+    range, ``log`` samples it on a log scale, ``integer`` makes it an int or a float, ``value`` pins it (the value
+    is written and never tuned), ``exclude`` leaves it alone."""
+
+    low: float | None = None
+    high: float | None = None
+    log: bool | None = None
+    integer: bool | None = None
+    value: float | None = None
+    exclude: bool = False
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ParameterSpec:
+        if self.low is not None and self.high is not None and self.low >= self.high:
+            raise ValueError(f"low ({self.low:g}) must be below high ({self.high:g})")
+        if self.log and self.low is not None and self.low <= 0:
+            raise ValueError("a log scale needs a positive low bound")
         return self
 
 
@@ -313,6 +338,7 @@ class EvolveConfig(Strict):
     final_pick: Literal["best", "rating"] = "best"
     noise: NoiseConfig = Field(default_factory=NoiseConfig)
     tournament: TournamentConfig = Field(default_factory=TournamentConfig)
+    parameters: dict[str, ParameterSpec] = Field(default_factory=dict)
     search: str = "greedy"
     search_options: dict[str, float] = Field(default_factory=dict)
     pipeline: int | None = Field(default=None, ge=1)
@@ -328,9 +354,19 @@ class EvolveConfig(Strict):
     stop_on_oscillation: bool = True
     layers: list[Layer] = Field(default_factory=lambda: list(ALL_LAYERS), min_length=1)
     discards_per_layer: int = Field(default=3, ge=1)
+    # After the last layer, start again at the first instead of stopping ("all layers exhausted"). None: on
+    # for the offline default (mutate with tuning), whose search goes on at every layer; off otherwise.
+    cycle_layers: bool | None = None
     l3_every: int | None = Field(default=None, ge=1)
     max_files_changed: int = Field(default=5, ge=1)
     seed: int = 0
+
+    @property
+    def layers_cycle(self) -> bool:
+        """Whether the layers start again after the last one (see ``cycle_layers``)."""
+        if self.cycle_layers is not None:
+            return self.cycle_layers
+        return self.proposer.type == "mutate" and self.proposer.tuning
 
     @property
     def pipeline_depth(self) -> int:
@@ -338,7 +374,7 @@ class EvolveConfig(Strict):
         that takes time (llm, agent) and 1 (none ahead) otherwise, so offline runs stay reproducible."""
         if self.pipeline is not None:
             return self.pipeline
-        return 2 if self.search == "ranked" and self.proposer.type != "mutate" else 1
+        return 2 if self.search == "ranked" and self.proposer.type not in ("mutate", "tune") else 1
 
 
 class ExecutorConfig(Strict):

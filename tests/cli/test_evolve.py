@@ -60,3 +60,18 @@ def test_init_writes_a_starter_config(tmp_path):
     second = assay("init", cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     assert "baseline dev" in second.stdout
+
+
+def test_list_parameters_shows_ranges_overrides_and_exclusions(project):
+    config = (project / "assay.yaml").read_text()
+    (project / "assay.yaml").write_text(
+        config
+        + "  parameters:\n    priority.py:priority#2: {value: 0.02}\n    priority.py:priority#4: {low: 0.1, high: 1}\n"
+    )
+    shown = assay("evolve", "--list-parameters", cwd=project)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert "tuned    priority.py:priority#1 = 0.5 (float in [0.005, 50], log)" in lines
+    assert "tuned    priority.py:priority#4 = 0.2 (float in [0.1, 1], log)" in lines
+    assert "pinned   priority.py:priority#2 = 0.02 (was 0.01)" in lines
+    assert not (project / ".assay" / "runs").exists()  # nothing was run

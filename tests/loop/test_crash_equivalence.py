@@ -116,7 +116,7 @@ def faults_for(reference: Ended, kinds: set[str] | None, *, ahead: bool = False)
 @pytest.mark.parametrize(
     ("extra", "items", "kinds"),
     [
-        (GREEDY, 20, None),
+        (GREEDY, 60, None),  # enough items for the offline default to keep and discard in 6 generations
         (PIPELINE, 30, None),
         # The trend gate remembers retries and recent scores between decisions.
         (TREND, 30, {"Committed", "Measured", "Decided"}),

@@ -89,7 +89,8 @@ keys = sorted(set(re.findall(r"[A-Z]+-\d{4}-[A-Z]+|sk-test-[a-z-]+\d+|rubric[^\n
 # Bring it back through the artifact, the description and a file beside the artifact ...
 counter = open("prompt.md").read().count("\n")
 with open("prompt.md", "a") as handle:
-    handle.write(f"gen {counter}: {' | '.join(keys) or 'nothing found'}\n")
+    # A nonce: a change made again from the same parent would repeat a candidate, and assay never evaluates one twice.
+    handle.write(f"gen {counter} ({os.urandom(4).hex()}): {' | '.join(keys) or 'nothing found'}\n")
 with open("loot.txt", "w") as handle:
     handle.write(loot[:500000])
 print(f"DESCRIPTION: looked around and found {len(keys)} keys: {' '.join(keys)}")

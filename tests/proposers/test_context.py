@@ -101,6 +101,7 @@ def test_build_view_shows_dev_inputs_and_failures_but_no_answer_key(tmp_path: Pa
         "decision": "discard",
         "delta": None,
         "same_parent": False,
+        "proposer": "",
     }
     assert view.last_gate[0] == f"regression: case refund lost '{REDACTED}'"
     assert [Path(p).name for p in view.trace_paths] == ["01-refund.json", "02-polite.json"]

@@ -13,6 +13,7 @@ from assay.cli.console import LazyConsole
 from assay.cli.executor_option import EXECUTOR, apply_executor
 
 if TYPE_CHECKING:
+    from assay.config import AssayConfig
     from assay.loop.engine import Evolution, RunOutcome
 
 out = LazyConsole()
@@ -68,6 +69,11 @@ def evolve_command(
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
     executor: str | None = EXECUTOR,
+    list_parameters: bool = typer.Option(
+        False,
+        "--list-parameters",
+        help="Show the numbers numeric tuning would tune, with their ranges, and exit.",
+    ),
 ) -> None:
     """Improve the artifact: propose, commit, verify in tiers, gate, keep or roll back, until a stop rule."""
     from assay.config import load_config
@@ -76,6 +82,9 @@ def evolve_command(
         raise typer.BadParameter("expected quick, standard or deep", param_hint="--preset")
     cfg = load_config(config)
     apply_executor(cfg, executor)
+    if list_parameters:
+        _list_parameters(cfg)
+        return
     from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
 
     evolution = Evolution(
@@ -86,6 +95,24 @@ def evolve_command(
         report=lambda line: out.print(line, highlight=False),
     )
     _run(lambda: evolution.start(), evolution)
+
+
+def _list_parameters(cfg: AssayConfig) -> None:
+    from assay.history.scope import artifact_files
+    from assay.proposers.tune import search_space
+
+    root = cfg.artifact_dir
+    paths = artifact_files(root, cfg.artifact.paths, forbid=cfg.artifact.forbid)
+    files = {p: (root / p).read_text(encoding="utf-8", errors="replace") for p in paths}
+    space = search_space(files, cfg.evolve.parameters)
+    if not (space.parameters or space.pinned or space.excluded):
+        out.print("no tunable numbers in the artifact's files", highlight=False)
+    for parameter in space.parameters:
+        out.print(f"tuned    {parameter.describe()}", highlight=False)
+    for site, value in space.pinned:
+        out.print(f"pinned   {site.name} = {value!r} (was {site.value!r})", highlight=False)
+    for site in space.excluded:
+        out.print(f"excluded {site.name} = {site.value!r}", highlight=False)
 
 
 def resume_command(

@@ -50,13 +50,14 @@ class GateInput:
     def for_progress(self) -> tuple[EvalResult, EvalResult]:
         """Parent and candidate results without the ``unfixable`` cases (seed 001: a case failing generation
         after generation is marked unfixable and left out of progress; it cannot regress, the best fails it).
-        An unfixable case the candidate does better on (passes, or scores higher) stays in both: that is a
-        gain, never hidden."""
+        An unfixable case the candidate moved (its verdict or its graded score, either way) stays in both: a
+        gain on it is never hidden, nor a loss; with partial credit, where no case ever passes, the score is the
+        progress."""
         if not self.unfixable:
             return self.parent, self.candidate
         before = {c.id: (c.passed, c.score) for c in self.parent.cases}
-        better = {c.id for c in self.candidate.cases if (c.passed, c.score) > before.get(c.id, (True, 1.0))}
-        left_out = self.unfixable - better
+        moved = {c.id for c in self.candidate.cases if c.id in before and (c.passed, c.score) != before[c.id]}
+        left_out = self.unfixable - moved
 
         def without(result: EvalResult) -> EvalResult:
             return result.model_copy(update={"cases": [c for c in result.cases if c.id not in left_out]})

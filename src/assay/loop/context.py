@@ -32,6 +32,7 @@ from assay.model import Case, Split
 from assay.presets import EvolveSettings
 from assay.proposers import Proposer
 from assay.proposers.factory import make_proposer
+from assay.proposers.fingerprint import fingerprint
 from assay.proposers.redaction import Redactor, secrets_for
 from assay.ratings import RATINGS
 from assay.registry import UnknownName
@@ -213,6 +214,17 @@ class LoopContext:
 
     def artifact_size(self, workdir: Path) -> int:
         return sum((workdir / p).stat().st_size for p in self.artifact_paths(workdir))
+
+    def artifact_texts(self, workdir: Path) -> dict[str, str]:
+        """The artifact files under ``workdir`` (relative path -> text)."""
+        return {
+            p: (workdir / p).read_text(encoding="utf-8", errors="replace")
+            for p in self.artifact_paths(workdir)
+        }
+
+    def tree(self, workdir: Path) -> str:
+        """The artifact's fingerprint: equal for candidates that differ only in formatting or comments."""
+        return fingerprint(self.artifact_texts(workdir))
 
     def content_hash(self, workdir: Path) -> str:
         digest = hashlib.sha256()

@@ -203,7 +203,11 @@ class Evolution:
         """An empty state for this configuration (the fold starts from it)."""
         evolve = self.config.evolve
         return LoopState(
-            tracker=LayerTracker(layers=list(evolve.layers), discards_per_layer=evolve.discards_per_layer),
+            tracker=LayerTracker(
+                layers=list(evolve.layers),
+                discards_per_layer=evolve.discards_per_layer,
+                cycle=evolve.layers_cycle and self._proposer is None,
+            ),
             keep_all_measurements=evolve.search != "greedy" or self._selector is not None,
             tournament=(
                 evolve.tournament.model_copy(

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from assay.evaluation.evaluator import EvalResult
 from assay.history.records import CandidateRecord, EventRecord
+from assay.proposers.base import TunedPoint
 from assay.static.report import StaticReport
 
 EVENTS_SCHEMA = 2
@@ -78,6 +79,7 @@ class Measured(_Event):
     regression: EvalResult | None = None
     size: int = 0
     content: str = ""
+    tree: str = ""  # the artifact's fingerprint (assay.proposers.fingerprint), L2 only
     screened_out: bool = False  # L2 stopped after its first dev cases all crashed
 
 
@@ -91,7 +93,11 @@ class NoiseMeasured(_Event):
 
 
 class ProposalMade(BaseModel):
-    """One change a proposer made on top of ``parent`` (``commit`` None: it failed or changed nothing)."""
+    """One change a proposer made on top of ``parent`` (``commit`` None: it failed or changed nothing).
+
+    ``tree`` is the change's fingerprint (formatting and comments ignored); ``redrawn`` lists the draws thrown
+    away before it because they repeated an earlier candidate, or because nothing applied at a layer
+    (``layer`` is the one the change was made at); ``point`` its place in numeric tuning's search."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -106,6 +112,9 @@ class ProposalMade(BaseModel):
     tokens: int = 0
     cost_usd: float = 0.0
     number: int | None = None  # the pipeline's proposal number, when made ahead
+    tree: str = ""
+    redrawn: list[str] = Field(default_factory=list)
+    point: TunedPoint | None = None
 
 
 class Committed(_Event):

@@ -159,6 +159,7 @@ async def measure(ctx: LoopContext, state: LoopState, generation: int, commit: s
         dev=slim(dev),
         size=ctx.artifact_size(workdir),
         content=ctx.content_hash(workdir),
+        tree=ctx.tree(workdir),
         screened_out=screened_out,
         spent=_spent(before, ctx, dev),
     )

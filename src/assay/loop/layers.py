@@ -1,5 +1,6 @@
 """Layers of change: L1 surface, L2 core, L3 architecture. Three discards in a row at a layer move the
-proposer to the next one; when the last layer is exhausted the run stops."""
+proposer to the next one; when the last layer is exhausted the run stops, unless the layers cycle (the offline
+default, whose numeric tuning goes on at every layer: there the plateau rule ends a stuck run)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 class LayerTracker:
     layers: list[int] = field(default_factory=lambda: [1, 2, 3])
     discards_per_layer: int = 3
+    cycle: bool = False  # after the last layer, start again at the first (the run is never "exhausted")
     position: int = 0
     discards: int = 0
 
@@ -33,6 +35,8 @@ class LayerTracker:
         self.discards += 1
         if self.discards >= self.discards_per_layer:
             self.position += 1
+            if self.cycle and self.position >= len(self.layers):
+                self.position = 0
             self.discards = 0
             return True
         return False

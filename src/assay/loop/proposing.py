@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import copy
 import random
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay.evaluation.evaluator import EvalResult
@@ -20,15 +21,16 @@ from assay.loop.events import ProposalMade
 from assay.loop.measure import OUTPUT_KEPT
 from assay.loop.state import HistoryItem, LoopState, Retry
 from assay.model import Case, Split
-from assay.proposers import MutateProposer
-from assay.proposers.base import RetryNote
+from assay.proposers.base import Proposal, ProposerView, RetryNote, Structure, Trial
 from assay.proposers.budget import default_context_tokens
 from assay.proposers.context import build_view, describe_failure
 from assay.proposers.redaction import Redactor
+from assay.proposers.tune import search_space
 from assay.search import Archive
 from assay.search.archive import accuracy_ranks
 
 HISTORY_SHOWN = 20
+STRUCTURES_SHOWN = 4
 
 
 @dataclass
@@ -42,6 +44,7 @@ class Basis:
     last_gate: list[str]
     best: str
     retry: Retry | None = None
+    trials: list[Trial] = field(default_factory=list)
 
     @classmethod
     def of(cls, state: LoopState) -> Basis:
@@ -54,6 +57,7 @@ class Basis:
             last_gate=list(state.last_gate),
             best=state.best.commit,
             retry=state.retry,
+            trials=list(state.trials),
         )
 
 
@@ -84,20 +88,102 @@ async def make_proposal(
     number: int,
     label: str = "gen",
 ) -> ProposalMade:
-    """One proposal on top of ``parent`` in ``worktree``, committed there; ``number`` seeds the mutate proposer
-    and names the commit (``assay gen 12`` or ``assay proposal 12``)."""
+    """One new proposal on top of ``parent`` in ``worktree``, committed there; ``number`` seeds the offline
+    proposers and names the commit (``assay gen 12`` or ``assay proposal 12``).
+
+    Never a candidate seen before: a draw whose fingerprint (formatting and comments ignored) equals that of
+    any candidate proposed or measured so far is thrown away and drawn again, up to the proposer's
+    ``redraws`` per layer; a layer where nothing applies, or where every draw repeated, gives way to the next
+    one (then the earlier ones). Only when no layer gives anything new does the proposal fail. Which trees are
+    "seen" depends on the events only: every proposal numbered before this one, and the measured ones."""
     config, git = ctx.config, ctx.git
     prefix = ctx.parts.prefix
     workdir = worktree / prefix if prefix else worktree
     git.reset_worktree(worktree, parent)
-    paths = ctx.artifact_paths(workdir)
+    artifact = ctx.artifact_texts(workdir)
+    seen = set(state.trees)
+    view = _view(ctx, state, basis, artifact, parent, number, label)
+    proposer = ctx.parts.proposer
+    proposer.generation = number
+    redrawn: list[str] = []
+    shown_gate = list(view.last_gate)  # redacted by build_view
+    tokens, cost = 0, 0.0
+    made: Proposal | None = None
+    for layer in _layer_order(config.evolve.layers, basis.layer):
+        view.layer = layer
+        for _attempt in range(max(1, proposer.redraws)):
+            git.reset_worktree(worktree, parent)
+            view.attempt = len(redrawn)
+            view.last_gate = shown_gate + _repeat_note(redrawn)
+            made = await proposer.propose(view, workdir, editable=list(config.artifact.paths))
+            tokens, cost = tokens + made.tokens_in + made.tokens_out, cost + made.cost_usd
+            if not made.ok:
+                if made.exhausted:
+                    redrawn.append(f"L{layer}: {made.error}")
+                    break
+                return _failed(basis, parent, proposer.name, made, tokens, cost, redrawn)
+            changed = Git(worktree).dirty_paths(ignore=())
+            outside = out_of_scope_paths(ctx, changed)
+            if outside:
+                git.restore_paths(worktree, parent, outside)
+            tree = ctx.tree(workdir)
+            if tree in seen:
+                redrawn.append(f"L{layer} repeat: {made.description}")
+                continue
+            proposal = ProposalMade(
+                parent=parent,
+                layer=layer,
+                proposer=made.via or proposer.name,
+                description=made.description or made.error or "",
+                citations=made.citations,
+                tokens=tokens,
+                cost_usd=cost,
+                tree=tree,
+                redrawn=redrawn,
+                point=search_space(ctx.artifact_texts(workdir), config.evolve.parameters).point(),
+            )
+            return _commit(ctx, worktree, proposal, changed, outside, f"assay {label} {number} L{layer}")
+    assert made is not None
+    failed = _failed(basis, parent, proposer.name, made, tokens, cost, redrawn)
+    failed.description = (
+        "no new candidate: every layer's draws repeated earlier candidates or found nothing to change"
+    )
+    failed.flags.append("no-new-candidate")
+    return failed
+
+
+def _layer_order(layers: Sequence[int], current: int) -> list[int]:
+    """The current layer, the later ones, then the earlier ones."""
+    at = layers.index(current) if current in layers else 0
+    return [*layers[at:], *layers[:at]]
+
+
+def _repeat_note(redrawn: list[str]) -> list[str]:
+    if not redrawn:
+        return []
+    return [
+        f"your last {len(redrawn)} proposals repeated earlier candidates or changed nothing: propose something new"
+    ]
+
+
+def _view(
+    ctx: LoopContext,
+    state: LoopState,
+    basis: Basis,
+    artifact: dict[str, str],
+    parent: str,
+    number: int,
+    label: str,
+) -> ProposerView:
+    config = ctx.config
     measurement = state.measurement(parent)
     dev = with_full_outputs(measurement.dev if measurement else None)
     cases = ctx.parts.cases[Split.DEV]
     redactor = ctx.parts.redactor
     settings = config.evolve.proposer
+    prefix = ctx.parts.prefix
     view = build_view(
-        artifact={p: (workdir / p).read_text(encoding="utf-8", errors="replace") for p in paths},
+        artifact=artifact,
         layer=basis.layer,
         dev_results=list(zip(cases, dev.cases, strict=True)) if dev else [],
         history=[
@@ -107,6 +193,7 @@ async def make_proposal(
                 "decision": h.decision,
                 "delta": h.delta,
                 "same_parent": h.parent == parent,
+                "proposer": h.proposer,
             }
             for h in basis.history
         ],
@@ -117,35 +204,64 @@ async def make_proposal(
         context_tokens=settings.context_tokens
         or default_context_tokens(settings.llm.model if settings.llm else None),
         regressed=regressed_cases(state, dev),
-        best_diff=best_diff(ctx, state, basis, [f"{prefix}/{p}" if prefix else p for p in paths]),
+        best_diff=best_diff(ctx, state, basis, [f"{prefix}/{p}" if prefix else p for p in artifact]),
     )
     view.retry = retry_note(basis.retry, cases, redactor)
-    proposer = ctx.parts.proposer
-    if isinstance(proposer, MutateProposer):
-        proposer.generation = number
-    made = await proposer.propose(view, workdir, editable=list(config.artifact.paths))
-    proposal = ProposalMade(
+    point = search_space(artifact, config.evolve.parameters).point()
+    here = [Trial(point, dev.mean_score, parent)] if dev else []
+    view.trials = here + list(basis.trials)
+    view.structures = structures(ctx, basis.trials, point.study)
+    return view
+
+
+def structures(
+    ctx: LoopContext, trials: list[Trial], own: str, count: int = STRUCTURES_SHOWN
+) -> list[Structure]:
+    """The ``count`` best-scoring program structures evaluated so far other than ``own`` (the parent's), with
+    the files of each one's best candidate."""
+    best: dict[str, Trial] = {}
+    counts: dict[str, int] = {}
+    for trial in trials:
+        study = trial.point.study
+        counts[study] = counts.get(study, 0) + 1
+        if trial.point.values and trial.commit and (study not in best or trial.score > best[study].score):
+            best[study] = trial
+    ranked = sorted((t for s, t in best.items() if s != own), key=lambda t: -t.score)[:count]
+    return [Structure(t.point.study, ctx.files_at(t.commit), t.score, counts[t.point.study]) for t in ranked]
+
+
+def _failed(
+    basis: Basis, parent: str, name: str, made: Proposal, tokens: int, cost: float, redrawn: list[str]
+) -> ProposalMade:
+    return ProposalMade(
         parent=parent,
         layer=basis.layer,
-        proposer=proposer.name,
-        description=made.description or made.error or "",
+        proposer=made.via or name,
+        description=f"proposal failed: {made.error}",
         citations=made.citations,
-        tokens=made.tokens_in + made.tokens_out,
-        cost_usd=made.cost_usd,
+        tokens=tokens,
+        cost_usd=cost,
+        redrawn=redrawn,
     )
-    if not made.ok:
-        proposal.description = f"proposal failed: {made.error}"
-        return proposal
-    changed = Git(worktree).dirty_paths(ignore=())
-    outside = out_of_scope_paths(ctx, changed)
+
+
+def _commit(
+    ctx: LoopContext,
+    worktree: Path,
+    proposal: ProposalMade,
+    changed: list[str],
+    outside: list[str],
+    title: str,
+) -> ProposalMade:
+    """Flag what the proposer did beyond its scope (restored already) and commit the change."""
     if outside:
-        git.restore_paths(worktree, parent, outside)
         proposal.flags.append("scope-violation")
         proposal.violations = outside
-    if len(set(changed) - set(outside)) > config.evolve.max_files_changed:
+    if len(set(changed) - set(outside)) > ctx.config.evolve.max_files_changed:
         proposal.flags.append("many-files")
-    message = f"assay {label} {number} L{basis.layer} ({proposer.name}): {proposal.description}"[:200]
-    proposal.commit = git.commit_all(worktree, message)
+    proposal.commit = ctx.git.commit_all(
+        worktree, f"{title} ({proposal.proposer}): {proposal.description}"[:200]
+    )
     if proposal.commit is None:
         proposal.description = f"no change: {proposal.description}"
     return proposal

@@ -38,8 +38,11 @@ from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement
 from assay.loop.rating import Ratings
 from assay.loop.report import SUSPECT_AFTER
+from assay.proposers.base import Trial
 from assay.search import Archive, Node
 from assay.stats import NoiseEstimate, estimate_noise
+
+DISCARD_MARGIN = 1e-3
 
 
 @dataclass
@@ -87,13 +90,14 @@ class Pending:
 
 @dataclass
 class HistoryItem:
-    """One decided generation as the proposer's history shows it."""
+    """One decided generation as the proposer's history shows it (``proposer``: who made it)."""
 
     generation: int
     description: str
     decision: str
     parent: str | None = None
     delta: float | None = None
+    proposer: str = ""
 
 
 @dataclass
@@ -132,6 +136,9 @@ class LoopState:
     kept_scores: list[float] = field(default_factory=list)
     best_holdouts: list[float] = field(default_factory=list)
     content_hashes: list[str] = field(default_factory=list)
+    trees: set[str] = field(default_factory=set)  # fingerprints of every candidate proposed or measured
+    trials: list[Trial] = field(default_factory=list)
+    search_exhausted: bool = False  # the last proposal found nothing new at any layer
     failing_sets: list[frozenset[str]] = field(default_factory=list)
     failing_streak: dict[str, int] = field(default_factory=dict)
     spent: Spend = field(default_factory=Spend)
@@ -174,6 +181,8 @@ def apply(state: LoopState, event: Event) -> LoopState:
         case Started():
             state.sessions += 1
         case Measured():
+            if event.tree:
+                state.trees.add(event.tree)
             _measured(state, event)
         case NoiseMeasured():
             state.runs[event.commit] = {k: list(v) for k, v in event.runs.items()}
@@ -182,6 +191,8 @@ def apply(state: LoopState, event: Event) -> LoopState:
         case Committed():
             state.pending = Pending(event)
             proposal = event.proposal
+            if proposal.tree:
+                state.trees.add(proposal.tree)
             if proposal.number is not None:
                 state.proposals.pop(proposal.number, None)
             if event.sampled:
@@ -191,6 +202,8 @@ def apply(state: LoopState, event: Event) -> LoopState:
             # order, so the archive a later proposal samples from does not depend on the pipeline's timing.
             state.proposals[event.number] = event
             state.last_proposal = max(state.last_proposal, event.number)
+            if event.proposal.tree:
+                state.trees.add(event.proposal.tree)
         case Dropped():
             for number in event.numbers:
                 state.proposals.pop(number, None)
@@ -283,12 +296,15 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
         if state.ratings is not None:
             state.ratings.rank_archive(state.archive)
     _settle_runs(state, extra, commit if kept else None, measurement.dev)
-    # A gate's "retry" asks for another try from the same parent: it does not count toward the layer.
-    if "gate-retry" not in record.flags and state.tracker.record(kept):
+    # A gate's "retry" asks for another try from the same parent, and numeric tuning is no layer's edit: a
+    # discard of either does not count toward the layer.
+    counts = "gate-retry" not in record.flags and (kept or record.proposer != "tune")
+    if counts and state.tracker.record(kept):
         state.promotion_due = True
     state.since_keep = 0 if kept else state.since_keep + 1
     assert state.best is not None, "the baseline is decided first"
     best_failing = _failing(state.best.measurement.dev)
+    incumbent = state.best.dev.mean_score
     if kept and commit is not None:
         state.kept_scores.append(record.dev_score or 0.0)
         if pending is not None and pending.matches is not None:
@@ -299,8 +315,21 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
     if commit is not None:
         _track_trail(state, pending, measurement, best_failing)
         _track_suspects(state)
+    point = pending.committed.proposal.point if pending is not None else None
+    if point is not None and measurement.dev is not None:
+        state.trials.append(
+            Trial(point, told_score(measurement.dev.mean_score, kept, incumbent), record.commit or "")
+        )
+    state.search_exhausted = "no-new-candidate" in record.flags
     state.history.append(
-        HistoryItem(record.generation, record.description, record.decision, record.parent, record.delta)
+        HistoryItem(
+            record.generation,
+            record.description,
+            record.decision,
+            record.parent,
+            record.delta,
+            record.proposer,
+        )
     )
     state.retry = _retry(record, measurement) if "gate-retry" in record.flags else None
     if commit is None:
@@ -313,6 +342,13 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
         state.measurements.pop(commit, None)
     elif commit is not None:
         state.measurements[commit] = measurement
+
+
+def told_score(score: float, kept: bool, incumbent: float) -> float:
+    """The value numeric tuning is told for a trial: its mean dev score, or for a discarded one (the gate found
+    a regression, a trade-off, a cost) no more than the best it failed to replace, a little less: a study must
+    not climb towards values the gate will never keep."""
+    return score if kept else min(score, incumbent) - DISCARD_MARGIN
 
 
 def _retry(record: CandidateRecord, measurement: Measurement) -> Retry:
@@ -358,11 +394,13 @@ def crashed(dev: EvalResult | None) -> bool:
 def _track_trail(
     state: LoopState, pending: Pending | None, measurement: Measurement, best_failing: frozenset[str] | None
 ) -> None:
-    """What oscillation watches, for the evaluated candidates that ran (crashes are not oscillation): the
-    artifact's content, and the failing-case set when it differs from the best's before the decision (a
-    candidate that gains nothing is the plateau rule's business)."""
+    """What oscillation watches, for the evaluated candidates that ran (crashes and tuning trials are not
+    oscillation): the artifact's content, and the failing-case set when it differs from the best's before the
+    decision (a candidate that gains nothing is the plateau rule's business)."""
     if crashed(measurement.dev):
         return
+    if pending is not None and pending.committed.proposal.proposer == "tune":
+        return  # a numeric study samples around the best by design; its trials never repeat a tree
     if pending is not None and pending.measured is not None and pending.measured.content:
         state.content_hashes.append(pending.measured.content)
     failing = _failing(measurement.dev)

@@ -124,6 +124,15 @@ class LayersExhausted(StopRule):
         return "all layers exhausted" if state.layers_exhausted else None
 
 
+class SearchExhausted(StopRule):
+    """The last proposal found nothing new at any layer: every draw repeated an earlier candidate."""
+
+    def check(self, state: LoopState) -> str | None:
+        return (
+            "search exhausted: no layer gives a candidate not seen before" if state.search_exhausted else None
+        )
+
+
 @dataclass
 class StopFile(StopRule):
     """A file named STOP in the run directory ends the run after the current generation."""
@@ -177,9 +186,10 @@ def standard_rules(
         Plateau(settings.plateau),
         ScoreRegression(),
         LayersExhausted(),
+        SearchExhausted(),
     ]
     if evolve.stop_on_oscillation:
-        rules.insert(-2, Oscillation())
+        rules.insert(-3, Oscillation())
     if evolve.target_pass_rate is not None:
         rules.insert(2, TargetReached(evolve.target_pass_rate))
     return rules

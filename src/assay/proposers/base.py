@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from assay.proposers.budget import DEFAULT_CONTEXT_TOKENS
 from assay.registry import Registry
@@ -22,6 +22,36 @@ class RetryNote:
     best_score: float
     needed: float
     failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+class TunedPoint(BaseModel):
+    """Where a candidate sits in numeric tuning's search: the ``study`` (a hash of its program with the tunable
+    numbers taken out) and the ``values`` of those numbers, by parameter name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    study: str
+    values: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Trial:
+    """An evaluated candidate as numeric tuning sees it: its point, its mean dev score and its commit."""
+
+    point: TunedPoint
+    score: float
+    commit: str = ""
+
+
+@dataclass
+class Structure:
+    """An evaluated program structure other than the parent's, offered for tuning: the files of its best
+    candidate (its ``study``'s best ``score``, over ``trials`` evaluations)."""
+
+    study: str
+    files: dict[str, str]
+    score: float
+    trials: int
 
 
 @dataclass
@@ -63,12 +93,17 @@ class ProposerView:
 
     ``dev_cases``: ``{"id", "input"}`` or ``{"id", "vars"}`` of dev cases only; ``failures``: ``{"id", "how"}``
     per failing dev case; ``last_gate``: the gate's reasons for the last discard; ``history``:
-    ``{"generation", "description", "decision"}`` (and ``delta``, ``same_parent`` when known); ``trace_paths``: redacted trace copies of failing dev cases;
+    ``{"generation", "description", "decision", "proposer"}`` (and ``delta``, ``same_parent`` when known);
+    ``trace_paths``: redacted trace copies of failing dev cases;
     ``retry``: the last attempt to try again from, when the gate asked for a retry; ``reflections``: chosen
     failing dev cases (diverse failure kinds first, regressions first within a kind) and one or two passing
     ones, in the order of priority, with ``more_failing`` the failing cases not among them;
     ``best_diff``: the current best's diff against the baseline (empty when they are the same);
-    ``context_tokens``: the prompt's token budget.
+    ``context_tokens``: the prompt's token budget; ``trials``: the evaluated candidates' tunable numbers and
+    mean dev scores (the parent's first); ``structures``: the best other program structures evaluated so far,
+    whose numbers a tuner may tune too (a structural edit discarded at its first values may win at others);
+    ``attempt``: the draw, counted from 0 (a draw that repeated an earlier candidate is made again with the
+    next one).
     """
 
     artifact: dict[str, str]
@@ -83,6 +118,9 @@ class ProposerView:
     more_failing: int = 0
     best_diff: str = ""
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    trials: list[Trial] = field(default_factory=list)
+    structures: list[Structure] = field(default_factory=list)
+    attempt: int = 0
 
 
 class Proposal(BaseModel):
@@ -94,6 +132,8 @@ class Proposal(BaseModel):
     description: str
     error: str | None = None
     citations: list[str] = Field(default_factory=list)
+    exhausted: bool = False  # nothing applies at this layer (the loop moves on to the next one)
+    via: str | None = None  # the part of a composite proposer that made it (recorded as the proposer)
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
@@ -103,6 +143,9 @@ class Proposer(ABC):
     """Proposes one change per call by editing files in ``worktree`` (editable paths are relative to it)."""
 
     name: ClassVar[str]
+    generation: int = 0  # the proposal's number, set by the loop before each call (seeds offline proposers)
+    # Draws per layer when a proposal repeats an earlier candidate (each draw of a model costs a call).
+    redraws: ClassVar[int] = 2
 
     @abstractmethod
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:

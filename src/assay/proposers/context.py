@@ -145,6 +145,7 @@ def build_view(
                 "decision": redactor.redact(str(item.get("decision", ""))),
                 "delta": item.get("delta") if isinstance(item.get("delta"), int | float) else None,
                 "same_parent": bool(item.get("same_parent", False)),
+                "proposer": str(item.get("proposer", "")),
             }
             for item in history
         ],

@@ -5,14 +5,20 @@ from __future__ import annotations
 from assay.config import AssayConfig
 from assay.errors import ConfigError
 from assay.proposers.base import Proposer
-from assay.proposers.offline import MutateProposer
+from assay.proposers.offline import MutateProposer, OfflineProposer
+from assay.proposers.tune import TuneProposer
 
 
 def make_proposer(config: AssayConfig, *, use_cache: bool = True) -> Proposer:
     """The proposer named in ``evolve.proposer``."""
     spec = config.evolve.proposer
+    evolve = config.evolve
+    if spec.type == "mutate" and spec.tuning:
+        return OfflineProposer(seed=evolve.seed, parameters=evolve.parameters)
     if spec.type == "mutate":
-        return MutateProposer(seed=config.evolve.seed)
+        return MutateProposer(seed=evolve.seed)
+    if spec.type == "tune":
+        return TuneProposer(seed=evolve.seed, parameters=evolve.parameters)
     if spec.type == "llm":
         from assay.proposers.llm import LLMProposer
 

@@ -6,7 +6,15 @@ import random
 from functools import partial
 from pathlib import PurePosixPath
 
-from assay.proposers.mutate import config_ops, fewshot, python_arch_ops, python_ops, python_stmt_ops, text_ops
+from assay.proposers.mutate import (
+    config_ops,
+    fewshot,
+    python_arch_ops,
+    python_grow_ops,
+    python_ops,
+    python_stmt_ops,
+    text_ops,
+)
 from assay.proposers.mutate.base import FileKind, Mutation, Operator
 from assay.proposers.mutate.config_ops import apply_config
 from assay.proposers.mutate.pysource import apply_python
@@ -30,10 +38,13 @@ _PYTHON = {
     "py.duplicate_statement": (2, python_stmt_ops.duplicate_statement),
     "py.negate_if": (2, python_stmt_ops.negate_if),
     "py.swap_branches": (2, python_stmt_ops.swap_branches),
+    "py.add_term": (2, python_grow_ops.add_term),
+    "py.guard": (2, python_grow_ops.guard),
     "py.reorder_definitions": (3, python_arch_ops.reorder_definitions),
     "py.swap_arguments": (3, python_arch_ops.swap_arguments),
     "py.swap_operands": (3, python_arch_ops.swap_operands),
     "py.return_variant": (3, python_arch_ops.return_variant),
+    "py.wrap": (3, python_grow_ops.wrap),
 }
 _CONFIG = {
     "cfg.numeric": (1, config_ops.numeric),

@@ -1,0 +1,190 @@
+"""Python operators that grow a program instead of only flipping it: add a term to a returned value, guard the
+return with a branch on the function's own names, wrap an expression in a nonlinearity.
+
+The new pieces are built from what the function already has (its parameters and the local names assigned
+before the edit) and new constants, which numeric tuning then tunes. Every operator is generic: it knows
+nothing of the task, only of Python functions. Layer 2 adds terms and guarded branches, layer 3 wraps.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from dataclasses import dataclass
+
+from assay.proposers.mutate.base import shorten
+from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replace_node
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+NEW_CONSTANTS = (0.1, 0.5, 2.0, 5.0, 10.0, 20.0)
+
+
+@dataclass
+class _Site:
+    function: ast.FunctionDef | ast.AsyncFunctionDef
+    ret: ast.Return
+    names: list[str]
+
+
+def _sites(src: Source) -> list[_Site]:
+    """Each ``return <value>`` of a function with the names available there (parameters, earlier locals)."""
+    found: list[_Site] = []
+    for function in ast.walk(src.tree):
+        if not isinstance(function, FUNCTIONS):
+            continue
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
+        params = [p for p in params if p not in ("self", "cls")]
+        for ret in ast.walk(function):
+            if not isinstance(ret, ast.Return) or ret.value is None or _inner_function(function, ret):
+                continue
+            local = sorted(
+                {
+                    n.id
+                    for n in ast.walk(function)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.lineno < ret.lineno
+                }
+            )
+            names = list(dict.fromkeys([*params, *local]))
+            if names:
+                found.append(_Site(function, ret, names))
+    return found
+
+
+def _inner_function(function: ast.AST, node: ast.AST) -> bool:
+    """Whether ``node`` sits in a function nested inside ``function``."""
+    for inner in ast.walk(function):
+        if inner is not function and isinstance(inner, FUNCTIONS) and any(n is node for n in ast.walk(inner)):
+            return True
+    return False
+
+
+def _constant(rng: random.Random) -> ast.Constant:
+    return ast.Constant(rng.choice(NEW_CONSTANTS))
+
+
+def _term(names: list[str], rng: random.Random) -> ast.expr:
+    """``c * a``, ``c * a * a`` or ``c * a * b`` from the available names."""
+    a = ast.Name(rng.choice(names), ast.Load())
+    shape = rng.choice(("linear", "square", "product") if len(names) > 1 else ("linear", "square"))
+    if shape == "linear":
+        factor: ast.expr = a
+    elif shape == "square":
+        factor = ast.BinOp(a, ast.Mult(), ast.Name(a.id, ast.Load()))
+    else:
+        b = rng.choice([n for n in names if n != a.id])
+        factor = ast.BinOp(a, ast.Mult(), ast.Name(b, ast.Load()))
+    return ast.BinOp(_constant(rng), ast.Mult(), factor)
+
+
+def add_term(src: Source, rng: random.Random) -> PyChange | None:
+    """``return E`` becomes ``return E + c * x`` (or ``- c * x``, ``c * x * x``, ``c * x * y``)."""
+    sites = _sites(src)
+    if not sites:
+        return None
+    site = rng.choice(sites)
+    old = site.ret.value
+    assert old is not None
+    term = _term(site.names, rng)
+    new = ast.BinOp(old, rng.choice((ast.Add(), ast.Sub())), term)
+    plans = replace_node(src, old, new)
+    site.ret.value = new
+    return PyChange(
+        f"added the term `{shorten(ast.unparse(term))}` to a return {src.where(site.ret.lineno)}", plans
+    )
+
+
+def _condition(names: list[str], rng: random.Random) -> ast.expr:
+    """``a < c``, ``a - b < c`` or ``a < c * b`` (or ``>``) from the available names and a new constant."""
+    a = ast.Name(rng.choice(names), ast.Load())
+    others = [n for n in names if n != a.id]
+    shape = rng.choice(("single", "difference", "ratio") if others else ("single",))
+    compare: ast.cmpop = rng.choice((ast.Lt(), ast.Gt()))
+    if shape == "single":
+        return ast.Compare(a, [compare], [_constant(rng)])
+    b = ast.Name(rng.choice(others), ast.Load())
+    if shape == "difference":
+        return ast.Compare(ast.BinOp(a, ast.Sub(), b), [compare], [_constant(rng)])
+    return ast.Compare(a, [compare], [ast.BinOp(_constant(rng), ast.Mult(), b)])
+
+
+def guard(src: Source, rng: random.Random) -> PyChange | None:
+    """Before a ``return E`` that is a statement of its own line, add ``if <condition>: return E - c`` (or
+    ``+ c``, or ``E`` with a new term): a case split of the inputs, built from the function's own names."""
+    sites = [s for s in _sites(src) if src.indent(s.ret) is not None]
+    if not sites:
+        return None
+    site = rng.choice(sites)
+    value = site.ret.value
+    assert value is not None
+    shift = _constant(rng) if rng.random() < 0.5 else _term(site.names, rng)
+    branch_value = ast.BinOp(value, rng.choice((ast.Add(), ast.Sub())), shift)
+    branch = ast.If(_condition(site.names, rng), [ast.Return(branch_value)], [])
+    block = _block_of(site.function, site.ret)
+    if block is None:
+        return None
+    indent = src.indent(site.ret) or ""
+    text = f"if {ast.unparse(branch.test)}:\n{indent}    return {ast.unparse(branch_value)}\n{indent}"
+    start = src.start(site.ret)
+    block.insert(next(i for i, s in enumerate(block) if s is site.ret), branch)
+    description = (
+        f"added a guarded return `if {shorten(ast.unparse(branch.test))}` {src.where(site.ret.lineno)}"
+    )
+    return PyChange(description, [[SourceEdit(start, start, text)]])
+
+
+def _block_of(function: ast.AST, stmt: ast.stmt) -> list[ast.stmt] | None:
+    for node in ast.walk(function):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                return block
+    return None
+
+
+def _wrapped(expr: ast.expr, rng: random.Random) -> ast.expr:
+    kind = rng.choice(("square", "abs", "sqrt", "min", "max", "reciprocal"))
+    if kind == "square":
+        return ast.BinOp(expr, ast.Pow(), ast.Constant(2))
+    if kind == "abs":
+        return ast.Call(ast.Name("abs", ast.Load()), [expr], [])
+    if kind == "sqrt":
+        return ast.BinOp(ast.Call(ast.Name("abs", ast.Load()), [expr], []), ast.Pow(), ast.Constant(0.5))
+    if kind in ("min", "max"):
+        return ast.Call(ast.Name(kind, ast.Load()), [expr, _constant(rng)], [])
+    return ast.BinOp(
+        ast.Constant(1.0),
+        ast.Div(),
+        ast.BinOp(ast.Constant(1.0), ast.Add(), ast.Call(ast.Name("abs", ast.Load()), [expr], [])),
+    )
+
+
+def wrap(src: Source, rng: random.Random) -> PyChange | None:
+    """Wrap a returned value, or a parameter or local where it is read, in a nonlinearity: ``x ** 2``,
+    ``abs(x)``, ``abs(x) ** 0.5``, ``min(x, c)``, ``max(x, c)`` or ``1 / (1 + abs(x))``."""
+    sites = _sites(src)
+    if not sites:
+        return None
+    site = rng.choice(sites)
+    value = site.ret.value
+    assert value is not None
+    reads = [
+        (parent, field, child)
+        for parent in ast.walk(site.function)
+        for field, child in ast.iter_fields(parent)
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and child.id in site.names
+        and not isinstance(parent, ast.Call | ast.Attribute)
+    ]  # fmt: skip
+    old: ast.expr
+    if reads and rng.random() < 0.5:
+        parent, field, old = rng.choice(reads)
+        new = _wrapped(old, rng)
+        plans = replace_node(src, old, new)
+        setattr(parent, field, new)
+    else:
+        old, new = value, _wrapped(value, rng)
+        plans = replace_node(src, old, new)
+        site.ret.value = new
+    return PyChange(
+        f"wrapped `{shorten(ast.unparse(old))}` as `{shorten(ast.unparse(new))}` {src.where(old.lineno)}",
+        plans,
+    )

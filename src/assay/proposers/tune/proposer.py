@@ -1,0 +1,156 @@
+"""The ``tune`` proposer: new values for the artifact's tunable numbers, proposed by an Optuna sampler.
+
+Each call picks a program structure to tune (the parent's, or another one evaluated earlier: a structural edit
+discarded at its first values may win at others), builds an in-memory study from the trials the loop passes in the view (every evaluated candidate of
+the same program structure, the parent first, with its mean dev score), asks the sampler for one point and
+writes it into the files. The run's events are the only record of the trials, so a resumed run rebuilds the
+same study and asks the same question; Optuna's own storage is never read back.
+
+Samplers: TPE (multivariate) by default; CMA-ES once a study has several continuous parameters and enough
+trials to start from (``sampler: auto``). The sampler is seeded by (seed, generation, draw).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import warnings
+from pathlib import Path
+from typing import Literal
+
+import optuna
+from optuna.samplers import BaseSampler, CmaEsSampler, TPESampler
+from optuna.trial import create_trial
+
+from assay.config import ParameterSpec
+from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, Trial
+from assay.proposers.tune.sites import write_values
+from assay.proposers.tune.space import Parameter, SearchSpace, search_space
+
+STARTUP_TRIALS = 4  # random points before TPE models the scores
+CMA_AFTER = 8  # trials in a study before CMA-ES takes over (auto), with 2+ continuous parameters
+NEAR_BEST = 0.02  # a structure this close to the parent's score is as worth tuning as the parent's
+FAR_WEIGHT = 0.2
+FLAT_AFTER = 3  # trials of a structure, all with the same score: its numbers do not matter, tune another
+FLAT_WEIGHT = 0.05
+MOVES_SHOWN = 2
+
+Sampler = Literal["auto", "tpe", "cmaes", "random"]
+
+
+@PROPOSERS.register("tune")
+class TuneProposer(Proposer):
+    """Numeric tuning with Optuna (see the module docstring). Deterministic per (seed, generation, draw)."""
+
+    name = "tune"
+    redraws = 8
+
+    def __init__(
+        self, seed: int = 0, parameters: dict[str, ParameterSpec] | None = None, sampler: Sampler = "auto"
+    ) -> None:
+        self.seed = seed
+        self.parameters = dict(parameters or {})
+        self.sampler = sampler
+        self.generation = 0
+
+    def space(self, files: dict[str, str]) -> SearchSpace:
+        return search_space(files, self.parameters)
+
+    async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        chosen = self.choose(view)
+        if chosen is None:
+            return Proposal(ok=False, description="no tuning", error="no tunable number", exhausted=True)
+        files, space, label = chosen
+        trials = [t for t in view.trials if t.point.study == space.study]
+        values = self.ask(space, trials, view.attempt)
+        values.update({site.name: value for site, value in space.pinned})
+        sites = [p.site for p in space.parameters] + [site for site, _ in space.pinned]
+        try:
+            written = {**files, **write_values(files, sites, values)}
+        except ValueError as exc:
+            return Proposal(ok=False, description="no tuning", error=str(exc))
+        for path, text in written.items():
+            if text != view.artifact.get(path):
+                (worktree / path).write_text(text, encoding="utf-8")
+        return Proposal(ok=True, description=describe(space.parameters, values, label), via="tune")
+
+    def choose(self, view: ProposerView) -> tuple[dict[str, str], SearchSpace, str] | None:
+        """The structure to tune: the parent's, or one of the other structures in the view (a structural edit
+        that was discarded at its first values), drawn with weights that favour good scores and few trials, and
+        shun a structure whose trials all scored the same."""
+        parent_score = view.trials[0].score if view.trials else None
+        options: list[tuple[dict[str, str], SearchSpace, str]] = []
+        weights: list[float] = []
+        for files, score, label in [
+            (view.artifact, parent_score, ""),
+            *((s.files, s.score, f"on a structure scoring {s.score:.4f}") for s in view.structures),
+        ]:
+            space = self.space(files)
+            if not space.parameters:
+                continue
+            scores = {t.score for t in view.trials if t.point.study == space.study}
+            known = sum(1 for t in view.trials if t.point.study == space.study)
+            near = parent_score is None or score is None or score >= parent_score - NEAR_BEST
+            flat = known >= FLAT_AFTER and len(scores) == 1  # its numbers change nothing measured
+            options.append((files, space, label))
+            weights.append(
+                (FLAT_WEIGHT if flat else 1.0) * (1.0 if near else FAR_WEIGHT) / math.sqrt(1 + known)
+            )
+        if not options:
+            return None
+        rng = random.Random(f"{self.seed}:structure:{self.generation}:{view.attempt}")
+        return rng.choices(options, weights=weights)[0]
+
+    def ask(self, space: SearchSpace, trials: list[Trial], attempt: int) -> dict[str, int | float]:
+        """The next point of the study that ``trials`` (of this structure) make up."""
+        distributions = space.distributions()
+        seed = random.Random(f"{self.seed}:tune:{self.generation}:{attempt}").randrange(2**31)
+        study = optuna.create_study(direction="maximize", sampler=self._sampler(space, len(trials), seed))
+        for trial in trials:
+            params = trial.point.values
+            if set(params) == set(distributions) and all(
+                p.contains(params[p.name]) for p in space.parameters
+            ):
+                study.add_trial(
+                    create_trial(
+                        params={p.name: _typed(p, params[p.name]) for p in space.parameters},
+                        distributions=distributions,
+                        value=trial.score,
+                    )
+                )
+        asked = study.ask(distributions)
+        return {p.name: p.cast(asked.params[p.name]) for p in space.parameters}
+
+    def _sampler(self, space: SearchSpace, known: int, seed: int) -> BaseSampler:
+        continuous = sum(1 for p in space.parameters if not p.integer)
+        kind = self.sampler
+        if kind == "auto":
+            kind = "cmaes" if continuous >= 2 and known >= CMA_AFTER else "tpe"
+        if kind == "random":
+            return optuna.samplers.RandomSampler(seed=seed)
+        if kind == "cmaes":
+            return CmaEsSampler(seed=seed, n_startup_trials=0, warn_independent_sampling=False)
+        return TPESampler(seed=seed, n_startup_trials=STARTUP_TRIALS, multivariate=True)
+
+
+def _typed(parameter: Parameter, value: float) -> int | float:
+    return int(value) if parameter.integer else float(value)
+
+
+def describe(parameters: list[Parameter], values: dict[str, int | float], label: str = "") -> str:
+    """``tune: a.json:threshold 5 -> 13, f.py:priority#1 0.5 -> 0.31`` (changed values only; the first
+    :data:`MOVES_SHOWN`, then how many more, so the line stays short in logs and commit messages)."""
+    moves = [
+        f"{p.name} {p.site.value!r} -> {values[p.name]!r}"
+        for p in parameters
+        if values[p.name] != p.site.value
+    ]
+    shown = ", ".join(moves[:MOVES_SHOWN]) + (
+        f" and {len(moves) - MOVES_SHOWN} more" if len(moves) > MOVES_SHOWN else ""
+    )
+    head = f"tune {label}: " if label else "tune: "
+    return head + (shown or "same values")
+
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)

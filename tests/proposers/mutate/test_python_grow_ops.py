@@ -1,0 +1,66 @@
+"""Operators that grow code: terms, guarded returns and nonlinearities from the function's own names, on
+functions of several shapes (none of them knows the task)."""
+
+from __future__ import annotations
+
+import ast
+import random
+
+import pytest
+
+from assay.proposers.mutate import OPERATORS
+
+FUNCTIONS = {
+    "best_fit": "def priority(item: float, remaining: float) -> float:\n    return -(remaining - item)\n",
+    "locals": (
+        'import math\n\n\ndef score(x, y, *, scale=2.0):\n    """Doc."""\n    z = x * scale\n'
+        "    if z > y:\n        return z - y  # comment kept\n    w = math.log1p(abs(y))\n    return w + z\n"
+    ),
+    "method": "class Rank:\n    def weight(self, a, b):\n        total = a + b\n        return total / 2\n",
+}
+
+
+def names_of(source: str) -> set[str]:
+    return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
+
+
+@pytest.mark.parametrize("shape", sorted(FUNCTIONS))
+@pytest.mark.parametrize("operator", ["py.add_term", "py.guard", "py.wrap"])
+def test_growth_is_valid_new_and_built_from_the_functions_names(shape: str, operator: str) -> None:
+    source = FUNCTIONS[shape]
+    seen = set()
+    for seed in range(12):
+        mutation = OPERATORS.get(operator).apply("f.py", source, random.Random(seed))
+        assert mutation is not None, (operator, shape, seed)
+        tree = ast.parse(mutation.new_text)
+        assert ast.dump(tree) != ast.dump(ast.parse(source))
+        new_names = names_of(mutation.new_text) - names_of(source)
+        assert new_names <= {"abs", "min", "max"}, new_names  # nothing from outside the function
+        assert "self" not in {n for n in names_of(mutation.new_text)} - names_of(source)
+        assert mutation.description.startswith("python: ")
+        seen.add(mutation.new_text)
+        if shape == "locals":
+            assert "# comment kept" in mutation.new_text
+    assert len(seen) >= 4  # the draws vary
+
+
+def test_a_guard_adds_an_if_that_returns_before_the_return() -> None:
+    mutation = OPERATORS.get("py.guard").apply("f.py", FUNCTIONS["best_fit"], random.Random(2))
+    assert mutation is not None
+    body = ast.parse(mutation.new_text).body[0].body  # type: ignore[attr-defined]
+    assert [type(s).__name__ for s in body] == ["If", "Return"]
+    assert isinstance(body[0].body[0], ast.Return)
+
+
+def test_locals_assigned_after_a_return_are_not_used_there() -> None:
+    source = "def f(a):\n    if a:\n        return a\n    late = a * 3\n    return late\n"
+    for seed in range(30):
+        mutation = OPERATORS.get("py.add_term").apply("f.py", source, random.Random(seed))
+        assert mutation is not None
+        first_return = mutation.new_text.splitlines()[2]
+        assert "late" not in first_return
+
+
+def test_operators_sit_at_their_layers() -> None:
+    layers = {name: OPERATORS.get(name).layer for name in ("py.add_term", "py.guard", "py.wrap")}
+    assert layers == {"py.add_term": 2, "py.guard": 2, "py.wrap": 3}

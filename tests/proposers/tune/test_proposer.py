@@ -1,0 +1,103 @@
+"""The tune proposer: asks Optuna for values, writes them, learns from the trials it is given, deterministically."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.proposers.base import ProposerView, Structure, Trial
+from assay.proposers.tune import TuneProposer, search_space
+
+NUMBERS = [*range(0, 5), *range(5, 14), *range(14, 40)]
+
+
+def pass_rate(threshold: float) -> float:
+    """The threshold task: a number is high from 14 up."""
+    return sum((n >= threshold) == (n >= 14) for n in NUMBERS) / len(NUMBERS)
+
+
+def propose(
+    proposer: TuneProposer, files: dict[str, str], trials: list[Trial], tmp: Path, **view: object
+) -> str:
+    for path, text in files.items():
+        (tmp / path).write_text(text)
+    made = asyncio.run(
+        proposer.propose(ProposerView(artifact=files, layer=1, trials=trials, **view), tmp, editable=["*"])
+    )  # type: ignore[arg-type]
+    assert made.ok and made.via == "tune", made
+    return (tmp / "params.json").read_text()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_threshold_is_found_within_thirty_trials(tmp_path: Path, seed: int) -> None:
+    start = json.dumps({"threshold": 5})
+    proposer = TuneProposer(seed=seed)
+    point = search_space({"params.json": start}).point()
+    trials = [Trial(point, pass_rate(5))]
+    for generation in range(1, 31):
+        proposer.generation = generation
+        text = propose(proposer, {"params.json": start}, trials, tmp_path)
+        value = json.loads(text)["threshold"]
+        score = pass_rate(value)
+        if score == 1.0:
+            return
+        trials.append(Trial(search_space({"params.json": text}).point(), score))
+    pytest.fail(f"seed {seed}: not found in 30 trials, best {max(t.score for t in trials)}")
+
+
+def test_the_same_trials_give_the_same_proposal_and_another_draw_another(tmp_path: Path) -> None:
+    files = {"params.json": json.dumps({"a": 0.5, "b": 3, "c": 20.0})}
+    point = search_space(files).point()
+    trials = [
+        Trial(point.model_copy(update={"values": {**point.values, "a": v}}), v) for v in (0.1, 0.3, 0.9, 2.0)
+    ]
+    proposer = TuneProposer(seed=3)
+    proposer.generation = 7
+    first = propose(proposer, files, trials, tmp_path)
+    fresh = TuneProposer(seed=3)
+    fresh.generation = 7
+    assert propose(fresh, files, trials, tmp_path) == first
+    assert propose(fresh, files, trials, tmp_path, attempt=1) != first
+
+
+def test_another_structure_is_tuned_with_its_own_files(tmp_path: Path) -> None:
+    parent = {"f.py": "def f(x):\n    return x\n"}
+    grown = {"f.py": "def f(x):\n    return x + 0.5 * x\n"}
+    (tmp_path / "f.py").write_text(parent["f.py"])
+    proposer = TuneProposer(seed=0)
+    view = ProposerView(
+        artifact=parent,
+        layer=1,
+        trials=[Trial(search_space(parent).point(), 0.5)],
+        structures=[Structure(search_space(grown).study, grown, 0.5, 1)],
+    )
+    made = asyncio.run(proposer.propose(view, tmp_path, editable=["*"]))
+    assert made.ok and "on a structure scoring 0.5000" in made.description
+    text = (tmp_path / "f.py").read_text()
+    assert text.startswith("def f(x):\n    return x + ") and "0.5 * x" not in text
+
+
+def test_nothing_to_tune_is_exhausted_not_an_error(tmp_path: Path) -> None:
+    view = ProposerView(artifact={"notes.md": "hello"}, layer=1)
+    made = asyncio.run(TuneProposer().propose(view, tmp_path, editable=["*"]))
+    assert not made.ok and made.exhausted and made.error == "no tunable number"
+
+
+def test_a_structure_whose_numbers_change_nothing_is_seldom_tuned(tmp_path: Path) -> None:
+    parent = {"f.py": "def f(x):\n    return x * 3.0\n"}
+    flat = {"f.py": "def f(x):\n    return x * 3.0 + 0.0 * 0.5\n"}
+    flat_point = search_space(flat).point()
+    trials = [Trial(search_space(parent).point(), 0.5)]
+    trials += [Trial(flat_point.model_copy(update={"values": {**flat_point.values}}), 0.5) for _ in range(4)]
+    picks = []
+    for generation in range(40):
+        proposer = TuneProposer(seed=1)
+        proposer.generation = generation
+        view = ProposerView(
+            artifact=parent, layer=1, trials=trials, structures=[Structure(flat_point.study, flat, 0.5, 4)]
+        )
+        picks.append(proposer.choose(view)[2])  # type: ignore[index]
+    assert picks.count("") >= 35  # the parent's own structure, nearly always

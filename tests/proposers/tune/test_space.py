@@ -1,0 +1,67 @@
+"""The tuning search space: ranges from magnitudes, overrides from evolve.parameters, one study per structure."""
+
+from __future__ import annotations
+
+import pytest
+from optuna.distributions import FloatDistribution, IntDistribution
+
+from assay.config import ParameterSpec
+from assay.proposers.tune import search_space
+from assay.proposers.tune.space import default_range
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (5, (0, 20, False)),
+        (-3, (-12, 0, False)),
+        (0, (-10, 10, False)),
+        (500, (50, 5000, True)),
+        (0.5, (0.005, 50.0, True)),
+        (-2.0, (-20.0, -0.2, False)),
+        (0.0, (-1.0, 1.0, False)),
+    ],
+)
+def test_default_ranges_keep_the_sign_and_span_the_magnitude(
+    value: float, expected: tuple[float, float, bool]
+) -> None:
+    low, high, log = default_range(value)
+    assert (low, high, log) == pytest.approx(expected)
+    assert low <= value <= high
+
+
+def test_ints_and_floats_get_their_distributions() -> None:
+    space = search_space({"p.json": '{"n": 5, "rate": 0.5}'})
+    dists = space.distributions()
+    assert dists["p.json:n"] == IntDistribution(0, 20)
+    assert dists["p.json:rate"] == FloatDistribution(0.005, 50.0, log=True)
+
+
+def test_overrides_bound_pin_exclude_and_include_by_name_or_glob() -> None:
+    files = {"p.json": '{"n": 5, "rate": 0.5, "seed": 3, "other": 2}', "f.py": "K = 3\n"}
+    specs = {
+        "p.json:n": ParameterSpec(low=10, high=30),
+        "p.json:rate": ParameterSpec(value=0.25),
+        "p.json:seed": ParameterSpec(low=0, high=9),
+        "f.py:*": ParameterSpec(exclude=True),
+    }
+    space = search_space(files, specs)
+    tuned = {p.name: (p.low, p.high) for p in space.parameters}
+    assert tuned == {"p.json:n": (10, 30), "p.json:other": (0, 10), "p.json:seed": (0, 9)}
+    assert [(s.name, v) for s, v in space.pinned] == [("p.json:rate", 0.25)]
+    assert [s.name for s in space.excluded] == ["f.py:K"]
+    by_default = search_space(files)
+    assert "p.json:seed" in [s.name for s in by_default.excluded]
+
+
+def test_a_study_is_a_structure_values_do_not_change_it() -> None:
+    a = search_space({"f.py": "def f(x):\n    return 0.5 * x + 3\n"})
+    b = search_space({"f.py": "def f(x):\n    # tuned\n    return 0.75 * x + 9\n"})
+    c = search_space({"f.py": "def f(x):\n    return 0.5 * x - 3\n"})
+    assert a.study == b.study != c.study
+    assert b.point().values == {"f.py:f#1": 0.75, "f.py:f#2": 9.0}
+
+
+def test_a_bad_override_is_refused() -> None:
+    with pytest.raises(ValueError, match="below"):
+        ParameterSpec(low=5, high=1)
