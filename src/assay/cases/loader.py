@@ -104,7 +104,7 @@ def read_case_file(path: Path, notes: Notes | None = None) -> LoadedFile:
         if promptfoo.looks_like_tests([row for row, _ in rows]):
             fmt, cases = "promptfoo", promptfoo.parse_jsonl_tests(rows, path, notes)
         else:
-            fmt, cases = "native", [(native.parse_case(row, loc), loc) for row, loc in rows]
+            fmt, cases = "native", native.parse_rows(rows)
     elif suffix in promptfoo.SCRIPT_SUFFIXES:
         fmt, cases = "promptfoo", promptfoo.parse_tests_ref(f"file://{path.name}", path.parent, notes)
     else:

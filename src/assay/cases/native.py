@@ -208,5 +208,10 @@ def read_jsonl(text: str, file: Path) -> list[tuple[Any, Loc]]:
 
 def parse_jsonl(text: str, file: Path) -> list[tuple[Case, Loc]]:
     """Parse JSONL: one case object per line; errors name the line number."""
+    return parse_rows(read_jsonl(text, file))
+
+
+def parse_rows(rows: list[tuple[Any, Loc]]) -> list[tuple[Case, Loc]]:
+    """Parse native case objects with their locations; identical check specs are validated once and shared."""
     shared: SpecCache = {}
-    return [(parse_case(data, loc, shared), loc) for data, loc in read_jsonl(text, file)]
+    return [(parse_case(data, loc, shared), loc) for data, loc in rows]
