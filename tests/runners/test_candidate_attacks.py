@@ -183,7 +183,9 @@ def test_setsid_children_do_not_outlive_the_case(tmp_path: Path, mode: str) -> N
         if mode == "strict":
             assert survivors == []
         else:
-            assert len(survivors) == 20
+            # Without the jail they escape; a few may still be killed with the case's process group before
+            # their setsid() ran, so the count can fall short of 20.
+            assert survivors
     finally:
         kill_marked(marker)
 
