@@ -138,16 +138,9 @@ def _noise(config: AssayConfig, run_id: str) -> NoiseEstimate | None:
 
 def _test(record: CandidateRecord) -> str:
     """The paired test's verdict in a few words, when the noise-aware gate judged the candidate."""
-    progress = record.gate.get("progress")
-    numbers = progress.numbers if progress else {}
-    if "p_better" not in numbers:
-        return ""
-    extra = numbers.get("extra_parent_runs", 0) + numbers.get("extra_candidate_runs", 0)
-    low, high = numbers.get("ci", [0.0, 0.0])
-    return (
-        f"{numbers['decision']} {numbers['effect']:+.3f} [{low:+.3f},{high:+.3f}]"
-        f" p={numbers['p_better']:.3g} +{extra} runs"
-    )
+    from assay.history.records import paired_test_summary
+
+    return paired_test_summary(record.gate, compact=True)
 
 
 def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:

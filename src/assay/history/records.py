@@ -6,7 +6,7 @@ fields they do not know, so a run directory written by an older assay still load
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
@@ -151,3 +151,23 @@ class EvaluationRow(_Record):
     passed: bool
     score: float
     trace_path: str | None = None
+
+
+def paired_test_summary(gate: Mapping[str, Dimension], *, compact: bool = False) -> str:
+    """The noise-aware gate's paired test on a candidate in a few words ("" when it did not judge it):
+    decision, effect with its interval, p and the extra runs it took; ``compact`` for a table cell."""
+    progress = gate.get("progress")
+    numbers = progress.numbers if progress else {}
+    if "p_better" not in numbers:
+        return ""
+    extra = numbers.get("extra_parent_runs", 0) + numbers.get("extra_candidate_runs", 0)
+    low, high = numbers.get("ci", [0.0, 0.0])
+    if compact:
+        return (
+            f"{numbers['decision']} {numbers['effect']:+.3f} [{low:+.3f},{high:+.3f}]"
+            f" p={numbers['p_better']:.3g} +{extra} runs"
+        )
+    return (
+        f"{numbers.get('decision', '')} effect {numbers.get('effect', 0.0):+.3f} [{low:+.3f}, {high:+.3f}]"
+        f" p={numbers['p_better']:.3g}, {extra} extra runs"
+    )

@@ -17,7 +17,7 @@ from assay.config import AssayConfig
 from assay.history.git import Git
 from assay.history.gitrun import GitError
 from assay.history.owner import live_status
-from assay.history.records import CandidateRecord, RunRecord
+from assay.history.records import CandidateRecord, RunRecord, paired_test_summary
 from assay.history.runfiles import read_events
 from assay.loop.events import (
     Decided,
@@ -97,16 +97,7 @@ class Node:
     @property
     def paired_test(self) -> str:
         """The noise-aware gate's paired test in a few words ("" when it did not judge this candidate)."""
-        progress = self.gate.get("progress")
-        numbers = progress.numbers if progress else {}
-        if "p_better" not in numbers:
-            return ""
-        extra = numbers.get("extra_parent_runs", 0) + numbers.get("extra_candidate_runs", 0)
-        low, high = numbers.get("ci", [0.0, 0.0])
-        return (
-            f"{numbers.get('decision', '')} effect {numbers.get('effect', 0.0):+.3f} [{low:+.3f}, {high:+.3f}]"
-            f" p={numbers['p_better']:.3g}, {extra} extra runs"
-        )
+        return paired_test_summary(self.gate)
 
 
 @dataclass
