@@ -92,39 +92,11 @@ async def call_js(call: JsCall, *, cwd: Path | None = None, timeout_s: float = D
     return _result(stdout, stderr, proc.error)
 
 
-def call_js_sync(call: JsCall, *, cwd: Path | None = None, timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
-    """:func:`call_js` for loading time (test generators, var loaders, ``transformVars``)."""
+def _run_harness(request: bytes, cwd: Path | None, timeout_s: float) -> Any:
+    """One Node process on the harness, blocking: the request on stdin, its parsed answer."""
     node = node_binary()
     if node is None:
         raise NodeError(NO_NODE)
-    try:
-        proc = subprocess.run(
-            [node, str(HARNESS)],
-            input=call.request(),
-            capture_output=True,
-            cwd=cwd,
-            timeout=timeout_s,
-            env=scrubbed_env(),
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise NodeError(f"JavaScript timed out after {timeout_s:g}s") from None
-    except OSError as exc:
-        raise NodeError(f"cannot start node: {exc.strerror or exc}") from None
-    stdout, _ = decode_output(proc.stdout)
-    stderr, _ = decode_output(proc.stderr)
-    return _result(stdout, stderr, f"exit {proc.returncode}")
-
-
-def call_js_many(calls: list[JsCall], *, cwd: Path | None = None, timeout_s: float = 300.0) -> list[Any]:
-    """Several calls in one Node process, in order (loading a suite: one ``transformVars`` per test); each
-    result is the call's value, or a NodeError for a call that failed."""
-    if not calls:
-        return []
-    node = node_binary()
-    if node is None:
-        raise NodeError(NO_NODE)
-    request = json.dumps({"batch": [c.body() for c in calls]}, ensure_ascii=False, default=str).encode()
     try:
         proc = subprocess.run(
             [node, str(HARNESS)],
@@ -141,7 +113,21 @@ def call_js_many(calls: list[JsCall], *, cwd: Path | None = None, timeout_s: flo
         raise NodeError(f"cannot start node: {exc.strerror or exc}") from None
     stdout, _ = decode_output(proc.stdout)
     stderr, _ = decode_output(proc.stderr)
-    results = _result(stdout, stderr, f"exit {proc.returncode}")
+    return _result(stdout, stderr, f"exit {proc.returncode}")
+
+
+def call_js_sync(call: JsCall, *, cwd: Path | None = None, timeout_s: float = DEFAULT_TIMEOUT_S) -> Any:
+    """:func:`call_js` for loading time (test generators, var loaders, ``transformVars``)."""
+    return _run_harness(call.request(), cwd, timeout_s)
+
+
+def call_js_many(calls: list[JsCall], *, cwd: Path | None = None, timeout_s: float = 300.0) -> list[Any]:
+    """Several calls in one Node process, in order (loading a suite: one ``transformVars`` per test); each
+    result is the call's value, or a NodeError for a call that failed."""
+    if not calls:
+        return []
+    request = json.dumps({"batch": [c.body() for c in calls]}, ensure_ascii=False, default=str).encode()
+    results = _run_harness(request, cwd, timeout_s)
     return [
         (None if r.get("undefined") else r.get("value"))
         if r.get("ok")
