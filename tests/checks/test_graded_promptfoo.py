@@ -187,3 +187,18 @@ async def test_context_transform_gives_the_context(
     llm_server.requests.clear()
     assert (await run(case, judge)).passed
     assert "REFUNDS TAKE 5 BUSINESS DAYS." in llm_server.requests[-1].user
+
+
+async def test_g_eval_rates_each_criterion_once_and_averages(
+    tmp_path: Path, judge: ChatModel, llm_server: ScriptedLLMServer
+) -> None:
+    case = load(tmp_path, "{type: g-eval, value: [Concise answer, Polite tone]}")
+    llm_server.add_rule("SCORE: 10\nREASON: yes", user="Concise answer")
+    llm_server.add_rule("SCORE: 2\nREASON: rude", user="Polite tone")
+    result = await run(case, judge)
+    asked = [r.user for r in llm_server.requests]
+    assert len(asked) == 2
+    assert ["Concise answer" in u for u in asked] == [True, False]
+    assert ["Polite tone" in u for u in asked] == [False, True]
+    assert result.score == pytest.approx(0.6)  # (1.0 + 0.2) / 2
+    assert "10/10" in result.evidence and "2/10" in result.evidence

@@ -28,9 +28,11 @@ without one, at 0.5. A missing judge, a failed call or an unparseable answer is 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from assay.checks.base import CHECKS, CheckContext, CheckSpecError
@@ -162,13 +164,22 @@ class _GradedCheck(_JudgedCheck):
         return _var_text(context)
 
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
+        return await self.verdict_on(output, ctx, self.sections)
+
+    async def verdict_on(
+        self,
+        output: Output,
+        ctx: CheckContext,
+        sections: Callable[[Output, CheckContext], Awaitable[list[str]]],
+    ) -> CheckResult:
+        """The judge's verdict on the prompt ``sections`` builds (a pre-check may decide without it)."""
         early = self._precheck(output, ctx)
         if early is not None:
             return early
         assert ctx.judge is not None
         tally = _Tally()
         try:
-            user = "\n\n".join(await self.sections(output, ctx))
+            user = "\n\n".join(await sections(output, ctx))
             return tally.onto(await self.grade(user, ctx, tally))
         except CheckSpecError as exc:
             return tally.onto(self.result(False, evidence=str(exc)))
@@ -277,18 +288,14 @@ class GEvalCheck(_ScoredCheck):
     name = "g_eval"
     system = G_EVAL_SYSTEM
 
-    def __init__(self, spec: CheckSpec) -> None:
-        super().__init__(spec)
-        self.current: str | None = None
-
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
         criteria = self.criteria(self.spec.value)
-        if len(criteria) == 1:
-            return await super().evaluate(output, ctx)
-        results = []
-        for criterion in criteria:
-            self.current = criterion
-            results.append(await super().evaluate(output, ctx))
+        results = [
+            await self.verdict_on(output, ctx, functools.partial(self.sections_for, criterion))
+            for criterion in criteria
+        ]
+        if len(results) == 1:
+            return results[0]
         score = sum(r.score for r in results) / len(results)
         result = self.result(score >= 0.5, score, clip("; ".join(r.evidence for r in results)))
         result.tokens_in = sum(r.tokens_in for r in results)
@@ -297,7 +304,10 @@ class GEvalCheck(_ScoredCheck):
         return result
 
     async def sections(self, output: Output, ctx: CheckContext) -> list[str]:
-        criterion = self.current or self.criteria(self.spec.value)[0]
+        return await self.sections_for(self.criteria(self.spec.value)[0], output, ctx)
+
+    async def sections_for(self, criterion: str, output: Output, ctx: CheckContext) -> list[str]:
+        """The prompt for one criterion (passed in: a check object may judge several cases at once)."""
         return [
             _section("criteria", criterion),
             _section("input", ctx.case.prompt_text()),
