@@ -28,6 +28,7 @@ import random
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -42,13 +43,10 @@ from assay.loop.state import LoopState
 from assay.tournament import Contestant, PairVerdict, PairwiseJudge
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "binpack"
+sys.path.insert(0, str(EXAMPLE))
+import harness  # noqa: E402 - the example's own instances and packer, with each candidate's priority
+
 ITEMS = 120
-
-
-def instance(seed: int, n: int = ITEMS) -> list[float]:
-    """The items of one case, as examples/binpack/harness.py generates them."""
-    rng = random.Random(seed)
-    return [min(1.0, max(0.01, round(rng.weibullvariate(0.25, 3.0), 3))) for _ in range(n)]
 
 
 def quality(priority_source: str, seeds: list[int]) -> float:
@@ -59,20 +57,8 @@ def quality(priority_source: str, seeds: list[int]) -> float:
         priority = space["priority"]
         total = 0.0
         for seed in seeds:
-            items = instance(seed)
-            bins: list[float] = []
-            for item in items:
-                best, best_score = -1, -math.inf
-                for index, remaining in enumerate(bins):
-                    if remaining >= item - 1e-9:
-                        score = priority(item, remaining, index)
-                        if score > best_score:
-                            best, best_score = index, score
-                if best < 0:
-                    bins.append(1.0 - item)
-                else:
-                    bins[best] -= item
-            total += math.ceil(sum(items) - 1e-9) / len(bins)
+            items = harness.instance(seed, ITEMS)
+            total += math.ceil(sum(items) - 1e-9) / harness.pack(items, priority)
         return total / len(seeds)
     except Exception:
         return 0.0

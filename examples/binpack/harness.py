@@ -18,7 +18,7 @@ def instance(seed: int, n: int) -> list[float]:
     return [min(1.0, max(0.01, round(rng.weibullvariate(0.25, 3.0), 3))) for _ in range(n)]
 
 
-def pack(items: list[float]) -> int:
+def pack(items: list[float], priority=priority) -> int:  # the artifact's priority, or another to compare
     bins: list[float] = []
     for item in items:
         best, best_score = -1, -math.inf
