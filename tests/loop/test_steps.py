@@ -129,3 +129,14 @@ def scored(split: Split, ids: list[str], score: float) -> EvalResult:
     return EvalResult(
         cases=[CaseResult(id=i, split=split, passed=score == 1.0, score=score, output=Output()) for i in ids]
     )
+
+
+def test_one_read_gives_the_size_the_content_hash_and_the_same_fingerprint_as_the_texts(loop_context) -> None:  # type: ignore[no-untyped-def]
+    ctx, _ = loop_context
+    priority = ctx.worktree / "priority.py"
+    priority.write_bytes(priority.read_bytes().replace(b"\n", b"\r\n") + b"# \xff\r\n")
+    size, content, tree = ctx.artifact_identity(ctx.worktree)
+    assert size == priority.stat().st_size
+    assert tree == ctx.tree(ctx.worktree)  # as the proposer's draws are fingerprinted
+    priority.write_bytes(priority.read_bytes() + b" ")
+    assert ctx.artifact_identity(ctx.worktree)[1] != content

@@ -212,9 +212,6 @@ class LoopContext:
     def artifact_paths(self, workdir: Path) -> list[str]:
         return artifact_files(workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
 
-    def artifact_size(self, workdir: Path) -> int:
-        return sum((workdir / p).stat().st_size for p in self.artifact_paths(workdir))
-
     def artifact_texts(self, workdir: Path) -> dict[str, str]:
         """The artifact files under ``workdir`` (relative path -> text)."""
         return {
@@ -226,11 +223,19 @@ class LoopContext:
         """The artifact's fingerprint: equal for candidates that differ only in formatting or comments."""
         return fingerprint(self.artifact_texts(workdir))
 
-    def content_hash(self, workdir: Path) -> str:
+    def artifact_identity(self, workdir: Path) -> tuple[int, str, str]:
+        """The artifact's size in bytes, its content hash (exact bytes) and its fingerprint (:meth:`tree`),
+        from one read of its files."""
         digest = hashlib.sha256()
+        texts: dict[str, str] = {}
+        size = 0
         for path in self.artifact_paths(workdir):
-            digest.update(path.encode() + b"\0" + (workdir / path).read_bytes())
-        return digest.hexdigest()
+            data = (workdir / path).read_bytes()
+            size += len(data)
+            digest.update(path.encode() + b"\0" + data)
+            # As read_text reads it: invalid UTF-8 replaced, universal newlines.
+            texts[path] = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        return size, digest.hexdigest(), fingerprint(texts)
 
     def files_at(self, commit: str) -> dict[str, str]:
         """The artifact files of a commit (path relative to the artifact root -> text), for a judge."""

@@ -151,15 +151,16 @@ async def measure(ctx: LoopContext, state: LoopState, generation: int, commit: s
             dev = await measurer.split(Split.DEV, workdir, traces)
         else:
             dev, screened_out = await measurer.dev_screened(workdir, traces, probe(ctx, generation))
+    size, content, tree = ctx.artifact_identity(workdir)
     event = Measured(
         commit=commit,
         generation=generation,
         tier="L2",
         static=static,
         dev=slim(dev),
-        size=ctx.artifact_size(workdir),
-        content=ctx.content_hash(workdir),
-        tree=ctx.tree(workdir),
+        size=size,
+        content=content,
+        tree=tree,
         screened_out=screened_out,
         spent=_spent(before, ctx, dev),
     )
