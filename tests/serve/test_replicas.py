@@ -131,3 +131,38 @@ def test_two_replicas_on_postgresql_lose_no_update(pg_url: str, tmp_path: Path) 
     finally:
         for process in spawned:
             stop_process(process)
+
+
+def test_connections_the_server_dropped_are_replaced_without_an_error(pg_url: str) -> None:
+    """No pre-ping round trip: a pooled connection the server closed fails its first statement, and the read
+    or write is retried on a new one (before any change, so nothing is applied twice)."""
+    import sqlalchemy as sa
+
+    from assay.serve.schemas import FeedbackIn
+    from assay.serve.settings import ServeSettings
+    from assay.serve.state import ServeState
+    from assay.serve.validation import check_feedback
+
+    state = ServeState(ServeSettings(db_url=pg_url, unknown_variants="register"))
+    admin = sa.create_engine(pg_url, poolclass=sa.pool.NullPool)
+    terminate = sa.text(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    )
+    try:
+        first = state.record_feedback(check_feedback(FeedbackIn(winner="x", loser="y")))
+        state.snapshot()
+        with admin.connect() as conn:
+            assert conn.execute(terminate).scalar_one() >= 1  # the service's pooled connections
+        variants, rows = state.snapshot()
+        assert {"x", "y"} <= set(variants)
+        assert {r["variant"] for r in rows} >= {"x", "y"}
+        with admin.connect() as conn:
+            conn.execute(terminate)
+        second = state.record_feedback(check_feedback(FeedbackIn(winner="x", loser="y")))
+        assert second.event_id == first.event_id + 1
+        events = [e for e in state.events() if e["winner"] == "x" and e["loser"] == "y"]
+        assert len(events) == 2
+    finally:
+        state.close()
+        admin.dispose()

@@ -64,9 +64,9 @@ class Database:
                 sa.event.listen(engine, "connect", _sqlite_connect)
                 sa.event.listen(engine, "begin", _sqlite_begin)
             else:
-                engine = sa.create_engine(
-                    self.url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW, pool_pre_ping=True
-                )
+                # No pre-ping: it would cost a round trip per request. A connection the server dropped fails
+                # its first statement instead; SQLAlchemy then empties the pool and the work is retried.
+                engine = sa.create_engine(self.url, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW)
             self._engine = engine
             self._dbapi_error = engine.dialect.loaded_dbapi.Error
             # The writer lock on SQLite, an advisory lock on PostgreSQL: processes starting together take
@@ -97,23 +97,41 @@ class Database:
             raise ServeStorageError(f"serve database {self.location}: {reason}", reason) from exc
 
     def write(self, work: Callable[[sa.Connection], T]) -> T:
-        """Run ``work`` in one write transaction; retry it when it lost a race (duplicate key, deadlock)."""
+        """Run ``work`` in one write transaction; retry it when it lost a race (duplicate key, deadlock) or
+        its connection was found dropped before the commit (a drop during the commit is not retried: the
+        transaction may have been applied)."""
         for attempt in range(RETRIES):
+            committing = False
             try:
                 with self.guard():
                     writer = self.engine.execution_options(assay_immediate=True)
                     with writer.begin() as conn:
-                        return work(conn)
+                        result = work(conn)
+                        committing = True
+                    return result
             except ServeStorageError as exc:
-                if attempt == RETRIES - 1 or not _retryable(exc.__cause__):
+                cause = exc.__cause__
+                if attempt == RETRIES - 1 or not _retryable(cause) or (committing and _dropped(cause)):
                     raise
                 time.sleep(0.005 * (attempt + 1))
         raise AssertionError("unreachable")
 
     def read(self, work: Callable[[sa.Connection], T]) -> T:
-        """Run ``work`` on a read connection (a consistent snapshot on PostgreSQL and in SQLite's WAL)."""
-        with self.guard(), self.engine.begin() as conn:
-            return work(conn)
+        """Run ``work`` on a read connection: one snapshot in SQLite's WAL; on PostgreSQL each statement in
+        autocommit (a snapshot per statement, what READ COMMITTED gave inside a transaction too, without the
+        BEGIN and COMMIT round trips). Retried once on a connection the server dropped."""
+        for attempt in range(2):
+            try:
+                with self.guard():
+                    if self.sqlite:
+                        with self.engine.begin() as conn:
+                            return work(conn)
+                    with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                        return work(conn)
+            except ServeStorageError as exc:
+                if attempt == 1 or not _dropped(exc.__cause__):
+                    raise
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         """Release the connections."""
@@ -122,8 +140,13 @@ class Database:
             self._engine = None
 
 
+def _dropped(exc: BaseException | None) -> bool:
+    """A connection the server closed (restart, idle timeout): SQLAlchemy has discarded it and its pool."""
+    return isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
+
+
 def _retryable(exc: BaseException | None) -> bool:
-    if isinstance(exc, sa.exc.IntegrityError):
+    if isinstance(exc, sa.exc.IntegrityError) or _dropped(exc):
         return True
     code = getattr(getattr(exc, "orig", None), "sqlstate", None)
     return code in ("40001", "40P01")  # serialization failure, deadlock detected

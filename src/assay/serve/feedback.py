@@ -9,6 +9,7 @@ import: building them per request cost more than running them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -204,8 +205,25 @@ class _Rows:
             | {f"n_{n}": self.rows[v, c][n] for n in _COUNTS}
             for v, c in sorted(self.changed - self.created)
         ]
-        if updates:
+        if len(updates) > 1 and conn.dialect.name == "postgresql":
+            values = [u[k] for u in updates for k in ("v", "c", "r", "t", *(f"n_{c}" for c in _COUNTS))]
+            conn.exec_driver_sql(_update_from_values_sql(len(updates)), tuple(values))
+        elif updates:
             conn.execute(_UPDATE, updates)
+
+
+@functools.lru_cache(maxsize=64)
+def _update_from_values_sql(rows: int) -> str:
+    """``UPDATE ratings ... FROM (VALUES ...)`` for ``rows`` rows (PostgreSQL): one statement, not one per
+    row. Plain SQL by row count: compiling a SQLAlchemy ``values()`` construct per batch cost more than it saved."""
+    table = RATINGS.name
+    counts = ", ".join(f"{c} = new.{c}" for c in _COUNTS)
+    row = "(%s::text, %s::text, %s::float8, %s::float8" + ", %s::bigint" * len(_COUNTS) + ")"
+    return (
+        f"UPDATE {table} SET rating = new.r, updated = new.t, {counts} "
+        f"FROM (VALUES {', '.join([row] * rows)}) AS new(v, c, r, t, {', '.join(_COUNTS)}) "
+        f"WHERE {table}.variant = new.v AND {table}.category = new.c"
+    )
 
 
 def _level(rows: _Rows, settings: ServeSettings, fb: Feedback, category: str) -> list[RatingChange]:

@@ -4,10 +4,14 @@ committed, together, in one transaction; each request still gets its own answer 
 Under load every feedback would otherwise take its own row locks and round trips, and feedbacks about the same
 variants queue on those locks one transaction at a time. A batch takes the locks once. When feedback arrives
 one at a time the batch is that one feedback: nothing waits to fill a batch.
+
+An HTTP request awaits its answer on the event loop (:meth:`GroupCommit.submit_async`): no thread of the
+request pool is held waiting for the writer, and the writer hands the answer back with one call into the loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 import time
@@ -24,12 +28,31 @@ MAX_BATCH = 256
 
 
 class _Pending:
-    """One request waiting for its answer."""
+    """One request waiting for its answer: on a thread (``done``) or in an event loop (``future``)."""
 
-    def __init__(self, feedback: Feedback) -> None:
+    def __init__(self, feedback: Feedback, future: asyncio.Future[FeedbackOut] | None = None) -> None:
         self.feedback = feedback
-        self.done = threading.Event()
+        self.future = future
+        self.done = threading.Event() if future is None else None
         self.answer: FeedbackOut | BaseException | None = None
+
+    def settle(self, answer: FeedbackOut | BaseException) -> None:
+        """Hand ``answer`` to the waiting request (from the writer thread)."""
+        self.answer = answer
+        if self.future is not None:
+            self.future.get_loop().call_soon_threadsafe(_resolve, self.future, answer)
+        else:
+            assert self.done is not None
+            self.done.set()
+
+
+def _resolve(future: asyncio.Future[FeedbackOut], answer: FeedbackOut | BaseException) -> None:
+    if future.done():  # the request was cancelled (client gone); the feedback is applied all the same
+        return
+    if isinstance(answer, BaseException):
+        future.set_exception(answer)
+    else:
+        future.set_result(answer)
 
 
 class GroupCommit:
@@ -50,11 +73,20 @@ class GroupCommit:
         pending = _Pending(feedback)
         self._ensure_thread()
         self._queue.put(pending)
+        assert pending.done is not None
         pending.done.wait()
         if isinstance(pending.answer, BaseException):
             raise pending.answer
         assert pending.answer is not None
         return pending.answer
+
+    async def submit_async(self, feedback: Feedback) -> FeedbackOut:
+        """:meth:`submit` for a caller in an event loop: awaits the answer without blocking a thread."""
+        future: asyncio.Future[FeedbackOut] = asyncio.get_running_loop().create_future()
+        self._ensure_thread()
+        self._queue.put(_Pending(feedback, future))
+        # shield: a client that goes away must not cancel what the writer will apply anyway
+        return await asyncio.shield(future)
 
     def close(self) -> None:
         """Finish the queued feedback and stop the writer thread."""
@@ -98,8 +130,7 @@ class GroupCommit:
             # One feedback the database refuses must not fail the others: apply them one by one.
             answers = [self._single(p.feedback) for p in batch]
         for position, pending in enumerate(batch):
-            pending.answer = answers if isinstance(answers, BaseException) else answers[position]
-            pending.done.set()
+            pending.settle(answers if isinstance(answers, BaseException) else answers[position])
         self.batches += 1
         self.feedbacks += len(batch)
 

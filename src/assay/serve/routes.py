@@ -43,11 +43,11 @@ def _state(request: Request) -> ServeState:
 
 
 @router.post("/feedback", response_model=FeedbackOut, dependencies=[Depends(require_write)], responses=ERRORS)
-def post_feedback(
+async def post_feedback(
     body: FeedbackIn, request: Request, idempotency_key: str | None = Header(None, alias="Idempotency-Key")
 ) -> Response:
     """Record pairwise (winner + loser), tie, or one-sided feedback and update the ratings atomically."""
-    return _json(_state(request).record_feedback(check_feedback(body, idempotency_key)))
+    return _json(await _state(request).record_feedback_async(check_feedback(body, idempotency_key)))
 
 
 @router.post("/select", response_model=SelectOut, dependencies=[Depends(require_read)], responses=ERRORS)

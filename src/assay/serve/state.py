@@ -80,6 +80,10 @@ class ServeState:
         """
         return self.writer.submit(fb)
 
+    async def record_feedback_async(self, fb: Feedback) -> FeedbackOut:
+        """:meth:`record_feedback` awaited in an event loop (the HTTP endpoint), holding no thread."""
+        return await self.writer.submit_async(fb)
+
     def register_variant(self, name: str, body: VariantIn) -> VariantOut:
         """Create or update a variant; seed category ratings at ``1000 + 1000·score`` unless already learned."""
         name = variant_name(name)
