@@ -28,8 +28,16 @@ from assay.serve.validation import Feedback, category_name, finite_in, variant_n
 SEED_BASE = 1000.0
 SEED_SPAN = 1000.0
 # Built once: building a statement per request cost more than running it.
-_RATINGS_IN = sa.select(RATINGS).where(RATINGS.c.category.in_(sa.bindparam("wanted", expanding=True)))
-_ALL_VARIANTS = sa.select(VARIANTS)
+# Every variant with its rating rows in the wanted categories: one statement (a round trip) per selection.
+_SNAPSHOT = sa.select(VARIANTS, RATINGS).select_from(
+    VARIANTS.outerjoin(
+        RATINGS,
+        (RATINGS.c.variant == VARIANTS.c.name)
+        & RATINGS.c.category.in_(sa.bindparam("wanted", expanding=True)),
+    )
+)
+_VARIANT_COLUMNS = tuple(c.name for c in VARIANTS.c)
+_RATING_COLUMNS = tuple(c.name for c in RATINGS.c)
 
 
 @dataclass(frozen=True)
@@ -163,9 +171,16 @@ class ServeState:
 
         def work(conn: sa.Connection) -> tuple[dict[str, dict[str, Any]], list[Any]]:
             wanted = [GLOBAL] if category is None else [GLOBAL, category]
-            rows = conn.execute(_RATINGS_IN, {"wanted": wanted}).mappings().all()
-            variants = {v["name"]: dict(v) for v in conn.execute(_ALL_VARIANTS).mappings()}
-            return variants, list(rows)
+            variants: dict[str, dict[str, Any]] = {}
+            rows: list[dict[str, Any]] = []
+            split = len(_VARIANT_COLUMNS)
+            for row in conn.execute(_SNAPSHOT, {"wanted": wanted}):
+                name = row[0]
+                if name not in variants:
+                    variants[name] = dict(zip(_VARIANT_COLUMNS, row[:split], strict=True))
+                if row[split] is not None:  # the variant has a rating row in a wanted category
+                    rows.append(dict(zip(_RATING_COLUMNS, row[split:], strict=True)))
+            return variants, rows
 
         return self.db.read(work)
 
