@@ -19,7 +19,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "serve": ("fastapi", "uvicorn", "prometheus_client"),
     "postgres": ("psycopg",),
     "llm": ("openai", "anthropic"),
-    "ray": ("ray",),
+    "ray": ("ray", "grpc"),  # grpc: Ray Client (ray:// addresses), the ray[client] extra
 }
 
 

@@ -56,6 +56,7 @@ class RayCluster:
     temp_dir: Path
     nodes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+    client_address: str = ""  # ray://host:port of the head's Ray Client server (the ray[client] extra)
 
     def add_node(self, cpus: int) -> subprocess.Popen[bytes]:
         """Start a worker node with ``cpus`` slots and wait until it says it runs."""
@@ -102,12 +103,12 @@ def _start(
 def start_cluster(head_cpus: int = 2) -> RayCluster:
     """A head node on 127.0.0.1 with ``head_cpus`` slots (add workers with ``add_node``)."""
     temp_dir = Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))  # short: Ray's socket paths have a limit
-    port = free_port()
+    port, client = free_port(), free_port()
     env = {k: v for k, v in {**os.environ, **FAST_FAILURE}.items() if k != "RAY_ADDRESS"}
     try:
         head = _start(
             ["--head", f"--port={port}", f"--num-cpus={head_cpus}", "--include-dashboard=false", f"--dashboard-port={free_port()}",
-             f"--temp-dir={temp_dir}", "--disable-usage-stats",
+             f"--temp-dir={temp_dir}", "--disable-usage-stats", f"--ray-client-server-port={client}",
              *_ports()],
             temp_dir / "head.log",
             env,
@@ -115,4 +116,4 @@ def start_cluster(head_cpus: int = 2) -> RayCluster:
     except BaseException:
         shutil.rmtree(temp_dir, ignore_errors=True)
         raise
-    return RayCluster(f"127.0.0.1:{port}", temp_dir, [head], env)
+    return RayCluster(f"127.0.0.1:{port}", temp_dir, [head], env, client_address=f"ray://127.0.0.1:{client}")

@@ -298,3 +298,29 @@ def test_llm_runner_and_judge_run_on_workers(cluster, driver, tmp_path):
     assert "curt" in by_id["rude"].checks[0].evidence
     assert all(c.output.meta.get("ray_node") for c in result.cases)
     assert asked >= 2 + 3  # two answers and the rude case's three judge votes at least
+
+
+def test_eval_from_outside_the_cluster_through_ray_client(cluster, tmp_path):
+    """`executor.address: ray://host:port` (Ray Client, a driver outside the cluster): `assay eval --executor
+    ray` in its own process gives the local executor's verdicts, each case run on a worker of the cluster."""
+    root = slugify_copy(tmp_path, cluster.client_address)
+    env = {**cluster.env, "COLUMNS": "200"}
+
+    def verdicts(*args: str) -> dict[str, tuple[bool, float]]:
+        done = subprocess.run(
+            [sys.executable, "-m", "assay", "eval", "--json", "-q", *args],
+            cwd=root, capture_output=True, text=True, env=env, timeout=240,
+        )  # fmt: skip
+        assert done.returncode == 1, done.stderr[-2000:]  # 1: some cases fail (5 of 12 do, on any executor)
+        summary = json.loads(done.stdout)
+        if args:
+            for case in summary["cases"]:
+                meta = json.loads(Path(case["trace"]).read_text())["result"]["output"]["meta"]
+                assert meta["ray_node"]
+        return {c["id"]: (c["passed"], c["score"]) for c in summary["cases"]}
+
+    remote = verdicts("--executor", "ray")
+    config = root / "assay.yaml"
+    config.write_text(config.read_text().replace("type: ray", "type: local"))
+    assert remote == verdicts()
+    assert sum(passed for passed, _ in remote.values()) == 7 and len(remote) == 12
