@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.text import Text
 
-from assay.cases.loader import LoadedFile, read_case_file, unjudged_note
 from assay.cli.console import make_console
 from assay.errors import ConfigError
-from assay.model import CheckSpec
+
+if TYPE_CHECKING:  # the loaders import every format's checks: only when the command runs (start-up time)
+    from assay.cases.loader import LoadedFile
+    from assay.model import CheckSpec
 
 out = make_console()
 VALUE_CHARS = 60
@@ -59,6 +61,8 @@ def file_document(path: Path, loaded: LoadedFile | None, error: str | None) -> d
 
 def load_one(path: Path) -> tuple[LoadedFile | None, str | None]:
     """One file as loaded (its warnings end with the note naming its unjudged cases), or its error."""
+    from assay.cases.loader import read_case_file, unjudged_note
+
     try:
         loaded = read_case_file(path)
     except ConfigError as exc:

@@ -8,7 +8,6 @@ from pathlib import Path
 import typer
 
 from assay.cli.console import make_console
-from assay.config import load_config
 
 out = make_console()
 
@@ -27,6 +26,7 @@ def report_command(
 ) -> None:
     """Write a self-contained HTML report of a run: what changed, why it was kept, on which cases, and
     whether it was noise. It holds check values and holdout cases unless --share."""
+    from assay.config import load_config
     from assay.evaluation.session import select_cases
     from assay.report import default_run_output, render_run, run_report, write_report
     from assay.report.share import Sharer, share_run
