@@ -12,12 +12,13 @@ proposer and seeds:
 - judge-first ranked: ``evolve.screening: judge`` — each new candidate is first judged against its parent and the
   ``--k`` best-rated candidates on its files; one ranked below its parent is never evaluated.
 
-Reported per search: the cost (case runs + judge calls) until the best dev score reaches ``--target`` (a run that
-misses counts its whole cost and is marked), and the cost per success — every run's cost over the runs that
+Every run gets the same spend, ``--budget`` case runs + judge calls (a screened-out proposal costs its judge
+calls only, so judge-first search makes more proposals for the same spend: SIFT's point). Reported per search:
+the cost until the best dev score reaches ``--target`` (a run that misses counts its whole cost and is marked), and the cost per success — every run's cost over the runs that
 reached the target, what the target costs when a missed run is restarted — with its ratio to greedy (a missed
 run can stop early and cheaply, so the plain mean would flatter a search that misses).
 
-Run: python benchmarks/sift_screening.py [--seeds 5] [--cases 80] [--generations 40] [--accuracy 0.8]
+Run: python benchmarks/sift_screening.py [--seeds 5] [--cases 80] [--budget 2500] [--accuracy 0.8]
 """
 
 from __future__ import annotations
@@ -96,6 +97,17 @@ class Target(assay.StopRule):
         return "target reached" if best >= self.score else None
 
 
+class Budget(assay.StopRule):
+    """Stops once case runs plus judge calls reach ``limit``: every search gets the same spend."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    def check(self, state: LoopState) -> str | None:
+        spent = state.spent.case_runs + state.spent.judge_calls
+        return "budget spent" if spent >= self.limit else None
+
+
 def project(root: Path, cases: int, search: str, screening: bool, k: int, seed: int) -> Path:
     shutil.copytree(EXAMPLE, root)
     (root / "cases.yaml").write_text(
@@ -133,9 +145,9 @@ def run(kind: str, seed: int, args: argparse.Namespace, work: Path) -> tuple[int
     root = project(work / f"{kind}-{seed}", args.cases, search, screening, args.k, seed)
     seeds = [5000 + i for i in range(args.cases)]
     judge = ScriptedJudge(args.accuracy, seeds, seed) if screening else None
-    stop = Target(args.target)
+    rules = [Target(args.target), Budget(args.budget)]
     outcome = assay.evolve(
-        root / "assay.yaml", max_generations=args.generations, stop_rules=[stop], judge=judge
+        root / "assay.yaml", max_generations=args.generations, stop_rules=rules, judge=judge
     )
     logged = typed_events(RunFiles(root / ".assay" / "runs" / outcome.run_id).read_events())
     cost = sum(e.spent.case_runs + e.spent.judge_calls for e in logged)
@@ -153,7 +165,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--cases", type=int, default=80)
-    parser.add_argument("--generations", type=int, default=40)
+    parser.add_argument("--budget", type=int, default=2500, help="case runs + judge calls per run")
+    parser.add_argument("--generations", type=int, default=400, help="a cap; the budget stops runs first")
     parser.add_argument("--accuracy", type=float, default=0.8)
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--target", type=float, default=0.965)
@@ -161,8 +174,8 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="assay-sift-"))
     print(
         f"bin packing, {args.cases} cases ({int(args.cases * 0.7)} dev runs per evaluation), judge accuracy "
-        f"{args.accuracy}, K {args.k}, target dev score {args.target}, up to {args.generations} generations, "
-        f"{args.seeds} seeds"
+        f"{args.accuracy}, K {args.k}, target dev score {args.target}, a budget of {args.budget} case runs + "
+        f"judge calls per run (at most {args.generations} generations), {args.seeds} seeds"
     )
     results: dict[str, list[tuple[int, bool, float]]] = {}
     for kind in ("greedy", "ranked", "judge-first"):
