@@ -55,6 +55,10 @@ class Runner(ABC):
         """A sensible default: many in flight for I/O-bound runners, about the core count for processes."""
         return 32 if self.io_bound else max(2, os.cpu_count() or 2)
 
+    async def release(self, workdir: Path) -> None:
+        """The evaluation of ``workdir`` (a candidate) ended: release what ran its cases (nothing by default)."""
+        return None
+
     async def aclose(self) -> None:
         """Release clients and pools (nothing by default)."""
         return None

@@ -1,0 +1,270 @@
+"""Jail workers: one long-lived bubblewrap sandbox per concurrency slot and jail, running case after case.
+
+Starting a jail costs more than most cases (new namespaces, a dozen mounts); a worker pays that once. It is
+:mod:`assay.sandbox._jail_worker` run inside the same jail a case would get (same binds, same namespaces,
+``/`` and ``/dev`` read-only besides, and a private ``/dev/shm``), taking one case at a time over a pipe and
+running it as a child in a session of its own, under the same limits as ``run_process``. After every case it
+kills every other process of its PID namespace and empties its private ``/tmp``, ``/dev/shm`` and ``$HOME``,
+so a case finds nothing of the one before. When a case kills, stops or damages its worker, that case fails
+with the reason and the next one gets a fresh worker; a worker is shut down when its jail is released
+(:meth:`JailWorkers.close`, at the end of a candidate's evaluation).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import select
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from assay.sandbox._common import LIVE_GROUPS, ProcessResult, SandboxLimits, describe_exit, kill_group
+from assay.sandbox._spawn import _watchers
+from assay.sandbox.jail import BwrapStatus, Jail, interpreter_paths, jail_argv
+
+WORKER = Path(__file__).with_name("_jail_worker.py")
+# Beyond a case's own timeout, how long a worker may take to start, clean up and answer.
+ANSWER_GRACE_S = 10.0
+STOP_WAIT_S = 2.0
+LENGTH = struct.Struct(">I")
+READ_CHUNK = 1 << 16
+
+
+class WorkerFailed(Exception):
+    """The worker gave no valid answer (it died, hung or broke the protocol); the message says how."""
+
+    def __init__(self, reason: str, timed_out: bool = False) -> None:
+        super().__init__(reason)
+        self.timed_out = timed_out
+
+
+def worker_argv(jail: Jail, home: str | None, status: BwrapStatus) -> tuple[list[str], list[str]]:
+    """The command line that starts a worker for ``jail``, and the private directories it empties."""
+    size = ["--size", str(jail.tmp_mb * 2**20)] if status.tmpfs_size else []
+    bwrap = jail_argv(jail.with_paths(readable=interpreter_paths()), home=home, status=status)[:-1]
+    dirs = ["/tmp", "/dev/shm"]
+    if home and any(a == "--tmpfs" and b == home for a, b in itertools.pairwise(bwrap)):
+        dirs.append(home)
+    # Read-only / and /dev: what a case writes there would outlive it, with no list of what to remove.
+    bwrap += [*size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/", "--"]
+    return [*bwrap, sys.executable, "-I", str(WORKER), *dirs], dirs
+
+
+class JailWorker:
+    """One running worker (a ``bwrap`` process leading a session of its own) and its pipes."""
+
+    def __init__(self, argv: list[str], env: Mapping[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env),
+            start_new_session=True,
+        )
+        LIVE_GROUPS.add(self.proc.pid)
+        assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
+        self.requests = self.proc.stdin.fileno()
+        self.replies = self.proc.stdout.fileno()
+        for fd in (self.requests, self.replies, self.proc.stderr.fileno()):
+            os.set_blocking(fd, False)
+
+    def exchange(self, request: bytes, deadline: float) -> tuple[dict[str, object], bytes, bytes]:
+        """Send one request and wait (blocking, in a watcher thread) for its reply until ``deadline``
+        (``time.monotonic``). Raises WorkerFailed."""
+        poller = select.poll()
+        poller.register(self.requests, select.POLLOUT)
+        poller.register(self.replies, select.POLLIN)
+        pending = memoryview(request)
+        received = bytearray()
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise WorkerFailed("the jail's worker did not answer in time; it was killed", timed_out=True)
+            for fd, events in poller.poll(int(remaining * 1000) + 1):
+                if fd == self.requests:
+                    try:
+                        pending = pending[os.write(fd, pending[:READ_CHUNK]) :]
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        raise WorkerFailed(self.death()) from None
+                    if not pending:
+                        poller.unregister(fd)
+                    continue
+                chunk = os.read(fd, READ_CHUNK) if events & select.POLLIN else b""
+                if not chunk:
+                    raise WorkerFailed(self.death())
+                received += chunk
+            if (reply := _parse(received)) is not None:
+                return reply
+
+    def death(self) -> str:
+        """Why the worker stopped answering, with the evidence it left (exit status, first stderr line)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(STOP_WAIT_S)
+        assert self.proc.stderr is not None
+        try:
+            stderr = self.proc.stderr.read(READ_CHUNK) or b""
+        except OSError:
+            stderr = b""
+        lines = stderr.decode("utf-8", "replace").strip().splitlines() or [""]
+        if lines[0].startswith("bwrap: "):
+            return f"the sandbox could not be set up: {lines[0]}"
+        code = self.proc.returncode
+        status = (
+            "still running"
+            if code is None
+            else describe_exit(code)
+            if code >= 0
+            else f"killed by signal {-code}"
+        )
+        return f"the jail's worker died during the case ({status}{'; ' + lines[-1] if lines[-1] else ''})"
+
+    def kill(self) -> None:
+        """SIGKILL the worker (its whole jail dies with it: ``--die-with-parent``)."""
+        kill_group(self.proc.pid)
+
+    def stop(self) -> None:
+        """End the worker (blocking): close its requests so it exits, then kill it, reap it."""
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()  # type: ignore[union-attr]
+        try:
+            self.proc.wait(STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            self.proc.wait()
+        LIVE_GROUPS.discard(self.proc.pid)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError):
+                pipe.close()  # type: ignore[union-attr]
+
+
+def _parse(received: bytearray) -> tuple[dict[str, object], bytes, bytes] | None:
+    """The complete reply in ``received``, or None while it is incomplete. Raises WorkerFailed."""
+    if len(received) < LENGTH.size:
+        return None
+    size = LENGTH.unpack_from(received)[0]
+    if len(received) < LENGTH.size + size:
+        return None
+    try:
+        header = json.loads(received[LENGTH.size : LENGTH.size + size])
+        out_len, err_len = int(header["stdout_len"]), int(header["stderr_len"])
+    except (ValueError, KeyError, TypeError):
+        raise WorkerFailed("the jail's worker sent a malformed reply") from None
+    start = LENGTH.size + size
+    if len(received) < start + out_len + err_len:
+        return None
+    if len(received) > start + out_len + err_len:
+        raise WorkerFailed("the jail's worker sent more than one reply")
+    return header, bytes(received[start : start + out_len]), bytes(received[start + out_len :])
+
+
+def _request(argv: list[str], env: Mapping[str, str], limits: SandboxLimits, stdin: bytes | None) -> bytes:
+    header = json.dumps(
+        {
+            "argv": argv,
+            "env": dict(env),
+            "timeout_s": limits.timeout_s,
+            "max_output_bytes": limits.max_output_bytes,
+            "stdin_len": -1 if stdin is None else len(stdin),
+        }
+    ).encode()
+    return LENGTH.pack(len(header)) + header + (stdin or b"")
+
+
+def _result(header: dict[str, object], stdout: bytes, stderr: bytes) -> ProcessResult:
+    exit_code = header.get("exit_code")
+    error = header.get("error")
+    return ProcessResult(
+        stdout=stdout,
+        stderr=stderr,
+        exit_code=exit_code if isinstance(exit_code, int) else None,
+        timed_out=header.get("timed_out") is True,
+        truncated=header.get("truncated") is True,
+        duration_s=float(header.get("duration_s") or 0.0),  # type: ignore[arg-type]
+        error=error if isinstance(error, str) else None,
+    )
+
+
+_Key = tuple[Jail, str | None]
+
+
+class JailWorkers:
+    """The workers of one runner: idle ones kept per jail, a new one started when none is free (so there are
+    as many as cases run at once). Use from one event loop; close with :meth:`close`."""
+
+    def __init__(self) -> None:
+        self._idle: dict[_Key, list[JailWorker]] = {}
+        self._busy: dict[JailWorker, _Key] = {}
+        self._closed: set[_Key] = set()
+
+    async def run(
+        self,
+        argv: list[str],
+        *,
+        env: Mapping[str, str],
+        limits: SandboxLimits,
+        stdin: bytes | None,
+        jail: Jail,
+        home: str | None,
+        status: BwrapStatus,
+    ) -> ProcessResult:
+        """Run ``argv`` (from ``shell_argv``) with ``env`` in a worker of ``jail``; as ``run_process`` would,
+        never raising for the process's sake."""
+        key = (jail, home)
+        self._closed.discard(key)
+        idle = self._idle.get(key)
+        start = time.monotonic()
+        try:
+            worker = idle.pop() if idle else JailWorker(worker_argv(jail, home, status)[0], _worker_env(env))
+        except OSError as exc:
+            return ProcessResult(error=f"could not start the jail's worker: {exc}")
+        self._busy[worker] = key
+        deadline = start + limits.timeout_s + ANSWER_GRACE_S
+        request = _request(argv, env, limits, stdin)
+        loop = asyncio.get_running_loop()
+        keep = False
+        try:
+            header, stdout, stderr = await loop.run_in_executor(
+                _watchers(), worker.exchange, request, deadline
+            )
+            keep = header.get("dirty") is None
+            return _result(header, stdout, stderr)
+        except WorkerFailed as exc:
+            return ProcessResult(
+                error=f"timed out after {limits.timeout_s:g}s ({exc})" if exc.timed_out else str(exc),
+                timed_out=exc.timed_out,
+                duration_s=time.monotonic() - start,
+            )
+        finally:
+            del self._busy[worker]
+            if keep and key not in self._closed:
+                self._idle.setdefault(key, []).append(worker)
+            else:
+                worker.kill()
+                loop.run_in_executor(_watchers(), worker.stop)
+
+    async def close(self, workdir: Path | None = None) -> None:
+        """Stop the idle workers of the jails that write ``workdir`` (of every jail when None); busy ones
+        stop when their case ends."""
+        root = Path(os.path.realpath(workdir)) if workdir is not None else None
+        keys = {*self._idle, *self._busy.values()}
+        chosen = [k for k in keys if root is None or root in k[0].writable]
+        self._closed.update(chosen)
+        stopping = [w for k in chosen for w in self._idle.pop(k, [])]
+        if stopping:
+            loop = asyncio.get_running_loop()
+            await asyncio.gather(*(loop.run_in_executor(_watchers(), w.stop) for w in stopping))
+
+
+def _worker_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The worker's own environment (each case gets its own): only what finds programs."""
+    return {"PATH": env.get("PATH", os.defpath)}
