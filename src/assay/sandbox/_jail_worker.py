@@ -1,11 +1,13 @@
 """The program a jail worker runs inside bubblewrap: one case after another, each as a child process, and
 after each case nothing left behind (see :mod:`assay.sandbox.workers` for the host side).
 
-Run as ``python -I _jail_worker.py DIR...`` (``DIR`` are the private directories to empty after each case).
+Run as ``python -I _jail_worker.py DIR...`` (``DIR`` are the private directories to empty after each case), as
+PID 1 of the jail (``bwrap --as-pid-1``): no bubblewrap init holds the protocol pipes, where a case could
+open them through ``/proc/1/fd``, and the kernel drops the signals a case sends it (SIGKILL and SIGSTOP too).
 Requests come on standard input, replies go to standard output, both moved at start to descriptors that no
 child inherits; the process makes itself non-dumpable, so a case (same user, no capabilities) can neither
-ptrace it nor open its descriptors through ``/proc/<pid>/fd``. After each case it SIGKILLs every other
-process in its PID namespace (bubblewrap's init, PID 1, excepted), empties the private directories, and
+ptrace it nor open its descriptors through ``/proc/1/fd``. After each case it SIGKILLs every other
+process in its PID namespace, reaps the orphans it inherited, empties the private directories, and
 checks that no case changed what it cannot undo (its own limits, priority and CPU affinity, System V IPC
 objects): then it replies ``dirty`` and exits, and the host starts a fresh worker.
 
@@ -59,7 +61,7 @@ def write_all(fd: int, data: bytes) -> None:
 
 
 def others() -> list[int]:
-    """Every process of this PID namespace but bubblewrap's init and this one."""
+    """Every process of this PID namespace but this one (PID 1)."""
     me = os.getpid()
     return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in (1, me)]
 
@@ -162,10 +164,18 @@ def sysv_objects() -> bool:
     return False
 
 
+def reap() -> None:
+    """Collect the case's orphans: as PID 1 the worker inherits them."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+
+
 def clean(dirs: list[str], mounts: set[str], state: tuple[object, ...]) -> str | None:
     """Leave nothing of the case behind; the reason the worker must not run another case, or None."""
     if not kill_namespace():
         return "a process of the case could not be killed"
+    reap()
     keep = {str(parent) for point in mounts for parent in Path(point).parents}
     if not all([empty(d, mounts, keep) for d in dirs]):
         return "a private directory could not be emptied"
@@ -212,6 +222,8 @@ def main() -> None:
     # No POSIX message queues: they would outlive a case, and nothing can list them to remove them.
     with contextlib.suppress(OSError, ValueError):
         resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
+    # As PID 1, signals from the case reach the worker only where it handles them: it handles none.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     requests, replies = os.dup(0), os.dup(1)  # dup() makes non-inheritable descriptors
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)

@@ -18,6 +18,7 @@ import itertools
 import json
 import os
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -53,7 +54,7 @@ def worker_argv(jail: Jail, home: str | None, status: BwrapStatus) -> tuple[list
     if home and any(a == "--tmpfs" and b == home for a, b in itertools.pairwise(bwrap)):
         dirs.append(home)
     # Read-only / and /dev: what a case writes there would outlive it, with no list of what to remove.
-    bwrap += [*size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/", "--"]
+    bwrap += [*size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/", "--as-pid-1", "--"]
     return [*bwrap, sys.executable, "-I", str(WORKER), *dirs], dirs
 
 
@@ -119,13 +120,12 @@ class JailWorker:
         if lines[0].startswith("bwrap: "):
             return f"the sandbox could not be set up: {lines[0]}"
         code = self.proc.returncode
-        status = (
-            "still running"
-            if code is None
-            else describe_exit(code)
-            if code >= 0
-            else f"killed by signal {-code}"
-        )
+        if code is None:
+            status = "still running"
+        elif 128 < code < 160 or code < 0:  # bwrap reports its child's death by a signal as 128 + signal
+            status = f"killed by {signal.Signals(code - 128 if code > 0 else -code).name}"
+        else:
+            status = describe_exit(code)
         return f"the jail's worker died during the case ({status}{'; ' + lines[-1] if lines[-1] else ''})"
 
     def kill(self) -> None:
@@ -199,9 +199,11 @@ _Key = tuple[Jail, str | None]
 
 class JailWorkers:
     """The workers of one runner: idle ones kept per jail, a new one started when none is free (so there are
-    as many as cases run at once). Use from one event loop; close with :meth:`close`."""
+    as many as cases run at once). ``answer_grace_s``: how long past a case's timeout a worker may take to
+    answer before it is killed. Use from one event loop; close with :meth:`close`."""
 
-    def __init__(self) -> None:
+    def __init__(self, answer_grace_s: float = ANSWER_GRACE_S) -> None:
+        self.answer_grace_s = answer_grace_s
         self._idle: dict[_Key, list[JailWorker]] = {}
         self._busy: dict[JailWorker, _Key] = {}
         self._closed: set[_Key] = set()
@@ -228,7 +230,7 @@ class JailWorkers:
         except OSError as exc:
             return ProcessResult(error=f"could not start the jail's worker: {exc}")
         self._busy[worker] = key
-        deadline = start + limits.timeout_s + ANSWER_GRACE_S
+        deadline = start + limits.timeout_s + self.answer_grace_s
         request = _request(argv, env, limits, stdin)
         loop = asyncio.get_running_loop()
         keep = False
