@@ -26,7 +26,7 @@ from assay.sandbox import (
     scrubbed_env,
 )
 from assay.sandbox.jail import BwrapStatus
-from assay.sandbox.workers import JailWorkers
+from assay.sandbox.workers import KEPT_JAILS, JailWorkers
 from tests.sandbox.procs import marked_processes, unique_marker
 
 pytestmark = pytest.mark.bwrap
@@ -320,3 +320,37 @@ async def test_a_worker_that_cannot_start_is_an_error(workers: JailWorkers, tmp_
         status=BwrapStatus("/bin/false"),
     )
     assert crashing.error == "the jail's worker died during the case (exit code 1)"
+
+
+async def test_a_masked_file_replaced_outside_gets_a_fresh_jail(workers: JailWorkers, worktree: Path) -> None:
+    # A checkout between two candidates replaces files: the kernel drops a mount on a replaced file, so a
+    # jail made before it would show a hidden file, or let a read-only one be written.
+    (worktree / "answers.txt").write_text("old\n")
+    (worktree / "harness.py").write_text("old\n")
+    env = scrubbed_env()
+    jail = Jail(
+        writable=(worktree,),
+        readable=(*interpreter_paths(), *path_dirs(env)),
+        hidden=(worktree / "answers.txt",),
+        read_only=(worktree / "harness.py",),
+    )
+    script = f"{JAIL_ID}; cat answers.txt; echo changed >> harness.py 2>/dev/null; cat harness.py"
+    first = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    assert first.stdout.decode().split()[1:] == ["old"]
+    for name in ("answers.txt", "harness.py"):
+        (worktree / "new").write_text("SECRET\n")
+        os.replace(worktree / "new", worktree / name)
+    second = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    assert jail_id(second) != jail_id(first)
+    assert second.stdout.decode().split()[1:] == ["SECRET"]  # the harness, read-only; the answers hidden
+    assert (worktree / "harness.py").read_text() == "SECRET\n"
+
+
+async def test_only_the_latest_jails_keep_workers(workers: JailWorkers, tmp_path: Path) -> None:
+    trees = [tmp_path / f"tree{i}" for i in range(KEPT_JAILS + 2)]
+    for tree in trees:
+        tree.mkdir()
+        assert (await run(workers, tree, "true")).error is None
+    assert await asyncio.to_thread(
+        wait_until, lambda: [len(worker_processes(t)) for t in trees] == [0, 0] + [1] * KEPT_JAILS
+    )

@@ -258,12 +258,3 @@ class CommandRunner(Runner):
             workers=self.workers,
         )
         return output_from_process(result, workdir)
-
-    async def release(self, workdir: Path) -> None:
-        """Stop the jails that ran cases in ``workdir``."""
-        if self.workers is not None:
-            await self.workers.close(workdir)
-
-    async def aclose(self) -> None:
-        if self.workers is not None:
-            await self.workers.close()

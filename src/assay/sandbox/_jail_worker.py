@@ -9,7 +9,10 @@ child inherits; the process makes itself non-dumpable, so a case (same user, no 
 ptrace it nor open its descriptors through ``/proc/1/fd``. After each case it SIGKILLs every other
 process in its PID namespace, reaps the orphans it inherited, empties the private directories, and
 checks that no case changed what it cannot undo (its own limits, priority and CPU affinity, System V IPC
-objects): then it replies ``dirty`` and exits, and the host starts a fresh worker.
+objects): then it replies ``dirty`` and exits, and the host starts a fresh worker. Before each case it checks
+that its mount table is the one it started with: replacing a file that a mount masks or shows read-only
+(a checkout in the worktree, between candidates) makes the kernel drop that mount, and such a jail would show
+what it must hide; it then replies ``stale`` without running the case, and exits.
 
 Wire format, both ways: a 4-byte big-endian length, a JSON header, then the byte blobs the header sizes.
 """
@@ -100,10 +103,9 @@ def end_case(pid: int) -> None:
 def mount_points() -> set[str]:
     """Where something is mounted in this jail (the worktree or a bind may sit inside ``/tmp``)."""
     points = set()
-    with open("/proc/self/mountinfo") as handle:
-        for line in handle:
-            field = line.split()[4]
-            points.add(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field))
+    for line in mount_table().splitlines():
+        field = line.split()[4]
+        points.add(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field))
     return points
 
 
@@ -186,8 +188,19 @@ def clean(dirs: list[str], mounts: set[str], state: tuple[object, ...]) -> str |
     return None
 
 
+def mount_table() -> str:
+    with open("/proc/self/mountinfo") as handle:
+        return handle.read()
+
+
+def _reply(header: dict[str, object]) -> bytes:
+    data = json.dumps(header).encode()
+    return LENGTH.pack(len(data)) + data
+
+
 def serve(requests: int, replies: int, dirs: list[str]) -> None:
     state = own_state()
+    table = mount_table()
     mounts = mount_points()
     while True:
         head = read_exact(requests, LENGTH.size)
@@ -195,10 +208,15 @@ def serve(requests: int, replies: int, dirs: list[str]) -> None:
             return
         header = json.loads(read_exact(requests, LENGTH.unpack(head)[0]) or b"null")
         stdin = read_exact(requests, header["stdin_len"]) if header["stdin_len"] >= 0 else None
+        if mount_table() != table:
+            # A file the jail masks or shows read-only was replaced outside it (a checkout): the kernel
+            # dropped that mount here. Only a fresh jail shows the tree as the configuration says.
+            write_all(replies, _reply({"stale": True, "stdout_len": 0, "stderr_len": 0}))
+            return
         limits = SandboxLimits(timeout_s=header["timeout_s"], max_output_bytes=header["max_output_bytes"])
         result = watch(Spawn(header["argv"], header["env"], limits, stdin), kill=end_case)
         dirty = clean(dirs, mounts, state)
-        reply = json.dumps(
+        reply = _reply(
             {
                 "exit_code": result.exit_code,
                 "timed_out": result.timed_out,
@@ -209,8 +227,8 @@ def serve(requests: int, replies: int, dirs: list[str]) -> None:
                 "stderr_len": len(result.stderr),
                 "dirty": dirty,
             }
-        ).encode()
-        write_all(replies, LENGTH.pack(len(reply)) + reply + result.stdout + result.stderr)
+        )
+        write_all(replies, reply + result.stdout + result.stderr)
         if dirty is not None:
             return
 

@@ -23,7 +23,7 @@ import struct
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from assay.sandbox._common import LIVE_GROUPS, ProcessResult, SandboxLimits, describe_exit, kill_group
@@ -34,6 +34,8 @@ WORKER = Path(__file__).with_name("_jail_worker.py")
 # Beyond a case's own timeout, how long a worker may take to start, clean up and answer.
 ANSWER_GRACE_S = 10.0
 STOP_WAIT_S = 2.0
+# Jails whose idle workers are kept (a runner that moves from tree to tree does not keep a jail per tree).
+KEPT_JAILS = 4
 LENGTH = struct.Struct(">I")
 READ_CHUNK = 1 << 16
 
@@ -207,6 +209,7 @@ class JailWorkers:
         self._idle: dict[_Key, list[JailWorker]] = {}
         self._busy: dict[JailWorker, _Key] = {}
         self._closed: set[_Key] = set()
+        self._recent: dict[_Key, None] = {}  # insertion order: least recently used first
 
     async def run(
         self,
@@ -222,22 +225,33 @@ class JailWorkers:
         """Run ``argv`` (from ``shell_argv``) with ``env`` in a worker of ``jail``; as ``run_process`` would,
         never raising for the process's sake."""
         key = (jail, home)
-        self._closed.discard(key)
-        idle = self._idle.get(key)
+        self._use(key)
+        request = _request(argv, env, limits, stdin)
         start = time.monotonic()
+        for _ in range(2):  # a stale worker answers at once, without running the case: once more, fresh
+            result = await self._run_once(key, request, limits, status, start)
+            if result is not None:
+                return result
+        return ProcessResult(error="the jail's worker kept finding its mounts changed")
+
+    async def _run_once(
+        self, key: _Key, request: bytes, limits: SandboxLimits, status: BwrapStatus, start: float
+    ) -> ProcessResult | None:
+        idle = self._idle.get(key)
         try:
-            worker = idle.pop() if idle else JailWorker(worker_argv(jail, home, status)[0], _worker_env(env))
+            worker = idle.pop() if idle else JailWorker(worker_argv(*key, status)[0], _worker_env())
         except OSError as exc:
             return ProcessResult(error=f"could not start the jail's worker: {exc}")
         self._busy[worker] = key
         deadline = start + limits.timeout_s + self.answer_grace_s
-        request = _request(argv, env, limits, stdin)
         loop = asyncio.get_running_loop()
         keep = False
         try:
             header, stdout, stderr = await loop.run_in_executor(
                 _watchers(), worker.exchange, request, deadline
             )
+            if header.get("stale"):
+                return None
             keep = header.get("dirty") is None
             return _result(header, stdout, stderr)
         except WorkerFailed as exc:
@@ -254,19 +268,38 @@ class JailWorkers:
                 worker.kill()
                 loop.run_in_executor(_watchers(), worker.stop)
 
+    def _use(self, key: _Key) -> None:
+        """Note ``key`` as the latest jail used; retire the jails used least recently past ``KEPT_JAILS``."""
+        self._closed.discard(key)
+        self._recent.pop(key, None)
+        self._recent[key] = None
+        while len(self._recent) > KEPT_JAILS:
+            old = next(iter(self._recent))
+            del self._recent[old]
+            self._retire([old])
+
+    def _retire(self, keys: Collection[_Key]) -> list[asyncio.Future[None]]:
+        """Mark ``keys`` closed (busy workers stop when their case ends) and stop their idle workers: the
+        futures of their ends."""
+        self._closed.update(keys)
+        loop = asyncio.get_running_loop()
+        ends = []
+        for worker in [w for k in keys for w in self._idle.pop(k, [])]:
+            worker.kill()
+            ends.append(loop.run_in_executor(_watchers(), worker.stop))
+        return ends
+
     async def close(self, workdir: Path | None = None) -> None:
         """Stop the idle workers of the jails that write ``workdir`` (of every jail when None); busy ones
         stop when their case ends."""
         root = Path(os.path.realpath(workdir)) if workdir is not None else None
         keys = {*self._idle, *self._busy.values()}
         chosen = [k for k in keys if root is None or root in k[0].writable]
-        self._closed.update(chosen)
-        stopping = [w for k in chosen for w in self._idle.pop(k, [])]
-        if stopping:
-            loop = asyncio.get_running_loop()
-            await asyncio.gather(*(loop.run_in_executor(_watchers(), w.stop) for w in stopping))
+        for key in chosen:
+            self._recent.pop(key, None)
+        await asyncio.gather(*self._retire(chosen))
 
 
-def _worker_env(env: Mapping[str, str]) -> dict[str, str]:
-    """The worker's own environment (each case gets its own): only what finds programs."""
-    return {"PATH": env.get("PATH", os.defpath)}
+def _worker_env() -> dict[str, str]:
+    """The worker's own environment (each case gets its own): nothing of assay's."""
+    return {"PATH": os.defpath}
