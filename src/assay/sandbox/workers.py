@@ -22,6 +22,7 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Collection, Mapping
 from pathlib import Path
@@ -61,30 +62,48 @@ def worker_argv(jail: Jail, home: str | None, status: BwrapStatus) -> tuple[list
 
 
 class JailWorker:
-    """One running worker (a ``bwrap`` process leading a session of its own) and its pipes."""
+    """One worker (a ``bwrap`` process leading a session of its own) and its pipes. It starts on its first
+    :meth:`exchange`, in a watcher thread: those threads last as long as assay, and ``--die-with-parent``
+    ends the jail when the thread that started it ends."""
 
     def __init__(self, argv: list[str], env: Mapping[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env),
-            start_new_session=True,
-        )
-        LIVE_GROUPS.add(self.proc.pid)
-        assert self.proc.stdin is not None and self.proc.stdout is not None and self.proc.stderr is not None
-        self.requests = self.proc.stdin.fileno()
-        self.replies = self.proc.stdout.fileno()
-        for fd in (self.requests, self.replies, self.proc.stderr.fileno()):
-            os.set_blocking(fd, False)
+        self.argv = argv
+        self.env = dict(env)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.killed = False
+        self.lock = threading.Lock()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        with self.lock:
+            if self.killed:
+                raise WorkerFailed("the jail's worker was stopped before the case began")
+            if self.proc is None:
+                try:
+                    self.proc = subprocess.Popen(
+                        self.argv,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        env=self.env,
+                        start_new_session=True,
+                    )
+                except OSError as exc:
+                    raise WorkerFailed(f"could not start the jail's worker: {exc}") from None
+                LIVE_GROUPS.add(self.proc.pid)
+                for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                    assert pipe is not None
+                    os.set_blocking(pipe.fileno(), False)
+            return self.proc
 
     def exchange(self, request: bytes, deadline: float) -> tuple[dict[str, object], bytes, bytes]:
         """Send one request and wait (blocking, in a watcher thread) for its reply until ``deadline``
         (``time.monotonic``). Raises WorkerFailed."""
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        requests, replies = proc.stdin.fileno(), proc.stdout.fileno()
         poller = select.poll()
-        poller.register(self.requests, select.POLLOUT)
-        poller.register(self.replies, select.POLLIN)
+        poller.register(requests, select.POLLOUT)
+        poller.register(replies, select.POLLIN)
         pending = memoryview(request)
         received = bytearray()
         while True:
@@ -92,7 +111,7 @@ class JailWorker:
             if remaining <= 0:
                 raise WorkerFailed("the jail's worker did not answer in time; it was killed", timed_out=True)
             for fd, events in poller.poll(int(remaining * 1000) + 1):
-                if fd == self.requests:
+                if fd == requests:
                     try:
                         pending = pending[os.write(fd, pending[:READ_CHUNK]) :]
                     except BlockingIOError:
@@ -111,9 +130,9 @@ class JailWorker:
 
     def death(self) -> str:
         """Why the worker stopped answering, with the evidence it left (exit status, first stderr line)."""
+        assert self.proc is not None and self.proc.stderr is not None
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(STOP_WAIT_S)
-        assert self.proc.stderr is not None
         try:
             stderr = self.proc.stderr.read(READ_CHUNK) or b""
         except OSError:
@@ -131,20 +150,28 @@ class JailWorker:
         return f"the jail's worker died during the case ({status}{'; ' + lines[-1] if lines[-1] else ''})"
 
     def kill(self) -> None:
-        """SIGKILL the worker (its whole jail dies with it: ``--die-with-parent``)."""
-        kill_group(self.proc.pid)
+        """SIGKILL the worker (its whole jail dies with it: ``--die-with-parent``), or keep it from starting."""
+        with self.lock:
+            self.killed = True
+            if self.proc is not None:
+                kill_group(self.proc.pid)
 
     def stop(self) -> None:
         """End the worker (blocking): close its requests so it exits, then kill it, reap it."""
+        with self.lock:
+            self.killed = True
+            proc = self.proc
+        if proc is None:
+            return
         with contextlib.suppress(OSError):
-            self.proc.stdin.close()  # type: ignore[union-attr]
+            proc.stdin.close()  # type: ignore[union-attr]
         try:
-            self.proc.wait(STOP_WAIT_S)
+            proc.wait(STOP_WAIT_S)
         except subprocess.TimeoutExpired:
-            self.kill()
-            self.proc.wait()
-        LIVE_GROUPS.discard(self.proc.pid)
-        for pipe in (self.proc.stdout, self.proc.stderr):
+            kill_group(proc.pid)
+            proc.wait()
+        LIVE_GROUPS.discard(proc.pid)
+        for pipe in (proc.stdout, proc.stderr):
             with contextlib.suppress(OSError):
                 pipe.close()  # type: ignore[union-attr]
 
@@ -238,10 +265,7 @@ class JailWorkers:
         self, key: _Key, request: bytes, limits: SandboxLimits, status: BwrapStatus, start: float
     ) -> ProcessResult | None:
         idle = self._idle.get(key)
-        try:
-            worker = idle.pop() if idle else JailWorker(worker_argv(*key, status)[0], _worker_env())
-        except OSError as exc:
-            return ProcessResult(error=f"could not start the jail's worker: {exc}")
+        worker = idle.pop() if idle else JailWorker(worker_argv(*key, status)[0], _worker_env())
         self._busy[worker] = key
         deadline = start + limits.timeout_s + self.answer_grace_s
         loop = asyncio.get_running_loop()
