@@ -235,6 +235,11 @@ async def test_limits_hold_in_a_worker(workers: JailWorkers, worktree: Path) -> 
     hog = await run(workers, worktree, "python3 -c 'x = bytearray(2 * 1024**3)'", memory_mb=256)
     assert hog.exit_code != 0 and b"MemoryError" in hog.stderr
     assert (await run(workers, worktree, "cat", stdin=b"hello")).stdout == b"hello"
+    # No POSIX message queue can be made: nothing could list it to remove it after the case.
+    queues = await run(
+        workers, worktree, "python3 -c 'import resource; print(resource.getrlimit(resource.RLIMIT_MSGQUEUE))'"
+    )
+    assert queues.stdout == b"(0, 0)\n"
     assert jail_id(await run(workers, worktree, JAIL_ID)) == before
 
 
@@ -354,3 +359,18 @@ async def test_only_the_latest_jails_keep_workers(workers: JailWorkers, tmp_path
     assert await asyncio.to_thread(
         wait_until, lambda: [len(worker_processes(t)) for t in trees] == [0, 0] + [1] * KEPT_JAILS
     )
+
+
+async def test_a_hidden_file_that_appears_later_is_masked(workers: JailWorkers, worktree: Path) -> None:
+    env = scrubbed_env()
+    jail = Jail(
+        writable=(worktree,),
+        readable=(*interpreter_paths(), *path_dirs(env)),
+        hidden=(worktree / "answers.txt",),
+    )
+    script = f"{JAIL_ID}; cat answers.txt 2>/dev/null; true"
+    first = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    (worktree / "answers.txt").write_text("SECRET\n")
+    second = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    assert "SECRET" not in second.stdout.decode()
+    assert jail_id(second) != jail_id(first)

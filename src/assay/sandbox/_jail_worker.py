@@ -1,7 +1,7 @@
 """The program a jail worker runs inside bubblewrap: one case after another, each as a child process, and
 after each case nothing left behind (see :mod:`assay.sandbox.workers` for the host side).
 
-Run as ``python -I _jail_worker.py DIR...`` (``DIR`` are the private directories to empty after each case), as
+Run as ``python -I -S _jail_worker.py DIR...`` (``DIR`` are the private directories to empty after each case), as
 PID 1 of the jail (``bwrap --as-pid-1``): no bubblewrap init holds the protocol pipes, where a case could
 open them through ``/proc/1/fd``, and the kernel drops the signals a case sends it (SIGKILL and SIGSTOP too).
 Requests come on standard input, replies go to standard output, both moved at start to descriptors that no
@@ -238,8 +238,7 @@ def main() -> None:
     if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 or libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
         sys.exit("the worker could not make itself non-dumpable")
     # No POSIX message queues: they would outlive a case, and nothing can list them to remove them.
-    with contextlib.suppress(OSError, ValueError):
-        resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
     # As PID 1, signals from the case reach the worker only where it handles them: it handles none.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     requests, replies = os.dup(0), os.dup(1)  # dup() makes non-inheritable descriptors

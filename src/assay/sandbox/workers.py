@@ -5,9 +5,11 @@ Starting a jail costs more than most cases (new namespaces, a dozen mounts); a w
 ``/`` and ``/dev`` read-only besides, and a private ``/dev/shm``), taking one case at a time over a pipe and
 running it as a child in a session of its own, under the same limits as ``run_process``. After every case it
 kills every other process of its PID namespace and empties its private ``/tmp``, ``/dev/shm`` and ``$HOME``,
-so a case finds nothing of the one before. When a case kills, stops or damages its worker, that case fails
-with the reason and the next one gets a fresh worker; a worker is shut down when its jail is released
-(:meth:`JailWorkers.close`, at the end of a candidate's evaluation).
+so a case finds nothing of the one before. A case cannot signal its worker (it is the jail's PID 1) nor reach
+its pipes. When the worker dies, hangs or finds something it cannot undo, that case fails with the reason (or,
+for what it cannot undo, only the worker goes) and the next one gets a fresh worker; so does a case whose
+jail's mounts no longer match the tree (a masked or read-only path that appeared, or was replaced, outside).
+Workers are shut down when their jail is released (:meth:`JailWorkers.close`, at the end of an evaluation).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import os
 import select
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -58,7 +61,7 @@ def worker_argv(jail: Jail, home: str | None, status: BwrapStatus) -> tuple[list
         dirs.append(home)
     # Read-only / and /dev: what a case writes there would outlive it, with no list of what to remove.
     bwrap += [*size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/", "--as-pid-1", "--"]
-    return [*bwrap, sys.executable, "-I", str(WORKER), *dirs], dirs
+    return [*bwrap, sys.executable, "-I", "-S", str(WORKER), *dirs], dirs
 
 
 class JailWorker:
@@ -223,7 +226,20 @@ def _result(header: dict[str, object], stdout: bytes, stderr: bytes) -> ProcessR
     )
 
 
-_Key = tuple[Jail, str | None]
+# The jail, $HOME, and what its paths are now (a worker's mounts follow what existed when it started).
+_Key = tuple[Jail, str | None, tuple[int | None, ...]]
+
+
+def _layout(jail: Jail) -> tuple[int | None, ...]:
+    """The kind of file (or None: missing) at each path of ``jail`` that its mounts depend on: a file that
+    appears where a hidden or read-only one was missing needs a jail that masks it or shows it read-only."""
+    kinds: list[int | None] = []
+    for path in (*jail.writable, *jail.read_only, *jail.hidden):
+        try:
+            kinds.append(stat.S_IFMT(os.lstat(path).st_mode))
+        except OSError:
+            kinds.append(None)
+    return tuple(kinds)
 
 
 class JailWorkers:
@@ -251,7 +267,7 @@ class JailWorkers:
     ) -> ProcessResult:
         """Run ``argv`` (from ``shell_argv``) with ``env`` in a worker of ``jail``; as ``run_process`` would,
         never raising for the process's sake."""
-        key = (jail, home)
+        key = (jail, home, _layout(jail))
         self._use(key)
         request = _request(argv, env, limits, stdin)
         start = time.monotonic()
@@ -265,7 +281,7 @@ class JailWorkers:
         self, key: _Key, request: bytes, limits: SandboxLimits, status: BwrapStatus, start: float
     ) -> ProcessResult | None:
         idle = self._idle.get(key)
-        worker = idle.pop() if idle else JailWorker(worker_argv(*key, status)[0], _worker_env())
+        worker = idle.pop() if idle else JailWorker(worker_argv(key[0], key[1], status)[0], _worker_env())
         self._busy[worker] = key
         deadline = start + limits.timeout_s + self.answer_grace_s
         loop = asyncio.get_running_loop()
