@@ -8,8 +8,8 @@ Requests come on standard input, replies go to standard output, both moved at st
 child inherits; the process makes itself non-dumpable, so a case (same user, no capabilities) can neither
 ptrace it nor open its descriptors through ``/proc/1/fd``. After each case it SIGKILLs every other
 process in its PID namespace, reaps the orphans it inherited, empties the private directories, and
-checks that no case changed what it cannot undo (its own limits, priority and CPU affinity, System V IPC
-objects): then it replies ``dirty`` and exits, and the host starts a fresh worker. Before each case it checks
+checks that no case changed what it cannot undo (its own limits, priority, scheduling and CPU affinity,
+System V IPC objects): then it replies ``dirty`` and exits, and the host starts a fresh worker. Before each case it checks
 that its mount table is the one it started with: replacing a file that a mount masks or shows read-only
 (a checkout in the worktree, between candidates) makes the kernel drop that mount, and such a jail would show
 what it must hide; it then replies ``stale`` without running the case, and exits.
@@ -149,10 +149,12 @@ def _unlock(path: str) -> None:
 
 
 def own_state() -> tuple[object, ...]:
-    """What a case could change about this process from outside (same user): limits, priority, CPUs."""
+    """What a case could change about this process from outside (same user), and the next case would
+    inherit: limits, priority, scheduling policy, CPUs."""
     return (
         tuple(resource.getrlimit(r) for r in RLIMITS),
         os.getpriority(os.PRIO_PROCESS, 0),
+        os.sched_getscheduler(0),
         frozenset(os.sched_getaffinity(0)),
     )
 
@@ -184,7 +186,7 @@ def clean(dirs: list[str], mounts: set[str], state: tuple[object, ...]) -> str |
     if sysv_objects():
         return "the case left System V IPC objects"
     if own_state() != state:
-        return "the case changed the worker's limits, priority or CPU affinity"
+        return "the case changed the worker's limits, priority, scheduling or CPU affinity"
     return None
 
 
