@@ -111,3 +111,27 @@ async def test_judges_are_asked_only_when_their_verdict_matters(tmp_path, llm_se
     asked = [r.user for r in llm_server.requests]
     assert asked and all("<input>\nhello\n</input>" in text for text in asked)  # only the open case's judge
     assert result.judged_not_run == 1
+
+
+@pytest.mark.bwrap
+async def test_jailed_cases_share_workers_that_stop_when_the_evaluation_ends(tmp_path):
+    from assay.sandbox import interpreter_paths, path_dirs, scrubbed_env
+    from assay.sandbox.jail import WorkdirJail
+    from tests.sandbox.test_workers import worker_processes
+
+    work = tmp_path / "work"
+    work.mkdir()
+    jail = WorkdirJail(readable=(*interpreter_paths(), *path_dirs(scrubbed_env())))
+    config = CommandRunnerConfig(command="echo {input} $(readlink /proc/self/ns/pid)", timeout=10)
+    runner = CommandRunner(config, RunContext(artifact_dir=work, project_dir=tmp_path, jail=jail))
+    seen: list[int] = []
+    items = [
+        (case(f"c{i}", f"n{i}", CheckSpec(type="contains", value=f"n{i}")), Split.DEV) for i in range(12)
+    ]
+    result = await Evaluator(runner, concurrency=2, project_dir=tmp_path).run(
+        items, work, on_result=lambda _: seen.append(len(worker_processes(work)))
+    )
+    assert all(c.passed for c in result.cases)
+    assert len({c.output.text.split()[1] for c in result.cases}) <= 2  # two jails for twelve cases
+    assert max(seen) <= 2
+    assert worker_processes(work) == []

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from assay.sandbox import (
     scrubbed_env,
 )
 from assay.sandbox.jail import BwrapStatus, jail_argv
+from assay.sandbox.workers import JailWorkers
 from tests.sandbox.procs import marked_processes, unique_marker
 
 pytestmark = pytest.mark.bwrap
@@ -57,15 +59,30 @@ def jail_for(project: Path, **kwargs) -> Jail:
     )
 
 
+@pytest.fixture(params=["own jail", "jail worker"])
+async def workers(request: pytest.FixtureRequest) -> AsyncIterator[JailWorkers | None]:
+    """The test runs twice: ``run`` in a jail of its own per command, and in a long-lived jail worker."""
+    global WORKERS
+    WORKERS = JailWorkers() if request.param == "jail worker" else None
+    yield WORKERS
+    if WORKERS is not None:
+        await WORKERS.close()
+    WORKERS = None
+
+
+WORKERS: JailWorkers | None = None
+
+
 async def run(project: Path, script: str, **kwargs) -> tuple[str, str]:
     worktree = project / ".assay" / "worktrees" / "run1"
     result = await run_process(
-        script, cwd=worktree, jail=jail_for(project, **kwargs), limits=SandboxLimits(30)
+        script, cwd=worktree, jail=jail_for(project, **kwargs), limits=SandboxLimits(30), workers=WORKERS
     )
     assert result.error is None, (result.error, result.stderr)
     return result.stdout.decode(), result.stderr.decode()
 
 
+@pytest.mark.usefixtures("workers")
 async def test_it_sees_its_worktree_without_the_hidden_files(project: Path) -> None:
     out, err = await run(
         project,
@@ -77,6 +94,7 @@ async def test_it_sees_its_worktree_without_the_hidden_files(project: Path) -> N
     assert "No such file" in err  # the project around the worktree is not there
 
 
+@pytest.mark.usefixtures("workers")
 async def test_it_writes_only_its_worktree_and_a_private_tmp(project: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
     out, err = await run(
@@ -92,6 +110,7 @@ async def test_it_writes_only_its_worktree_and_a_private_tmp(project: Path, tmp_
     assert not Path("/tmp/scratch").exists() or Path("/tmp/scratch").read_text() != "x\n"
 
 
+@pytest.mark.usefixtures("workers")
 async def test_it_sees_only_its_own_processes_and_cannot_signal_assay(project: Path) -> None:
     out, _ = await run(
         project,
@@ -103,6 +122,7 @@ async def test_it_sees_only_its_own_processes_and_cannot_signal_assay(project: P
     assert "bin/pytest" not in out
 
 
+@pytest.mark.usefixtures("workers")
 async def test_environment_home_and_network(project: Path) -> None:
     os.environ["ASSAY_TEST_TOKEN"] = "should-not-pass"
     try:
@@ -121,6 +141,7 @@ async def test_environment_home_and_network(project: Path) -> None:
     assert len(online.split()) >= 1
 
 
+@pytest.mark.usefixtures("workers")
 async def test_children_die_with_it_setsid_or_not(project: Path) -> None:
     marker = unique_marker()
     script = textwrap.dedent(

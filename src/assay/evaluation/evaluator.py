@@ -226,7 +226,12 @@ class Evaluator:
         """Evaluate every (case, split) pair in ``workdir``; results come back in input order."""
         start = time.perf_counter()
 
-        results = await self.executor.evaluate(self, cases, workdir, trace_dir=trace_dir, on_result=on_result)
+        try:
+            results = await self.executor.evaluate(
+                self, cases, workdir, trace_dir=trace_dir, on_result=on_result
+            )
+        finally:
+            await self.runner.release(workdir)
         sandbox = getattr(self.runner, "sandbox", None)
         unsandboxed = getattr(getattr(self.runner, "context", None), "unsandboxed", None)
         # Cases run on other machines report how they ran there: one unsandboxed worker makes the run so.

@@ -6,11 +6,14 @@ import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.model import Case, Output
 from assay.registry import Registry
 from assay.sandbox.jail import WorkdirJail
+
+if TYPE_CHECKING:
+    from assay.sandbox.workers import JailWorkers
 
 
 @dataclass
@@ -36,6 +39,8 @@ class Runner(ABC):
 
     name: ClassVar[str]
     io_bound: ClassVar[bool] = False
+    # The long-lived jails a runner that starts processes runs its jailed cases in.
+    workers: JailWorkers | None = None
 
     def __init__(self, config: Any, context: RunContext) -> None:
         self.config = config
@@ -55,9 +60,15 @@ class Runner(ABC):
         """A sensible default: many in flight for I/O-bound runners, about the core count for processes."""
         return 32 if self.io_bound else max(2, os.cpu_count() or 2)
 
+    async def release(self, workdir: Path) -> None:
+        """The evaluation of ``workdir`` (a candidate) ended: stop the jails that ran its cases."""
+        if self.workers is not None:
+            await self.workers.close(workdir)
+
     async def aclose(self) -> None:
-        """Release clients and pools (nothing by default)."""
-        return None
+        """Release clients and pools (the jail workers by default)."""
+        if self.workers is not None:
+            await self.workers.close()
 
 
 RUNNERS: Registry[type[Runner]] = Registry("runner type")

@@ -29,6 +29,7 @@ from assay.sandbox import (
     run_process,
     scrubbed_env,
 )
+from assay.sandbox.workers import JailWorkers
 
 TAIL_CHARS = 2048
 
@@ -237,6 +238,8 @@ class CommandRunner(Runner):
         # Computed once: scanning the environment for secrets per case is measurable at thousands of cases.
         self.env = scrubbed_env(self.limits.env_allow, dict(config.env))
         self.use_stdin = bool(getattr(config, "stdin", False))
+        # Jailed cases run in long-lived jails, one per case in flight (see assay.sandbox.workers).
+        self.workers = JailWorkers() if context.jail is not None else None
 
     async def run(self, case: Case, workdir: Path) -> Output:
         try:
@@ -246,6 +249,12 @@ class CommandRunner(Runner):
         stdin = case.prompt_text().encode("utf-8") if self.use_stdin else None
         jail = self.context.jail.for_workdir(workdir) if self.context.jail is not None else None
         result = await run_process(
-            command, cwd=workdir, limits=self.limits, stdin=stdin, env=self.env, jail=jail
+            command,
+            cwd=workdir,
+            limits=self.limits,
+            stdin=stdin,
+            env=self.env,
+            jail=jail,
+            workers=self.workers,
         )
         return output_from_process(result, workdir)

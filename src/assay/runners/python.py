@@ -19,6 +19,7 @@ from assay.runners import _python_worker
 from assay.runners.base import RUNNERS, RunContext, Runner
 from assay.runners.command import TAIL_CHARS, decode_capped, output_from_process
 from assay.sandbox import SandboxLimits, run_process, scrubbed_env
+from assay.sandbox.workers import JailWorkers
 
 _IDENT = r"[A-Za-z_]\w*"
 FUNCTION_REF = re.compile(rf"{_IDENT}(?:\.{_IDENT})*:{_IDENT}(?:\.{_IDENT})*")
@@ -60,6 +61,8 @@ class PythonRunner(Runner):
             env_allow=tuple(config.env_allow),
         )
         self.env = scrubbed_env(self.limits.env_allow, dict(config.env))
+        # Jailed cases run in long-lived jails, one per case in flight (see assay.sandbox.workers).
+        self.workers = JailWorkers() if context.jail is not None else None
 
     def _request(self, case: Case, workdir: Path) -> bytes:
         view: dict[str, Any] = case.model_dump(mode="json", include={"id", "input", "vars", "tags"})
@@ -84,6 +87,7 @@ class PythonRunner(Runner):
             stdin=self._request(case, workdir),
             env=self.env,
             jail=jail,
+            workers=self.workers,
         )
         output = output_from_process(result, workdir)
         head, newline, body = result.stdout.partition(b"\n")

@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.sandbox import _fallback, _spawn
 from assay.sandbox._common import ProcessResult, SandboxLimits, findable, shell_argv
 from assay.sandbox._env import scrubbed_env
 from assay.sandbox.jail import Jail, bwrap_status, jail_argv, jail_env
+
+if TYPE_CHECKING:
+    from assay.sandbox.workers import JailWorkers
 
 _LEAN = _spawn.available()
 DEFAULT_LIMITS = SandboxLimits()
@@ -23,11 +27,13 @@ async def run_process(
     stdin: bytes | None = None,
     env: Mapping[str, str] | None = None,
     jail: Jail | None = None,
+    workers: JailWorkers | None = None,
 ) -> ProcessResult:
     """Run ``command`` (a shell string or an argv list) in ``cwd`` under ``limits``, in a session of its own
     (the whole process group is killed at the end). ``env`` defaults to the allow-listed environment. With a
     ``jail`` the command runs under bubblewrap (:mod:`assay.sandbox.jail`); when bubblewrap cannot run, the
-    result is an error and nothing runs.
+    result is an error and nothing runs. With ``workers`` too, a jailed command runs in one of their long-lived
+    jails (:mod:`assay.sandbox.workers`) instead of a jail of its own (Linux; elsewhere ``workers`` is unused).
 
     stdout keeps its first ``max_output_bytes``, stderr its last. Never raises for the process's sake.
     """
@@ -43,6 +49,16 @@ async def run_process(
         status = bwrap_status()
         if not status.available:
             return ProcessResult(error=f"could not start process in the sandbox: {status.reason}")
+        if workers is not None and _LEAN:
+            return await workers.run(
+                argv,
+                env=jail_env(env),
+                limits=limits,
+                stdin=stdin,
+                jail=jail,
+                home=env.get("HOME"),
+                status=status,
+            )
         argv = [*jail_argv(jail, home=env.get("HOME"), status=status), *argv]
         env = jail_env(env)
     backend = _spawn.run if _LEAN else _fallback.run

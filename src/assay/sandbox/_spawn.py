@@ -9,15 +9,14 @@ the kernel schedules each watcher on its own, and the system calls run without t
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import select
 import threading
 import time
-from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from assay.sandbox._common import (
     LIVE_GROUPS,
@@ -29,6 +28,9 @@ from assay.sandbox._common import (
     finish,
     kill_group,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 SHELL = "/bin/sh"
 # More threads than this queue their children; a thread only exists once that many children ran at once.
@@ -51,6 +53,8 @@ def available() -> bool:
 
 def _watchers() -> ThreadPoolExecutor:
     """The shared pool (made again in a forked child, where the parent's threads do not exist)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     global _pool
     with _pool_lock:
         if _pool is None or _pool[0] != os.getpid():
@@ -161,9 +165,9 @@ class _Watch:
         self.captures.clear()
 
 
-def watch(spawn: Spawn) -> ProcessResult:
+def watch(spawn: Spawn, kill: Callable[[int], None] = kill_group) -> ProcessResult:
     """Run ``spawn`` to the end in this thread (blocking): spawn, feed stdin, capture output, enforce the
-    timeout and the flood limit, kill the process group, reap."""
+    timeout and the flood limit, ``kill`` the process group (a jail worker kills its whole namespace), reap."""
     start = time.perf_counter()
     limits = spawn.limits
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
@@ -210,7 +214,7 @@ def watch(spawn: Spawn) -> ProcessResult:
     finally:
         child.close_stdin()
         # Ends children that outlive the main process too: they would hold the pipes open.
-        kill_group(pid)
+        kill(pid)
     while not child.exited:
         child.step(None)
     grace_end = time.perf_counter() + PIPE_GRACE_S
@@ -234,6 +238,8 @@ async def run(
 ) -> ProcessResult:
     """Spawn ``argv`` (a /bin/sh command line from ``shell_argv``) and wait for a watcher thread's result.
     Cancelling the caller kills the child's process group."""
+    import asyncio  # here: a jail worker imports this module to run cases, and starts faster without it
+
     spawn = Spawn(list(argv), env, limits, stdin)
     future = asyncio.get_running_loop().run_in_executor(_watchers(), watch, spawn)
     try:

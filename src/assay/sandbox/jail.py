@@ -15,6 +15,10 @@ It sees a file system assembled from nothing:
   ``.git``), masked by an empty file or directory wherever a mount would show them;
 - ``/proc`` of its own PID namespace only, and a minimal ``/dev``.
 
+A runner runs its cases in long-lived jails (:mod:`assay.sandbox.workers`), one per case in flight, reused
+case after case: everything above holds for each case, and after each one every process it started is killed
+and the private ``/tmp``, ``/dev/shm`` and ``$HOME`` are emptied; ``/`` and ``/dev`` are read-only there.
+
 What it does not do: filter system calls (no seccomp), limit CPU (the timeout does), disk use in the worktree,
 or the memory a private ``/tmp`` holds beyond its size cap.
 """

@@ -1,0 +1,255 @@
+"""The program a jail worker runs inside bubblewrap: one case after another, each as a child process, and
+after each case nothing left behind (see :mod:`assay.sandbox.workers` for the host side).
+
+Run as ``python -I -S _jail_worker.py DIR...`` (``DIR`` are the private directories to empty after each case), as
+PID 1 of the jail (``bwrap --as-pid-1``): no bubblewrap init holds the protocol pipes, where a case could
+open them through ``/proc/1/fd``, and the kernel drops the signals a case sends it (SIGKILL and SIGSTOP too).
+Requests come on standard input, replies go to standard output, both moved at start to descriptors that no
+child inherits; the process makes itself non-dumpable, so a case (same user, no capabilities) can neither
+ptrace it nor open its descriptors through ``/proc/1/fd``. After each case it SIGKILLs every other
+process in its PID namespace, reaps the orphans it inherited, empties the private directories, and
+checks that no case changed what it cannot undo (its own limits, priority, scheduling and CPU affinity,
+System V IPC objects): then it replies ``dirty`` and exits, and the host starts a fresh worker. Before each case it checks
+that its mount table is the one it started with: replacing a file that a mount masks or shows read-only
+(a checkout in the worktree, between candidates) makes the kernel drop that mount, and such a jail would show
+what it must hide; it then replies ``stale`` without running the case, and exits.
+
+Wire format, both ways: a 4-byte big-endian length, a JSON header, then the byte blobs the header sizes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import struct
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from assay.sandbox._common import SandboxLimits, kill_group
+from assay.sandbox._spawn import Spawn, watch
+
+PR_GET_DUMPABLE = 3
+PR_SET_DUMPABLE = 4
+KILL_WAIT_S = 2.0
+LENGTH = struct.Struct(">I")
+RLIMITS = [getattr(resource, n) for n in dir(resource) if n.startswith("RLIMIT_")]
+SYSV = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
+
+
+def read_exact(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from ``fd``; None at end of file."""
+    parts = []
+    while size:
+        chunk = os.read(fd, size)
+        if not chunk:
+            return None
+        parts.append(chunk)
+        size -= len(chunk)
+    return b"".join(parts)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def others() -> list[int]:
+    """Every process of this PID namespace but this one (PID 1)."""
+    me = os.getpid()
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in (1, me)]
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie (a zombie holds nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def kill_namespace() -> bool:
+    """SIGKILL every other process (daemons that left the case's session included), until none is alive."""
+    deadline = time.monotonic() + KILL_WAIT_S
+    while True:
+        pids = [p for p in others() if alive(p)]
+        if not pids:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.0005)
+
+
+def end_case(pid: int) -> None:
+    """What ends a case once its main process exited or must stop: its group, then the whole namespace, so
+    nothing holds its pipes open (as when a per-case jail's init exits)."""
+    kill_group(pid)
+    kill_namespace()
+
+
+def mount_points() -> set[str]:
+    """Where something is mounted in this jail (the worktree or a bind may sit inside ``/tmp``)."""
+    points = set()
+    for line in mount_table().splitlines():
+        field = line.split()[4]
+        points.add(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field))
+    return points
+
+
+def empty(directory: str, mounts: set[str], keep: set[str]) -> bool:
+    """Remove everything in ``directory`` but mount points and the directories that lead to them (``keep``);
+    False when something could not be removed."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return False
+    clean = True
+    for entry in entries:
+        if entry.path in mounts:
+            continue
+        if entry.path in keep:
+            clean = empty(entry.path, mounts, keep) and clean
+            continue
+        with contextlib.suppress(OSError):
+            if not entry.is_dir(follow_symlinks=False):
+                os.unlink(entry.path)
+                continue
+            try:
+                shutil.rmtree(entry.path)
+            except OSError:
+                _unlock(entry.path)
+                shutil.rmtree(entry.path)
+        clean = clean and not os.path.lexists(entry.path)
+    return clean
+
+
+def _unlock(path: str) -> None:
+    """Make a tree the case locked (directories without permissions) removable by its owner."""
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o700)
+    for root, dirs, _ in os.walk(path, onerror=lambda _e: None):
+        for name in dirs:
+            child = os.path.join(root, name)
+            if not os.path.islink(child):
+                with contextlib.suppress(OSError):
+                    os.chmod(child, 0o700)
+
+
+def own_state() -> tuple[object, ...]:
+    """What a case could change about this process from outside (same user), and the next case would
+    inherit: limits, priority, scheduling policy, CPUs."""
+    return (
+        tuple(resource.getrlimit(r) for r in RLIMITS),
+        os.getpriority(os.PRIO_PROCESS, 0),
+        os.sched_getscheduler(0),
+        frozenset(os.sched_getaffinity(0)),
+    )
+
+
+def sysv_objects() -> bool:
+    """Whether any System V shared memory, semaphore or message queue exists in this IPC namespace."""
+    for path in SYSV:
+        with contextlib.suppress(OSError), open(path) as handle:
+            if len(handle.read().splitlines()) > 1:
+                return True
+    return False
+
+
+def reap() -> None:
+    """Collect the case's orphans: as PID 1 the worker inherits them."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+
+
+def clean(dirs: list[str], mounts: set[str], state: tuple[object, ...]) -> str | None:
+    """Leave nothing of the case behind; the reason the worker must not run another case, or None."""
+    if not kill_namespace():
+        return "a process of the case could not be killed"
+    reap()
+    keep = {str(parent) for point in mounts for parent in Path(point).parents}
+    if not all([empty(d, mounts, keep) for d in dirs]):
+        return "a private directory could not be emptied"
+    if sysv_objects():
+        return "the case left System V IPC objects"
+    if own_state() != state:
+        return "the case changed the worker's limits, priority, scheduling or CPU affinity"
+    return None
+
+
+def mount_table() -> str:
+    with open("/proc/self/mountinfo") as handle:
+        return handle.read()
+
+
+def _reply(header: dict[str, object]) -> bytes:
+    data = json.dumps(header).encode()
+    return LENGTH.pack(len(data)) + data
+
+
+def serve(requests: int, replies: int, dirs: list[str]) -> None:
+    state = own_state()
+    table = mount_table()
+    mounts = mount_points()
+    while True:
+        head = read_exact(requests, LENGTH.size)
+        if head is None:
+            return
+        header = json.loads(read_exact(requests, LENGTH.unpack(head)[0]) or b"null")
+        stdin = read_exact(requests, header["stdin_len"]) if header["stdin_len"] >= 0 else None
+        if mount_table() != table:
+            # A file the jail masks or shows read-only was replaced outside it (a checkout): the kernel
+            # dropped that mount here. Only a fresh jail shows the tree as the configuration says.
+            write_all(replies, _reply({"stale": True, "stdout_len": 0, "stderr_len": 0}))
+            return
+        limits = SandboxLimits(timeout_s=header["timeout_s"], max_output_bytes=header["max_output_bytes"])
+        result = watch(Spawn(header["argv"], header["env"], limits, stdin), kill=end_case)
+        dirty = clean(dirs, mounts, state)
+        reply = _reply(
+            {
+                "exit_code": result.exit_code,
+                "timed_out": result.timed_out,
+                "truncated": result.truncated,
+                "duration_s": result.duration_s,
+                "error": result.error,
+                "stdout_len": len(result.stdout),
+                "stderr_len": len(result.stderr),
+                "dirty": dirty,
+            }
+        )
+        write_all(replies, reply + result.stdout + result.stderr)
+        if dirty is not None:
+            return
+
+
+def main() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 or libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
+        sys.exit("the worker could not make itself non-dumpable")
+    # No POSIX message queues: they would outlive a case, and nothing can list them to remove them.
+    resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
+    # As PID 1, signals from the case reach the worker only where it handles them: it handles none.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    requests, replies = os.dup(0), os.dup(1)  # dup() makes non-inheritable descriptors
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    serve(requests, replies, sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()
