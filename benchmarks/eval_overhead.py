@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gzip
 import json
 import os
 import re
@@ -154,6 +155,7 @@ def bench_command(n_cases: int, concurrency: int, repeats: int, child: str = "ec
                 seconds, rate = asyncio.run(run_assay(config_jailed))
                 assert rate == 1.0, rate
                 times[jailed].append(seconds)
+        disk = trace_disk_use(Path(tmp))
     print(
         f"(a) command runner `{CHILDREN[child]}`, {n_cases} cases x 3 checks, concurrency {concurrency},"
         f" {repeats} interleaved runs, load average {load_average()}"
@@ -167,6 +169,7 @@ def bench_command(n_cases: int, concurrency: int, repeats: int, child: str = "ec
         if name not in ("assay", jailed):
             line += f"   assay/this = {ours / median:.3f} (min/min {min(times['assay']) / min(values):.3f})"
         print(line)
+    print(disk)
     ratio = ours / statistics.median(times["baseline (asyncio defaults)"])
     print(f"    target: assay <= 1.25 x baseline -> {ratio:.3f} {'OK' if ratio <= 1.25 else 'MISSED'}")
     if jailed in times:
@@ -175,6 +178,23 @@ def bench_command(n_cases: int, concurrency: int, repeats: int, child: str = "ec
             f"    target: jailed <= 1.5 x assay (none) -> {jail_ratio:.3f} {'OK' if jail_ratio <= 1.5 else 'MISSED'}"
         )
     return ratio
+
+
+def trace_disk_use(project: Path) -> str:
+    """The trace files of the project's last evaluation per 1,000 cases: their bytes, the disk blocks they
+    take (a small file takes a whole block) and their bytes gzipped as ``traces.compress: true`` writes them."""
+    folders = sorted((project / ".assay" / "evals").glob("*/traces"), key=lambda p: p.stat().st_mtime)
+    files = [p for p in folders[-1].iterdir() if p.is_file()] if folders else []
+    if not files:
+        return "    traces: none written"
+    per = 1000 / len(files)
+    size = sum(p.stat().st_size for p in files)
+    blocks = sum(p.stat().st_blocks * 512 for p in files)
+    packed = sum(len(gzip.compress(p.read_bytes(), compresslevel=6, mtime=0)) for p in files)
+    return (
+        f"    traces (keep: all): {len(files)} files, per 1,000 cases {size * per / 2**20:.2f} MB"
+        f" ({blocks * per / 2**20:.2f} MB on disk); gzipped (traces.compress) {packed * per / 2**20:.2f} MB"
+    )
 
 
 def load_average() -> str:

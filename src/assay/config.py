@@ -391,6 +391,17 @@ class ExecutorConfig(Strict):
     max_bundle_mb: int = Field(default=200, ge=1, le=10_000)
 
 
+class TracesConfig(Strict):
+    """Which trace files an evaluation writes (one per case run, ``traces/<case>.json``) and how. ``keep``:
+    ``all``; ``failing`` (the cases that failed, and the unjudged ones, which have no verdict to show
+    instead); ``sampled`` (those, and a share ``sample`` of the passing cases, chosen by case id so that
+    the same ones are kept every time). ``compress``: gzip each file (``<case>.json.gz``)."""
+
+    keep: Literal["all", "failing", "sampled"] = "all"
+    sample: float = Field(default=0.1, ge=0, le=1)
+    compress: bool = False
+
+
 class AssayConfig(Strict):
     """The whole ``assay.yaml``."""
 
@@ -403,6 +414,7 @@ class AssayConfig(Strict):
     evolve: EvolveConfig = Field(default_factory=EvolveConfig)
     concurrency: Concurrency | None = None
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
+    traces: TracesConfig = Field(default_factory=TracesConfig)
     data_dir: PathText = ".assay"
     cache: bool = True
 

@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from assay.errors import UnreadableFile
@@ -60,10 +61,9 @@ def megabytes(size: int) -> str:
     return f"{size / 2**20:g} MB"
 
 
-def read_user_bytes(path: Path, max_bytes: int, *, limit_note: str = "assay's limit") -> bytes:
-    """The bytes of the regular file ``path``; UnreadableFile (a ConfigError) naming the file when it is
-    missing, a directory, not a regular file (a device such as /dev/zero, a FIFO, a socket: reading those
-    may never end) or larger than ``max_bytes``."""
+def _open_user_file(path: Path, max_bytes: int, limit_note: str) -> int:
+    """A descriptor open on the regular file ``path`` of at most ``max_bytes`` by its size; UnreadableFile
+    otherwise (see :func:`read_user_bytes`)."""
     try:
         # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -80,7 +80,26 @@ def read_user_bytes(path: Path, max_bytes: int, *, limit_note: str = "assay's li
         if not stat.S_ISREG(info.st_mode):
             raise UnreadableFile("not a regular file (a device, FIFO or socket); give a file", file=path)
         if info.st_size > max_bytes:
-            raise UnreadableFile(f"file is larger than {megabytes(max_bytes)} ({limit_note})", file=path)
+            raise _too_large(path, max_bytes, limit_note)
+    except OSError as exc:
+        os.close(fd)
+        raise UnreadableFile(f"cannot read: {exc.strerror or exc}", file=path) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _too_large(path: Path, max_bytes: int, limit_note: str) -> UnreadableFile:
+    return UnreadableFile(f"file is larger than {megabytes(max_bytes)} ({limit_note})", file=path)
+
+
+def read_user_bytes(path: Path, max_bytes: int, *, limit_note: str = "assay's limit") -> bytes:
+    """The bytes of the regular file ``path``; UnreadableFile (a ConfigError) naming the file when it is
+    missing, a directory, not a regular file (a device such as /dev/zero, a FIFO, a socket: reading those
+    may never end) or larger than ``max_bytes``."""
+    fd = _open_user_file(path, max_bytes, limit_note)
+    try:
         chunks: list[bytes] = []
         left = max_bytes + 1
         while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
@@ -92,8 +111,45 @@ def read_user_bytes(path: Path, max_bytes: int, *, limit_note: str = "assay's li
     finally:
         os.close(fd)
     if len(data) > max_bytes:  # a file whose size stat does not tell (/proc) or that grew
-        raise UnreadableFile(f"file is larger than {megabytes(max_bytes)} ({limit_note})", file=path)
+        raise _too_large(path, max_bytes, limit_note)
     return data
+
+
+def read_user_lines(path: Path, max_bytes: int, *, limit_note: str = "assay's limit") -> Iterator[str]:
+    """The lines of the UTF-8 regular file ``path``, without line ends, read one at a time: a file of many
+    lines is never held whole (number them with ``enumerate(..., 1)``). Lines end as :func:`read_user_text`
+    reads them (``\\n``, ``\\r\\n`` or ``\\r``). Raises what :func:`read_user_text` raises, when the line
+    is reached."""
+    fd = _open_user_file(path, max_bytes, limit_note)
+    number = 0
+    offset = 0
+    try:
+        with open(fd, "rb", closefd=True) as handle:
+            for raw in handle:
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise UnreadableFile(
+                        f"not UTF-8 text: {exc.reason} at byte {offset + exc.start}",
+                        file=path,
+                        field=f"line {number + 1}",
+                    ) from None
+                offset += len(raw)
+                if offset > max_bytes:  # a file that grew since it was opened
+                    raise _too_large(path, max_bytes, limit_note)
+                if line.endswith("\n"):
+                    line = line[:-1]
+                if line.endswith("\r"):
+                    line = line[:-1]
+                if "\r" in line:  # old Mac line ends inside this physical line
+                    pieces = line.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+                    number += len(pieces)
+                    yield from pieces
+                    continue
+                number += 1
+                yield line
+    except OSError as exc:
+        raise UnreadableFile(f"cannot read: {exc.strerror or exc}", file=path) from None
 
 
 def read_user_text(path: Path, max_bytes: int, *, limit_note: str = "assay's limit") -> str:

@@ -31,6 +31,7 @@ def test_every_part_runs_and_reports_its_ratio() -> None:
     )
     out = done.stdout
     assert "(a) command runner `/bin/echo {input}`, 12 cases" in out and "assay/this = " in out
+    assert "traces (keep: all): 12 files, per 1,000 cases " in out and "gzipped (traces.compress)" in out
     assert "(c) concurrency sweep" in out and out.count("\n    ") >= 4
     for level in (1, 4, 16, 64):
         assert f"\n    {level:11d}   " in out

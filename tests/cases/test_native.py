@@ -161,3 +161,49 @@ def test_identical_checks_in_one_file_share_one_spec_and_equal_values_of_other_t
     assert type(a.checks[1].value) is int and type(b.checks[1].value) is float
     assert c.checks[0] is not a.checks[0] and c.checks[0].weight == 2
     assert a.checks is not b.checks
+
+
+def test_jsonl_is_split_on_line_ends_only(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text('{"id": "a", "input": "one\u2028two"}\r\n{"id": "b", "input": "x"}\n', encoding="utf-8")
+    assert [(c.id, c.input) for c in load_cases([path])] == [("a", "one\u2028two"), ("b", "x")]
+
+
+def test_jsonl_check_values_are_checked_on_every_line(tmp_path: Path) -> None:
+    # contains is built once per file for string values (Check.text_value), but an empty one is still refused;
+    # a regex is compiled for each pattern.
+    good = '{"id": "%s", "input": "x", "checks": [{"type": "%s", "value": "%s"}]}'
+    for kind, bad, message in (
+        ("contains", "", "value must not be empty"),
+        ("regex", "(", "invalid pattern"),
+    ):
+        rows = [good % (f"c{i}", kind, f"v{i}") for i in range(3)] + [good % ("c3", kind, bad)]
+        path = write(tmp_path / f"{kind}.jsonl", "\n".join(rows) + "\n")
+        with pytest.raises(ConfigError) as excinfo:
+            load_cases([path])
+        one_line(excinfo, f"{path}: line 4: checks[0]: ", message)
+
+
+def test_jsonl_ids_are_stripped_and_checked_as_in_yaml(tmp_path: Path) -> None:
+    path = write(tmp_path / "cases.jsonl", '{"id": " a ", "input": "x"}\n{"id": 7, "input": "y"}\n')
+    assert [c.id for c in load_cases([path])] == ["a", "7"]
+    bad = write(tmp_path / "bad.jsonl", '{"id": "a", "input": "x"}\n{"id": "../b", "input": "y"}\n')
+    with pytest.raises(ConfigError) as excinfo:
+        load_cases([bad])
+    one_line(excinfo, f"{bad}: line 2: id: invalid case id '../b'")
+
+
+def test_jsonl_rows_before_the_first_id_are_read_as_native(tmp_path: Path) -> None:
+    # Rows are held until one with an id tells the format; the first row's missing id is then the error.
+    path = write(tmp_path / "cases.jsonl", '{"input": "x"}\n{"id": "b", "input": "y"}\n')
+    with pytest.raises(ConfigError) as excinfo:
+        load_cases([path])
+    one_line(excinfo, f"{path}: line 1: id: required field is missing")
+
+
+def test_jsonl_that_is_not_utf8_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(b'{"id": "a", "input": "x"}\n{"id": "b", "input": "\xff"}\n')
+    with pytest.raises(ConfigError) as excinfo:
+        load_cases([path])
+    one_line(excinfo, f"{path}: line 2: not UTF-8 text")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from assay.config import MAX_FILE_BYTES, describe_error, read_yaml
 from assay.errors import ConfigError, field_path
-from assay.fsutil import read_user_text
+from assay.fsutil import read_user_lines, read_user_text
 from assay.model import CheckSpec
 from assay.safeload import LIMIT_NOTE, NestingError, load_json
 
@@ -65,6 +65,14 @@ def type_name(value: object) -> str:
 def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES, what: str = "case and config files") -> str:
     """Read a UTF-8 regular file of at most ``max_bytes``; anything else becomes a one-line ConfigError."""
     return read_user_text(path, max_bytes, limit_note=f"{LIMIT_NOTE} for {what}")
+
+
+def read_lines(
+    path: Path, max_bytes: int = MAX_FILE_BYTES, what: str = "case and config files"
+) -> Iterator[str]:
+    """The lines of a UTF-8 regular file of at most ``max_bytes``, read one at a time (JSONL); anything
+    unreadable becomes a one-line ConfigError when reached."""
+    return read_user_lines(path, max_bytes, limit_note=f"{LIMIT_NOTE} for {what}")
 
 
 def parse_json(text: str, loc: Loc) -> Any:
@@ -182,14 +190,21 @@ def case_id(value: Any, loc: Loc) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise loc.error(f"expected a string or integer id, got {type_name(value)}")
     text = str(value).strip()
+    if (problem := id_problem(text)) is not None:
+        raise loc.error(problem)
+    return text
+
+
+def id_problem(text: str) -> str | None:
+    """Why a (stripped) case id cannot be used, or None."""
     if not text:
-        raise loc.error("case id is empty")
+        return "case id is empty"
     if text in (".", "..") or _ID_FORBIDDEN.search(text) or len(text) > 200:
-        raise loc.error(
+        return (
             f"invalid case id {text!r}: ids name trace files, so no '/', '\\', control characters or '..', "
             "and at most 200 characters"
         )
-    return text
+    return None
 
 
 def slugify(text: str) -> str:
@@ -264,12 +279,19 @@ def native_check(entry: Any, loc: Loc) -> CheckSpec:
 
 def validate_check(spec: CheckSpec, loc: Loc) -> None:
     """Build the check once so a bad spec fails at load, naming the file and field."""
+    problem = check_problem(spec)
+    if problem is not None:
+        raise loc.error(problem)
+
+
+def check_problem(spec: CheckSpec) -> str | None:
+    """What is wrong with a spec (an unknown type, a value its check refuses), or None: the check is built
+    once to tell."""
     from assay.checks.base import CheckSpecError, build_check
     from assay.registry import UnknownName
 
     try:
         build_check(spec)
-    except UnknownName as exc:
-        raise loc.error(str(exc)) from None
-    except CheckSpecError as exc:
-        raise loc.error(str(exc)) from None
+    except (UnknownName, CheckSpecError) as exc:
+        return str(exc)
+    return None

@@ -9,14 +9,16 @@ under ``cases.require_checks``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assay.cases import native, promptfoo, skill_creator
-from assay.cases._common import Loc, Notes, read_data, read_text, type_name, validate_check
+from assay.cases._common import Loc, Notes, read_data, type_name, validate_check
 from assay.errors import ConfigError
+from assay.gcpause import full_collections_held
 from assay.model import Case, CheckSpec
 
 FORMATS_HINT = (
@@ -100,11 +102,7 @@ def read_case_file(path: Path, notes: Notes | None = None) -> LoadedFile:
     if suffix == ".csv":
         fmt, cases = "promptfoo", promptfoo.parse_csv_file(path, notes)
     elif suffix == ".jsonl":
-        rows = native.read_jsonl(read_text(path), path)
-        if promptfoo.looks_like_tests([row for row, _ in rows]):
-            fmt, cases = "promptfoo", promptfoo.parse_jsonl_tests(rows, path, notes)
-        else:
-            fmt, cases = "native", native.parse_rows(rows)
+        fmt, cases = _read_jsonl(path, notes)
     elif suffix in promptfoo.SCRIPT_SUFFIXES:
         fmt, cases = "promptfoo", promptfoo.parse_tests_ref(f"file://{path.name}", path.parent, notes)
     else:
@@ -120,6 +118,20 @@ def read_case_file(path: Path, notes: Notes | None = None) -> LoadedFile:
         else:
             cases = native.parse_document(data, path)
     return LoadedFile(path, fmt, cases, notes.lines(path))
+
+
+def _read_jsonl(path: Path, notes: Notes) -> tuple[str, list[tuple[Case, Loc]]]:
+    """A JSONL file read as a stream: promptfoo tests have no ids, so the rows are held only until the first
+    one with an ``id`` says the file is native; from there each row becomes a case as it is read."""
+    rows = native.read_jsonl(path)
+    held: list[tuple[Any, Loc]] = []
+    for row, loc in rows:
+        held.append((row, loc))
+        if isinstance(row, dict) and "id" in row:
+            return "native", native.parse_rows(itertools.chain(held, rows))
+    if promptfoo.looks_like_tests([row for row, _ in held]):
+        return "promptfoo", promptfoo.parse_jsonl_tests(held, path, notes)
+    return "native", native.parse_rows(held)
 
 
 def unjudged_note(loaded: LoadedFile) -> str | None:
@@ -147,6 +159,11 @@ def load_case_files(
     """
     for i, spec in enumerate(default_checks):
         validate_check(spec, Loc(None, ("checks", i)))
+    with full_collections_held():
+        return _load(paths, default_checks, require_checks)
+
+
+def _load(paths: Sequence[Path], default_checks: Sequence[CheckSpec], require_checks: bool) -> CaseLoad:
     cases: list[Case] = []
     files: list[LoadedFile] = []
     warnings: list[str] = []
@@ -162,7 +179,8 @@ def load_case_files(
                     f"duplicate case id {case.id!r} (also in {first.file}: {first.field})"
                 )
             seen[case.id] = loc
-            case.checks.extend(spec.model_copy(deep=True) for spec in default_checks)
+            if default_checks:
+                case.checks.extend(spec.model_copy(deep=True) for spec in default_checks)
             cases.append(case)
         if require_checks and loaded.unjudged:
             ids = [case.id for case in loaded.unjudged]

@@ -26,13 +26,11 @@ Either ``input`` or ``vars`` is required.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from assay.cases._common import (
-    CHECK_FIELDS,
     Loc,
     case_id,
     expect_list,
@@ -41,11 +39,12 @@ from assay.cases._common import (
     native_check,
     number,
     optional_str,
+    read_lines,
     str_list,
     type_name,
-    validate_check,
 )
-from assay.model import Case, CheckSpec
+from assay.cases._fast import SpecCache, fast_case
+from assay.model import Case
 from assay.safeload import load_json
 
 CASE_FIELDS = (
@@ -61,66 +60,19 @@ CASE_FIELDS = (
     "description",
 )
 _FAST_FIELDS = frozenset(CASE_FIELDS) - {"description"}
-_CHECK_KEYS = frozenset(CHECK_FIELDS)
 
 
-# Per file: check entries already validated, by their fields (when every value is a plain scalar), so that
-# thousands of cases repeating the same check share one validated spec (time and memory).
-SpecCache = dict[frozenset[tuple[str, type, Any]], CheckSpec]
-
-
-def _spec_key(entry: dict[str, Any]) -> frozenset[tuple[str, type, Any]] | None:
-    """The entry's fields as a hashable key (None when a value is a list or mapping). The type is part of it:
-    1, 1.0 and True are equal in Python but not as JSON values."""
-    try:
-        return frozenset((k, type(v), v) for k, v in entry.items())
-    except TypeError:
-        return None
-
-
-def _fast_case(data: Any, loc: Loc, source: str, shared: SpecCache) -> Case | None:
-    """The common, well-formed case validated in one pydantic call (several times faster at thousands of
-    cases); anything unusual returns None and takes the careful path, which names the offending field."""
-    if not isinstance(data, dict) or not data.keys() <= _FAST_FIELDS or not isinstance(data.get("id"), str):
-        return None
-    checks = data.get("checks") or []
-    if not isinstance(checks, list):
-        return None
-    from assay.checks import CHECKS
-
-    specs: list[CheckSpec] = []
-    for index, entry in enumerate(checks):
-        if not isinstance(entry, dict) or not entry.keys() <= _CHECK_KEYS or entry.get("type") not in CHECKS:
-            return None
-        key = _spec_key(entry)
-        spec = shared.get(key) if key is not None else None
-        if spec is None:
-            try:
-                spec = CheckSpec.model_validate(entry, strict=True)
-            except ValidationError:
-                return None
-            validate_check(spec, loc.at("checks", index))
-            if key is not None:
-                shared[key] = spec
-        specs.append(spec)
-    try:
-        # Validated specs pass through as they are (pydantic does not copy model instances).
-        case = Case.model_validate({**data, "checks": specs, "source": source}, strict=True)
-    except ValidationError:
-        return None
-    if case.input is None and not case.vars:
-        return None
-    case_id(case.id, loc.at("id"))
-    return case
-
-
-def parse_case(data: Any, loc: Loc, shared: SpecCache | None = None) -> Case:
+def parse_case(data: Any, loc: Loc, shared: SpecCache | None = None, source: str | None = None) -> Case:
     """Parse and validate one native case mapping. ``shared`` lets the cases of one file share their
-    identical check specs."""
-    source = str(loc.file)
-    fast = _fast_case(data, loc, source, {} if shared is None else shared)
-    if fast is not None:
-        return fast
+    identical check specs, ``source`` (the file's name, by default ``loc.file``) their source string."""
+    source = str(loc.file) if source is None else source
+    fast = fast_case(data, loc, source, SpecCache() if shared is None else shared, _FAST_FIELDS)
+    return fast if fast is not None else _careful_case(data, loc, source)
+
+
+def _careful_case(data: Any, loc: Loc, source: str) -> Case:
+    """A case read field by field: what the fast path leaves, converted where the format says so (an integer
+    id, a numeric ``expected``, shorthand checks) or refused with an error naming the field."""
     data = expect_mapping(data, loc, "a case (a mapping with id, input, checks, ...)")
     for key in data:
         if key not in CASE_FIELDS:
@@ -167,8 +119,9 @@ def parse_document(data: Any, file: Path) -> list[tuple[Case, Loc]]:
         loc = loc.at("cases")
         data = data.get("cases")
     items = expect_list(data, loc, "a list of cases")
-    shared: SpecCache = {}
-    return [(parse_case(item, loc.at(i), shared), loc.at(i)) for i, item in enumerate(items)]
+    shared = SpecCache()
+    source = str(file)
+    return [(parse_case(item, loc.at(i), shared, source), loc.at(i)) for i, item in enumerate(items)]
 
 
 def looks_native(data: Any) -> bool:
@@ -189,29 +142,32 @@ def looks_native(data: Any) -> bool:
     return not any(key in EVAL_KEYS for entry in entries for key in entry)
 
 
-def read_jsonl(text: str, file: Path) -> list[tuple[Any, Loc]]:
-    """The JSON value of each non-blank line, with its location (``line 3``); errors name the line."""
-    out = []
-    for number_, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+def read_jsonl(file: Path) -> Iterator[tuple[Any, Loc]]:
+    """The JSON value of each non-blank line of a JSONL file, with its location (``line 3``), read line by
+    line; errors name the line."""
+    for line_number, line in enumerate(read_lines(file), 1):
+        if not line or line.isspace():
             continue
-        loc = Loc(file, prefix=f"line {number_}")
+        loc = Loc(file, (), f"line {line_number}")
         try:
             data = load_json(line)
         except json.JSONDecodeError as exc:
             raise loc.error(f"invalid JSON: column {exc.colno}: {exc.msg}") from None
         except ValueError as exc:
             raise json_error(exc, loc) from None
-        out.append((data, loc))
+        yield data, loc
+
+
+def parse_rows(rows: Iterable[tuple[Any, Loc]]) -> list[tuple[Case, Loc]]:
+    """Parse native case objects with their locations, one at a time (a stream of JSONL rows is never held
+    whole); identical check specs are validated once and shared, and so is each file's source string."""
+    shared = SpecCache()
+    out: list[tuple[Case, Loc]] = []
+    file: Path | None = None
+    source = ""
+    for data, loc in rows:
+        if loc.file is not file:
+            file, source = loc.file, str(loc.file)
+        case = fast_case(data, loc, source, shared, _FAST_FIELDS)
+        out.append((case if case is not None else _careful_case(data, loc, source), loc))
     return out
-
-
-def parse_jsonl(text: str, file: Path) -> list[tuple[Case, Loc]]:
-    """Parse JSONL: one case object per line; errors name the line number."""
-    return parse_rows(read_jsonl(text, file))
-
-
-def parse_rows(rows: list[tuple[Any, Loc]]) -> list[tuple[Case, Loc]]:
-    """Parse native case objects with their locations; identical check specs are validated once and shared."""
-    shared: SpecCache = {}
-    return [(parse_case(data, loc, shared), loc) for data, loc in rows]

@@ -51,6 +51,11 @@ class Check(ABC):
     # Whether the value is prose or code (a rubric, a script): the redactor then also hides its quoted
     # phrases and distinctive tokens (see prose_check_types).
     prose: ClassVar[bool] = False
+    # Whether the spec reads its value only as text: a spec valid with one non-empty string value (and no
+    # other field set) is then valid with any, and loading builds one such check per file instead of one per
+    # case (tens of thousands of ``contains`` checks, each with its own string). A subclass that checks the
+    # value further must set it back to False.
+    text_value: ClassVar[bool] = False
 
     def __init__(self, spec: CheckSpec) -> None:
         self.spec = spec

@@ -90,6 +90,7 @@ class EqualsCheck(Check):
     JSON. Option ``ignore_case``."""
 
     name = "equals"
+    text_value = True
 
     def __init__(self, spec: CheckSpec) -> None:
         super().__init__(spec)
@@ -140,6 +141,7 @@ class ContainsCheck(Check):
     """The output contains ``value``. Option ``ignore_case`` (``icontains`` sets it by default)."""
 
     name = "contains"
+    text_value = True
     ignore_case_default: ClassVar[bool] = False
 
     def __init__(self, spec: CheckSpec) -> None:
@@ -259,6 +261,7 @@ class StartsWithCheck(Check):
     ``ignore_case``."""
 
     name = "starts_with"
+    text_value = True
 
     def __init__(self, spec: CheckSpec) -> None:
         super().__init__(spec)

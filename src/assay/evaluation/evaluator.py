@@ -14,7 +14,7 @@ from assay.checks import Check, CheckContext, CheckSpecError, build_check
 from assay.errors import ConfigError
 from assay.evaluation.executor import Executor, LocalExecutor
 from assay.evaluation.scoring import combine, decided_without, not_run, runner_check
-from assay.evaluation.traces import write_trace
+from assay.evaluation.traces import TracePolicy, write_trace
 from assay.model import Case, CaseResult, CheckResult, Output, Split
 from assay.static.report import StaticReport
 
@@ -117,6 +117,7 @@ class Evaluator:
         limits: SandboxLimits | None = None,
         project_dir: Path | None = None,
         recipe: EvaluatorRecipe | None = None,
+        traces: TracePolicy | None = None,
     ) -> None:
         self.runner = runner
         self.judge = judge
@@ -126,6 +127,7 @@ class Evaluator:
         self.limits = limits
         self.project_dir = project_dir
         self.recipe = recipe
+        self.traces = traces or TracePolicy()
         self._bound: dict[int, tuple[Case, list[Check]]] = {}
 
     async def aclose(self) -> None:
@@ -210,9 +212,9 @@ class Evaluator:
             checks=results,
             duration_s=time.perf_counter() - start,
         )
-        if trace_dir is not None:
+        if trace_dir is not None and self.traces.keeps(result):
             # Written inline: a writer thread fought the event loop for the GIL and cost more than it saved.
-            result.trace_path = str(write_trace(trace_dir, case, result))
+            result.trace_path = str(write_trace(trace_dir, case, result, compress=self.traces.compress))
         return result
 
     async def run(

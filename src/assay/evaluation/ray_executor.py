@@ -222,8 +222,10 @@ class RayExecutor(Executor):
                     del in_flight[index]
                     case, split = cases[index]
                     result = self._result(future, case, split)
-                    if trace_dir is not None:
-                        result.trace_path = str(write_trace(trace_dir, case, result))
+                    if trace_dir is not None and evaluator.traces.keeps(result):
+                        result.trace_path = str(
+                            write_trace(trace_dir, case, result, compress=evaluator.traces.compress)
+                        )
                     results[index] = result
                     if on_result is not None:
                         on_result(result)

@@ -19,6 +19,7 @@ from assay.errors import ConfigError, UnreadableFile
 from assay.evaluation.confine import runner_jail
 from assay.evaluation.evaluator import EvalResult, Evaluator, EvaluatorRecipe
 from assay.evaluation.executor import Executor, LocalExecutor
+from assay.evaluation.traces import TracePolicy
 from assay.fsutil import atomic_write_text, safe_name
 from assay.model import Case, CaseResult, Split
 from assay.runners import RUNNERS, RunContext
@@ -162,6 +163,7 @@ def build_evaluator(
         limits=script_limits(config),
         project_dir=config.base_dir,
         recipe=EvaluatorRecipe(config, list(cases), all_cases, use_cache, concurrency, judge_votes),
+        traces=TracePolicy.from_config(config.traces),
     )
     if bind:
         evaluator.bind(cases)

@@ -11,7 +11,7 @@ from pathlib import Path
 from assay.config import AssayConfig
 from assay.errors import AssayError
 from assay.evaluation.evaluator import EvalResult
-from assay.evaluation.traces import read_trace
+from assay.evaluation.traces import TRACE_PATTERNS, read_trace
 from assay.history.records import RunRecord
 from assay.history.runfiles import read_events
 from assay.history.store import RunStore
@@ -67,7 +67,7 @@ def best_result(config: AssayConfig, which: str | None) -> tuple[str, EvalResult
 def eval_result(folder: Path) -> EvalResult:
     """The results an earlier ``assay eval`` wrote under ``folder`` (its trace files)."""
     traces = folder / "traces" if (folder / "traces").is_dir() else folder
-    paths = sorted(traces.glob("*.json"))
+    paths = sorted(path for pattern in TRACE_PATTERNS for path in traces.glob(pattern))
     if not paths:
         raise AssayError(f"{folder}: no trace files (expected an `assay eval` folder with traces/*.json)")
     try:

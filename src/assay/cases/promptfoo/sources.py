@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.cases._common import Loc, Notes, expect_list, read_text, type_name
+from assay.cases._common import Loc, Notes, expect_list, type_name
 from assay.cases.native import read_jsonl
 from assay.cases.promptfoo.csvtests import rows_as_tests
 from assay.cases.promptfoo.files import (
@@ -109,7 +109,7 @@ def _from_file(
             ]
         if suffix == ".jsonl":
             tests = []
-            for i, (row, at) in enumerate(read_jsonl(read_text(path), path)):
+            for i, (row, at) in enumerate(read_jsonl(path)):
                 if not isinstance(row, dict):
                     raise at.error(f"expected a test (a mapping with vars and assert), got {type_name(row)}")
                 tests.append(Test(row, at, i + 1, path.parent))
