@@ -82,7 +82,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory, stamps: Path) -> tuple[P
 def test_candidates_are_measured_at_once_and_the_same_seed_decides_the_same(
     reference: tuple[Path, Ended], stamps: Path, tmp_path: Path
 ) -> None:
-    root, first = reference
+    _, first = reference
     assert len(first.decisions) == GENERATIONS + 1
     assert {d[1] for d in first.decisions} >= {"keep", "discard"}
     spans: list[tuple[str, float, float]] = []
