@@ -13,10 +13,11 @@ from assay.config import load_config
 from assay.errors import ConfigError
 from assay.history.runfiles import RunFiles
 from assay.loop.engine import Evolution
+from assay.loop.events import Decided, typed_events
 from assay.tournament import ScoresJudge
 
 from .conftest import git, make_project
-from .test_crash_equivalence import Ended, assay, ended
+from .test_crash_equivalence import Ended, assay, ended, tree
 
 GENERATIONS = 5
 # The candidates' case runs share the machine, so their time per case is not the baseline's: the gate's time
@@ -132,6 +133,35 @@ def test_a_run_killed_mid_way_resumes_to_the_same_decisions(
     resumed = assay(root, "resume", "-n", str(GENERATIONS))
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert decisions_of(ended(root)) == decisions_of(first)
+
+
+def test_a_stopped_run_keeps_its_proposals_and_resumes_to_the_same_decisions(
+    reference: tuple[Path, Ended], stamps: Path, tmp_path: Path
+) -> None:
+    _, first = reference
+    root = stamped_project(tmp_path / "stopped", stamps)
+    evolution = Evolution(load_config(root / "assay.yaml"), max_generations=GENERATIONS)
+    lines: list[str] = []
+
+    def report(line: str) -> None:
+        lines.append(line)
+        if sum(line.startswith("gen") for line in lines) == 2:  # generations 3 and 4 are measuring now
+            next((root / ".assay" / "runs").iterdir()).joinpath("STOP").write_text("")
+
+    evolution.report = report
+    stopped = run_sync(evolution.start())
+    assert (stopped.stop_reason, stopped.generations) == ("STOP file found", 2)
+    run_dir = root / ".assay" / "runs" / stopped.run_id
+    assert "dropped" not in [e.kind for e in RunFiles(run_dir).read_events()]  # they wait for the resume
+    (run_dir / "STOP").unlink()
+    run_sync(Evolution(load_config(root / "assay.yaml"), max_generations=GENERATIONS).resume())
+    events = typed_events(RunFiles(run_dir).read_events())
+    decided = [e.record for e in events if isinstance(e, Decided)]
+    decisions = [
+        (r.generation, r.decision, tree(root, r.commit), r.dev_score, tuple(sorted(r.flags))) for r in decided
+    ]
+    assert decisions == first.decisions
+    assert sum(e.spent.case_runs for e in events) == first.case_runs
 
 
 @pytest.mark.parametrize(

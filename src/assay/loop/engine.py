@@ -294,6 +294,7 @@ class Evolution:
         if ahead is not None and self.config.evolve.parallel_candidates > 1:
             measuring = CandidatesAhead(ctx, state, ahead, self._candidate_trees(ctx))
         uninstall = install_sigint(ctx, self.report)
+        reason: str | None = None
         try:
             while True:
                 if state.promotion_due:
@@ -336,7 +337,8 @@ class Evolution:
                     self.git.remove_worktree(tree)
             if ahead is not None:
                 dropped = await ahead.close()
-                if dropped:
+                # A run that stops (STOP, Ctrl-C, an error) resumes: its waiting proposals are still to be taken.
+                if dropped and reason and status_after(ctx, reason) == "finished":
                     ctx.emit(state, Dropped(numbers=dropped))
                 self.git.remove_worktree(self._proposals_tree(ctx))
 
@@ -374,9 +376,7 @@ class Evolution:
         best = state.best
         assert best is not None and state.baseline is not None
         holdout = best.measurement.holdout
-        status: Literal["finished", "stopped"] = (
-            "stopped" if ctx.interrupted or reason == "STOP file found" else "finished"
-        )
+        status = status_after(ctx, reason)
         ctx.emit(
             state,
             Finished(
@@ -409,6 +409,11 @@ class Evolution:
             suspects=state.suspects,
             unsandboxed=list(run.unsandboxed),
         )
+
+
+def status_after(ctx: LoopContext, reason: str) -> Literal["finished", "stopped"]:
+    """How a run that ends for ``reason`` ends: ``stopped`` (resumable) by Ctrl-C or a STOP file."""
+    return "stopped" if ctx.interrupted or reason == "STOP file found" else "finished"
 
 
 async def close_proposer(proposer: object) -> None:
