@@ -342,6 +342,8 @@ class EvolveConfig(Strict):
     search: str = "greedy"
     search_options: dict[str, float] = Field(default_factory=dict)
     pipeline: int | None = Field(default=None, ge=1)
+    # Generations whose candidates are measured at once; their decisions are still made one by one, in order.
+    parallel_candidates: int = Field(default=1, ge=1)
     max_generations: int | None = Field(default=None, ge=1)
     wall_clock_s: Seconds | None = None
     max_tokens: int | None = Field(default=None, ge=1)
@@ -371,10 +373,16 @@ class EvolveConfig(Strict):
     @property
     def pipeline_depth(self) -> int:
         """Proposals made ahead of evaluations: ``pipeline``, or by default 2 for ranked search with a proposer
-        that takes time (llm, agent) and 1 (none ahead) otherwise, so offline runs stay reproducible."""
+        that takes time (llm, agent) and 1 (none ahead) otherwise, so offline runs stay reproducible. With
+        ``parallel_candidates`` N > 1 it is at least N + 1: the proposals of N generations measured at once are
+        made before the earliest of them is decided."""
         if self.pipeline is not None:
-            return self.pipeline
-        return 2 if self.search == "ranked" and self.proposer.type not in ("mutate", "tune") else 1
+            depth = self.pipeline
+        else:
+            depth = 2 if self.search == "ranked" and self.proposer.type not in ("mutate", "tune") else 1
+        if self.parallel_candidates > 1:
+            return max(depth, self.parallel_candidates + 1)
+        return depth
 
 
 class ExecutorConfig(Strict):

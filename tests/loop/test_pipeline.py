@@ -28,7 +28,12 @@ def basis(after: int) -> Basis:
 
 
 def pipeline(
-    state: LoopState, depth: int, priorities: dict[int, float], made: list[tuple[int, int]], fail_at: int = 0
+    state: LoopState,
+    depth: int,
+    priorities: dict[int, float],
+    made: list[tuple[int, int]],
+    fail_at: int = 0,
+    width: int = 1,
 ):
     async def make(number: int, base: Basis) -> Proposed:
         if number == fail_at:
@@ -41,7 +46,7 @@ def pipeline(
         apply(state, event)
         return event
 
-    return ProposalsAhead(make, state, depth=depth)
+    return ProposalsAhead(make, state, depth=depth, width=width)
 
 
 async def test_proposal_n_is_made_from_the_state_after_decision_n_minus_depth() -> None:
@@ -71,6 +76,25 @@ async def test_depth_two_takes_proposals_in_order() -> None:
     ahead.start()
     assert (await ahead.take(1)).number == 1  # only proposal 1 may be taken by generation 1
     await ahead.close()
+
+
+async def test_a_wider_pipeline_takes_among_older_proposals_and_skips_taken_ones() -> None:
+    state = LoopState(tracker=LayerTracker())
+    made: list[tuple[int, int]] = []
+    ahead = pipeline(state, 4, {1: 5.0, 2: 1.0, 3: 0.0}, made, width=2)
+    await ahead.add_basis(basis(0))
+    ahead.start()
+    # Two generations at once: generation g starts after decision g - 2, so it takes among proposals up to
+    # g + 4 - 1 - 2 = g + 1, and not those the generation before it took but the events do not show yet.
+    assert (await ahead.take(1)).number == 2
+    assert (await ahead.take(2, taken={2})).number == 3
+    assert (await asyncio.wait_for(ahead.take(2, taken={2, 3}), timeout=5)).number == 1
+    await ahead.close()
+
+
+def test_a_pipeline_not_deeper_than_its_width_is_refused() -> None:
+    with pytest.raises(ValueError, match="depth above it"):
+        pipeline(LoopState(tracker=LayerTracker()), 3, {}, [], width=3)
 
 
 async def test_a_producer_error_surfaces_in_take() -> None:

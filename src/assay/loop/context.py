@@ -134,6 +134,16 @@ def build_parts(
             file=config.path,
             field="evolve.screening",
         )
+    if evolve.parallel_candidates > 1 and (
+        (evolve.search == "greedy" and selector is None) or evolve.screening == "judge"
+    ):
+        raise ConfigError(
+            "candidates measured at once take proposals made ahead from the archive, before the judge could"
+            " screen them: set `evolve.search: ranked` (or dgm) and `evolve.screening: none`, or"
+            " `evolve.parallel_candidates: 1`",
+            file=config.path,
+            field="evolve.parallel_candidates",
+        )
     if config.evolve.pipeline_depth > 1 and config.evolve.search == "greedy" and selector is None:
         raise ConfigError(
             "a pipeline of proposals needs a search that samples parents from the archive; "
@@ -187,7 +197,11 @@ class LoopContext:
     @property
     def workdir(self) -> Path:
         """The artifact root inside the run's worktree."""
-        return self.worktree / self.parts.prefix if self.parts.prefix else self.worktree
+        return self.workdir_in(self.worktree)
+
+    def workdir_in(self, worktree: Path) -> Path:
+        """The artifact root inside ``worktree``."""
+        return worktree / self.parts.prefix if self.parts.prefix else worktree
 
     def emit(self, state: LoopState, event: Event) -> None:
         """Log ``event`` (with the run's running time) and fold it into ``state``."""

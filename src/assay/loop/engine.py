@@ -44,6 +44,7 @@ from assay.loop.generation import pick_by_rating, run_generation, verify_best
 from assay.loop.interrupt import install_sigint
 from assay.loop.layers import LayerTracker
 from assay.loop.noise import NoiseSampler
+from assay.loop.parallel import CandidatesAhead
 from assay.loop.pipeline import start_ahead
 from assay.loop.proposing import Basis
 from assay.loop.report import baseline_lines, generation_line, plan_text
@@ -287,10 +288,13 @@ class Evolution:
             ),
             *ctx.parts.stop_rules,
         ]
-        ahead = None
+        ahead, measuring = None, None
         if self.config.evolve.pipeline_depth > 1:
             ahead = await start_ahead(ctx, state, events, self._proposals_tree(ctx), fresh=self.new_state)
+        if ahead is not None and self.config.evolve.parallel_candidates > 1:
+            measuring = CandidatesAhead(ctx, state, ahead, self._candidate_trees(ctx))
         uninstall = install_sigint(ctx, self.report)
+        reason: str | None = None
         try:
             while True:
                 if state.promotion_due:
@@ -310,7 +314,12 @@ class Evolution:
                 if reason:
                     return reason
                 unfixable = state.suspects
-                record = await run_generation(ctx, state, ahead)
+                prepared = None
+                if measuring is not None:
+                    measuring.fill()
+                    if measuring.started(state.generation + 1):
+                        prepared = await measuring.take(state.generation + 1)
+                record = await run_generation(ctx, state, ahead, prepared)
                 if state.suspects != unfixable:
                     self._write_plan(ctx, state)
                 if ahead is not None:
@@ -322,9 +331,14 @@ class Evolution:
             raise KeyboardInterrupt from None
         finally:
             uninstall()
+            if measuring is not None:
+                await measuring.close()
+                for tree in measuring.trees:
+                    self.git.remove_worktree(tree)
             if ahead is not None:
                 dropped = await ahead.close()
-                if dropped:
+                # A run that stops (STOP, Ctrl-C, an error) resumes: its waiting proposals are still to be taken.
+                if dropped and reason and status_after(ctx, reason) == "finished":
                     ctx.emit(state, Dropped(numbers=dropped))
                 self.git.remove_worktree(self._proposals_tree(ctx))
 
@@ -346,15 +360,23 @@ class Evolution:
     def _proposals_tree(self, ctx: LoopContext) -> Path:
         return self.config.data_path / "worktrees" / f"{ctx.run.run_id}-proposals"
 
+    def _candidate_trees(self, ctx: LoopContext) -> list[Path]:
+        """One worktree per candidate measured at once, made afresh."""
+        trees = []
+        for slot in range(self.config.evolve.parallel_candidates):
+            tree = self.config.data_path / "worktrees" / f"{ctx.run.run_id}-candidate-{slot}"
+            self.git.remove_worktree(tree)
+            self.git.add_worktree(tree, ctx.run.base_commit)
+            trees.append(tree)
+        return trees
+
     async def _finish(self, ctx: LoopContext, state: LoopState, reason: str) -> RunOutcome:
         pick_by_rating(ctx, state)
         await verify_best(ctx, state)
         best = state.best
         assert best is not None and state.baseline is not None
         holdout = best.measurement.holdout
-        status: Literal["finished", "stopped"] = (
-            "stopped" if ctx.interrupted or reason == "STOP file found" else "finished"
-        )
+        status = status_after(ctx, reason)
         ctx.emit(
             state,
             Finished(
@@ -387,6 +409,11 @@ class Evolution:
             suspects=state.suspects,
             unsandboxed=list(run.unsandboxed),
         )
+
+
+def status_after(ctx: LoopContext, reason: str) -> Literal["finished", "stopped"]:
+    """How a run that ends for ``reason`` ends: ``stopped`` (resumable) by Ctrl-C or a STOP file."""
+    return "stopped" if ctx.interrupted or reason == "STOP file found" else "finished"
 
 
 async def close_proposer(proposer: object) -> None:

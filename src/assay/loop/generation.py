@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from assay.evaluation.evaluator import EvalResult
@@ -22,6 +23,7 @@ from assay.loop.events import (
     Measured,
     Picked,
     ProposalMade,
+    Proposed,
     Spend,
     Verified,
 )
@@ -50,15 +52,29 @@ class Judgement:
     gate_state: dict[str, Any] | None = None
 
 
-async def run_generation(ctx: LoopContext, state: LoopState, ahead: ProposalsAhead | None) -> CandidateRecord:
-    """Run generation ``state.generation + 1`` to its decision and return the decided record."""
+@dataclass
+class Prepared:
+    """A generation's candidate taken and measured ahead of its turn (:mod:`assay.loop.parallel`), not yet
+    logged: its proposal and its L2 measurement (None: the proposal made no commit)."""
+
+    taken: Proposed
+    measured: Measured | None
+
+
+async def run_generation(
+    ctx: LoopContext, state: LoopState, ahead: ProposalsAhead | None, prepared: Prepared | None = None
+) -> CandidateRecord:
+    """Run generation ``state.generation + 1`` to its decision and return the decided record (from its
+    ``prepared`` candidate, when it was measured ahead)."""
     started = time.monotonic()
     generation = state.generation + 1
     pending = state.pending
     if pending is None or pending.committed.generation != generation:
-        pending = await propose(ctx, state, generation, ahead)
+        pending = await propose(ctx, state, generation, ahead, prepared)
         if pending is None:
             return state.records[-1]
+        if prepared is not None and prepared.measured is not None:
+            ctx.emit(state, prepared.measured)
     ctx.git.reset_worktree(ctx.worktree, pending.commit)
     if ctx.config.evolve.screening == "judge" and state.ratings is not None:
         if pending.screened is None:
@@ -90,12 +106,16 @@ async def run_generation(ctx: LoopContext, state: LoopState, ahead: ProposalsAhe
 
 
 async def propose(
-    ctx: LoopContext, state: LoopState, generation: int, ahead: ProposalsAhead | None
+    ctx: LoopContext,
+    state: LoopState,
+    generation: int,
+    ahead: ProposalsAhead | None,
+    prepared: Prepared | None = None,
 ) -> Pending | None:
-    """Make (or take) the generation's proposal and log it: ``committed``, or ``decided`` invalid when it made
-    no commit (then None is returned)."""
+    """Make (or take, or log the ``prepared`` one) the generation's proposal and log it: ``committed``, or
+    ``decided`` invalid when it made no commit (then None is returned)."""
     if ahead is not None:
-        taken = await ahead.take(generation)
+        taken = prepared.taken if prepared is not None else await ahead.take(generation)
         proposal, sampled, spend = taken.proposal, True, Spend()  # its cost was logged when it was made
     else:
         basis = Basis.of(state)
@@ -141,8 +161,13 @@ def _spent(before: int, ctx: LoopContext, *results: EvalResult | None) -> Spend:
 
 async def measure(ctx: LoopContext, state: LoopState, generation: int, commit: str) -> None:
     """L1 static and, unless it found something critical, L2 on the dev cases of the worktree's commit."""
-    measurer, workdir = ctx.parts.measurer, ctx.workdir
-    before = measurer.case_runs
+    ctx.emit(state, await l2_measurement(ctx, generation, commit, ctx.workdir))
+
+
+async def l2_measurement(ctx: LoopContext, generation: int, commit: str, workdir: Path) -> Measured:
+    """L1 static and, unless it found something critical, L2 on the dev cases of ``commit`` checked out at
+    ``workdir``, as an event not yet logged (its case runs are its own, whatever else runs meanwhile)."""
+    measurer = ctx.parts.measurer
     static = measurer.static(workdir)
     dev, screened_out = None, False
     if static.passed:
@@ -152,7 +177,7 @@ async def measure(ctx: LoopContext, state: LoopState, generation: int, commit: s
         else:
             dev, screened_out = await measurer.dev_screened(workdir, traces, probe(ctx, generation))
     size, content, tree = ctx.artifact_identity(workdir)
-    event = Measured(
+    return Measured(
         commit=commit,
         generation=generation,
         tier="L2",
@@ -162,9 +187,12 @@ async def measure(ctx: LoopContext, state: LoopState, generation: int, commit: s
         content=content,
         tree=tree,
         screened_out=screened_out,
-        spent=_spent(before, ctx, dev),
+        spent=Spend(
+            case_runs=len(dev.cases) if dev else 0,
+            tokens=dev.tokens if dev else 0,
+            cost_usd=dev.cost_usd if dev else 0.0,
+        ),
     )
-    ctx.emit(state, event)
 
 
 def probe(ctx: LoopContext, generation: int) -> list[str]:

@@ -1,7 +1,9 @@
 """Proposals ahead of evaluations (SIFT's asynchronous expansion), deterministic: with ``evolve.pipeline`` =
 depth d > 1, a producer task makes proposal n from the state right after decision n − d (the baseline for the
 first ones) while generations are evaluated, and generation g takes, among the proposals numbered up to
-g + d − 2 that no generation took yet, the one whose parent has the best rating rank plus accuracy rank.
+g + d − 2 that no generation took yet, the one whose parent has the best rating rank plus accuracy rank. With
+``width`` w generations measured at once (:mod:`assay.loop.parallel`), generation g starts right after decision
+g − w, so it takes among the proposals numbered up to g + d − 1 − w (w = 1: g + d − 2), and d must be > w.
 
 So while a candidate is evaluated the next proposal is being made, and which proposal a generation gets depends
 only on the run's events, not on timing: a resumed run, or the same seed run again, takes the same ones.
@@ -12,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import operator
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from functools import partial
 from pathlib import Path
 
@@ -28,12 +30,15 @@ Make = Callable[[int, Basis], Awaitable[Proposed]]
 class ProposalsAhead:
     """The producer of proposals made ahead, and the rule by which generations take them."""
 
-    def __init__(self, make: Make, state: LoopState, *, depth: int) -> None:
-        if depth < 2:
-            raise ValueError(f"a pipeline needs a depth of at least 2, got {depth}")
+    def __init__(self, make: Make, state: LoopState, *, depth: int, width: int = 1) -> None:
+        if depth < 2 or depth <= width:
+            raise ValueError(
+                f"a pipeline of width {width} needs a depth above it and of at least 2, got {depth}"
+            )
         self.make = make
         self.state = state
         self.depth = depth
+        self.width = width
         self.bases: dict[int, Basis] = {}
         self._changed = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
@@ -73,10 +78,11 @@ class ProposalsAhead:
             async with self._changed:
                 self._changed.notify_all()
 
-    async def take(self, generation: int) -> Proposed:
-        """The proposal generation ``generation`` evaluates (waiting for the producer when needed)."""
+    async def take(self, generation: int, taken: Collection[int] = ()) -> Proposed:
+        """The proposal generation ``generation`` evaluates (waiting for the producer when needed); ``taken``:
+        the numbers of proposals earlier generations took that the events do not say yet."""
         assert self._task is not None, "start() the pipeline first"
-        last = generation + self.depth - 2
+        last = generation + self.depth - 1 - self.width
 
         def ready() -> bool:
             return self.state.last_proposal >= last or self._task is None or self._task.done()
@@ -85,7 +91,7 @@ class ProposalsAhead:
             await self._changed.wait_for(ready)
         if self._task.done() and self.state.last_proposal < last:
             self._task.result()  # the producer failed: raise its error here
-        waiting = [p for n, p in self.state.proposals.items() if n <= last]
+        waiting = [p for n, p in self.state.proposals.items() if n <= last and n not in taken]
         return min(waiting, key=lambda p: (p.priority, p.number))
 
     async def close(self) -> list[int]:
@@ -123,7 +129,8 @@ async def start_ahead(
         ctx.emit(state, event)
         return event
 
-    ahead = ProposalsAhead(make, state, depth=ctx.config.evolve.pipeline_depth)
+    evolve = ctx.config.evolve
+    ahead = ProposalsAhead(make, state, depth=evolve.pipeline_depth, width=evolve.parallel_candidates)
     first = ahead.needed_from()
     if first < state.generation:
         replay = fresh()
