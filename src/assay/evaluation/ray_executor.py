@@ -13,6 +13,7 @@ import asyncio
 import logging
 import socket
 import sys
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,6 +32,11 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 FIELD = "executor"
+# Ray Client starts a server process for each new client; that start sometimes fails for reasons of its own
+# (Ray's own client tests are flaky on it), and a new attempt usually succeeds.
+CLIENT_SERVER_FAILED = "Starting Ray client server failed"
+CONNECT_ATTEMPTS = 3
+CONNECT_BACKOFF_S = 1.0  # times the attempt's number
 
 
 class RayUnavailable(ConfigError):
@@ -77,11 +83,7 @@ class RayExecutor(Executor):
             if self.settings.address:
                 options["address"] = self.settings.address
                 self._reachable(self.settings.address)
-            try:
-                ray.init(**options)
-            except (ConnectionError, RuntimeError, ValueError) as exc:
-                where = self.settings.address or "a local cluster"
-                raise self._error(f"cannot connect to Ray at {where}: {exc}") from None
+            self._init(ray, options)
         from assay.evaluation.ray_worker import run_case_job
 
         self._remote = ray.remote(run_case_job).options(
@@ -91,6 +93,25 @@ class RayExecutor(Executor):
         )
         self._ray = ray
         return ray
+
+    def _init(self, ray: Any, options: dict[str, Any]) -> None:
+        """``ray.init``, tried again (up to ``CONNECT_ATTEMPTS`` times) when Ray Client's server for this
+        driver failed to start; any other failure is a one-line error at once."""
+        where = self.settings.address or "a local cluster"
+        for attempt in range(1, CONNECT_ATTEMPTS + 1):
+            try:
+                ray.init(**options)
+                return
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                if CLIENT_SERVER_FAILED not in str(exc) or attempt == CONNECT_ATTEMPTS:
+                    raise self._error(f"cannot connect to Ray at {where}: {exc}") from None
+                logging.getLogger(__name__).warning(
+                    "Ray Client's server did not start (attempt %d of %d); trying again",
+                    attempt,
+                    CONNECT_ATTEMPTS,
+                )
+                ray.shutdown()
+                time.sleep(CONNECT_BACKOFF_S * attempt)
 
     def _reachable(self, address: str) -> None:
         """Fail fast on a ``host:port`` nobody listens on (Ray itself would keep retrying for minutes)."""
