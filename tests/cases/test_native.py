@@ -153,11 +153,16 @@ def test_identical_checks_in_one_file_share_one_spec_and_equal_values_of_other_t
         '{"id": "a", "input": "x", "checks": [{"type": "contains", "value": "ok"}, {"type": "equals", "value": 1}]}',
         '{"id": "b", "input": "y", "checks": [{"type": "contains", "value": "ok"}, {"type": "equals", "value": 1.0}]}',
         '{"id": "c", "input": "z", "checks": [{"type": "contains", "value": "ok", "weight": 2}]}',
+        # a new value of a type already seen takes the shortest path (built with its case), and is shared too
+        '{"id": "d", "input": "w", "checks": [{"type": "contains", "value": "new"}, {"type": "contains", "value": "ok"}]}',
+        '{"id": "e", "input": "v", "checks": [{"type": "contains", "value": "new"}]}',
     ]
     path = tmp_path / "cases.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    a, b, c = load_cases([path], default_checks=[])
+    a, b, c, d, e = load_cases([path], default_checks=[])
     assert a.checks[0] is b.checks[0]
+    assert d.checks[0] is e.checks[0] and (d.checks[0].type, d.checks[0].value) == ("contains", "new")
+    assert d.checks[1] is a.checks[0]
     assert type(a.checks[1].value) is int and type(b.checks[1].value) is float
     assert c.checks[0] is not a.checks[0] and c.checks[0].weight == 2
     assert a.checks is not b.checks

@@ -84,7 +84,9 @@ def fast_case(data: Any, loc: Loc, source: str, cache: SpecCache, fields: frozen
     ident = data.get("id")
     if type(ident) is not str or _PLAIN_ID.fullmatch(ident) is None or ident in _DOTS:
         return None
-    specs: list[CheckSpec] = []
+    specs: list[CheckSpec | dict[str, Any]] = []
+    # New {type, value} entries of a type that takes any non-empty text: pydantic builds them with the case.
+    text_entries: list[tuple[int, Hashable]] = []
     checks = data.get("checks")
     if checks:
         if type(checks) is not list:
@@ -100,8 +102,13 @@ def fast_case(data: Any, loc: Loc, source: str, cache: SpecCache, fields: frozen
             else:
                 key = spec_key(entry)
             spec = known.get(key) if key is not None else None
-            if spec is None and (spec := _new_spec(entry, key, cache, loc, index)) is None:
-                return None
+            if spec is None:
+                if type(key) is tuple and value and kind in cache.text_types:
+                    text_entries.append((index, key))
+                    specs.append(entry)
+                    continue
+                if (spec := _new_spec(entry, key, cache, loc, index)) is None:
+                    return None
             specs.append(spec)
     # ``data`` is changed in place (a copy costs more than the row), and put back if the careful path needs it.
     had_checks = "checks" in data
@@ -111,6 +118,9 @@ def fast_case(data: Any, loc: Loc, source: str, cache: SpecCache, fields: frozen
         case: Case | None = _validate_case(data, strict=True)
     except ValidationError:
         case = None
+    if case is not None:
+        for index, key in text_entries:
+            cache.specs[key] = case.checks[index]
     if case is None or (case.input is None and not case.vars):
         del data["source"]
         if had_checks:
