@@ -261,9 +261,16 @@ def test_a_case_whose_worker_always_dies_is_a_failed_case_with_evidence(cluster,
     assert Path(lost.trace_path or "").exists()
 
 
-def test_evolve_on_ray_keeps_and_discards_as_the_local_executor(cluster, tmp_path):
+# Several candidates measured at once share the machine, so the gate's time rule is set out of reach.
+PARALLEL = "  search: ranked\n  parallel_candidates: 2\n  gate_options: {cost_factor: 1000}\n"
+
+
+@pytest.mark.parametrize("parallel", [1, 2], ids=["one-at-a-time", "parallel-candidates"])
+def test_evolve_on_ray_keeps_and_discards_as_the_local_executor(cluster, tmp_path, parallel):
     """`assay evolve --executor ray` and the local executor make the same decisions with the same scores (the
-    binpack example, offline mutations, 12 cases): candidates' worktrees reach the workers as trees."""
+    binpack example, offline mutations, 12 cases): candidates' worktrees reach the workers as trees. With
+    ``evolve.parallel_candidates: 2`` two candidates are measured on the cluster at once and their decisions
+    are still the local run's, in generation order."""
     env = {**cluster.env, "COLUMNS": "200"}
 
     def assay(root: Path, *args: str) -> None:
@@ -284,14 +291,16 @@ def test_evolve_on_ray_keeps_and_discards_as_the_local_executor(cluster, tmp_pat
     config = first / "assay.yaml"
     config.write_text(
         config.read_text().replace("{vars.seed}", "{vars.seed} 60")
+        + (PARALLEL if parallel > 1 else "")
         + f"\nexecutor: {{address: '{cluster.address}'}}\n"
     )
     assay(first, "init")
     shutil.copytree(first, tmp_path / "ray", symlinks=True)  # the same repository, split and baseline
+    generations = 2 * parallel
     rows = {}
     for name, extra in (("local", ()), ("ray", ("--executor", "ray"))):
         root = tmp_path / name
-        assay(root, "evolve", "-n", "2", *extra)
+        assay(root, "evolve", "-n", str(generations), *extra)
         (results,) = root.glob(".assay/runs/*/results.tsv")
         lines = results.read_text().splitlines()
         header = lines[0].split("\t")
@@ -302,7 +311,8 @@ def test_evolve_on_ray_keeps_and_discards_as_the_local_executor(cluster, tmp_pat
         traces = sorted(root.glob(".assay/runs/*/traces/gen-001/*.json"))
         meta = json.loads(traces[0].read_text())["result"]["output"]["meta"]
         assert ("ray_node" in meta) == (name == "ray")
-    assert len(rows["ray"]) == 3 and rows["ray"] == rows["local"]
+    assert len(rows["ray"]) == generations + 1 and rows["ray"] == rows["local"]
+    assert [int(row[0]) for row in rows["ray"]] == list(range(generations + 1))
 
 
 def test_llm_runner_and_judge_run_on_workers(cluster, driver, tmp_path):
