@@ -7,7 +7,8 @@ cases, the artifact and its harness), committed in its own git repository.
   probe point, passing when the function's value is within 5% of the hidden one's.
 - ``funsearch``: FunSearch's online bin packing from its best-fit skeleton (integer items 20-100, capacity
   150, ``items`` items per instance), scored as L1 lower bound / bins; ``excess`` measures a priority function
-  on instances the run never saw.
+  on instances the run never saw. As in FunSearch, whose ``bins`` array holds the unopened bins at full
+  capacity, an empty bin is among the bins the priority ranks, so a heuristic may open a bin while others fit.
 - ``binpack``: the repository's example, as the README runs it.
 """
 
@@ -155,7 +156,8 @@ def pack(items):
                 score = priority(item, remaining)
                 if score > best_score:
                     best, best_score = index, score
-        if best < 0:
+        # As in FunSearch, an empty bin is one of the choices: the priority may open one while others fit.
+        if best < 0 or priority(item, CAPACITY) > best_score:
             bins.append(CAPACITY - item)
         else:
             bins[best] -= item
@@ -222,7 +224,7 @@ def _pack(priority: object, items: list[int]) -> int:
                 score = priority(item, remaining)  # type: ignore[operator]
                 if score > best_score:
                     best, best_score = index, score
-        if best < 0:
+        if best < 0 or priority(item, 150) > best_score:  # type: ignore[operator]
             bins.append(150 - item)
         else:
             bins[best] -= item
