@@ -45,3 +45,27 @@ def test_size_and_kind_limits(tmp_path: Path) -> None:
         lines(tmp_path / "missing.jsonl")
     with pytest.raises(UnreadableFile, match="not a regular file"):
         lines(Path("/dev/zero"))
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 64])
+def test_lines_are_the_same_whatever_the_block_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    # Blocks cut after a line feed: a \r\n or a multi-byte character across a block's edge stays whole.
+    from assay import fsutil
+
+    monkeypatch.setattr(fsutil, "LINES_BLOCK", block)
+    path = tmp_path / "mixed.txt"
+    path.write_bytes("é\r\nñø\rx\n\n€ end\r\r\n\u2028\nlast\r".encode())
+    assert lines(path) == ["é", "ñø", "x", "", "€ end", "", "\u2028", "last"]
+    assert lines(path) == read_user_text(path, 1 << 20).split("\n")[:-1]
+
+
+def test_the_lines_before_a_line_that_is_not_utf8_are_given(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(b"one\r\ntwo\rthree\nbad \xff\nnever\n")
+    got: list[str] = []
+    with pytest.raises(UnreadableFile) as excinfo:
+        got.extend(read_user_lines(path, 1 << 20))
+    assert got == ["one", "two", "three"]
+    assert str(excinfo.value) == f"{path}: line 4: not UTF-8 text: invalid start byte at byte 19"

@@ -115,41 +115,71 @@ def read_user_bytes(path: Path, max_bytes: int, *, limit_note: str = "assay's li
     return data
 
 
+LINES_BLOCK = 1 << 20  # bytes read and decoded at once by read_user_lines
+
+
 def read_user_lines(path: Path, max_bytes: int, *, limit_note: str = "assay's limit") -> Iterator[str]:
-    """The lines of the UTF-8 regular file ``path``, without line ends, read one at a time: a file of many
+    """The lines of the UTF-8 regular file ``path``, without line ends, read a block at a time: a file of many
     lines is never held whole (number them with ``enumerate(..., 1)``). Lines end as :func:`read_user_text`
     reads them (``\\n``, ``\\r\\n`` or ``\\r``). Raises what :func:`read_user_text` raises, when the line
-    is reached."""
+    is reached (the lines before a line that is not UTF-8 are still given)."""
     fd = _open_user_file(path, max_bytes, limit_note)
-    number = 0
-    offset = 0
+    number = 0  # lines given so far
+    offset = 0  # bytes of the file before ``carry``
+    carry = b""  # the bytes after the last line feed read so far
     try:
-        with open(fd, "rb", closefd=True) as handle:
-            for raw in handle:
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise UnreadableFile(
-                        f"not UTF-8 text: {exc.reason} at byte {offset + exc.start}",
-                        file=path,
-                        field=f"line {number + 1}",
-                    ) from None
-                offset += len(raw)
-                if offset > max_bytes:  # a file that grew since it was opened
-                    raise _too_large(path, max_bytes, limit_note)
-                if line.endswith("\n"):
-                    line = line[:-1]
-                if line.endswith("\r"):
-                    line = line[:-1]
-                if "\r" in line:  # old Mac line ends inside this physical line
-                    pieces = line.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-                    number += len(pieces)
-                    yield from pieces
-                    continue
-                number += 1
-                yield line
+        with open(fd, "rb", buffering=0, closefd=True) as handle:
+            while True:
+                chunk = handle.read(LINES_BLOCK)
+                if chunk:
+                    if offset + len(carry) + len(chunk) > max_bytes:  # a file that grew since it was opened
+                        raise _too_large(path, max_bytes, limit_note)
+                    data = carry + chunk
+                    # Cut after a line feed: it is never part of a multi-byte character, nor splits a \r\n.
+                    cut = data.rfind(b"\n") + 1
+                    if cut == 0:
+                        carry = data
+                        continue
+                    block, carry = data[:cut], data[cut:]
+                elif carry:
+                    block, carry = carry, b""
+                else:
+                    return
+                pieces, error = _block_lines(block, path, number, offset)
+                yield from pieces
+                if error is not None:
+                    raise error
+                number += len(pieces)
+                offset += len(block)
     except OSError as exc:
         raise UnreadableFile(f"cannot read: {exc.strerror or exc}", file=path) from None
+
+
+def _split_lines(text: str) -> list[str]:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    pieces = text.split("\n")
+    if pieces[-1] == "":  # the text ended with a line end
+        pieces.pop()
+    return pieces
+
+
+def _block_lines(
+    block: bytes, path: Path, number: int, offset: int
+) -> tuple[list[str], UnreadableFile | None]:
+    """The lines of ``block`` (whole lines of the file, ``number`` lines and ``offset`` bytes into it); if it
+    is not all UTF-8, the lines before the bad one and the error naming that line and the byte."""
+    try:
+        return _split_lines(block.decode("utf-8")), None
+    except UnicodeDecodeError as exc:
+        before = block[: exc.start]
+        good = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
+        lines = _split_lines(block[:good].decode("utf-8")) if good else []
+        return lines, UnreadableFile(
+            f"not UTF-8 text: {exc.reason} at byte {offset + exc.start}",
+            file=path,
+            field=f"line {number + len(lines) + 1}",
+        )
 
 
 def read_user_text(path: Path, max_bytes: int, *, limit_note: str = "assay's limit") -> str:
