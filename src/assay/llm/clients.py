@@ -73,16 +73,17 @@ class ChatModel(ABC):
         """One answer. Raises LLMError with a one-line reason when the call fails after retries."""
         temp = self.settings.temperature if temperature is None else temperature
         limit = max_tokens or self.settings.max_tokens
-        key = cache_key(
-            model=self.model,
-            base_url=self.endpoint.base_url,
-            system=system,
-            messages=messages,
-            temperature=temp,
-            max_tokens=limit,
-            sample=sample,
-        )
+        key = ""
         if self.cache is not None:
+            key = cache_key(
+                model=self.model,
+                base_url=self.endpoint.base_url,
+                system=system,
+                messages=messages,
+                temperature=temp,
+                max_tokens=limit,
+                sample=sample,
+            )
             hit = self.cache.get(key)
             if hit is not None:
                 return hit
