@@ -20,14 +20,20 @@ from assay.loop.events import Decided, Event, Finished, typed_events
 from .conftest import git, make_project
 
 GENERATIONS = 6
-GREEDY = "evolve:\n  discards_per_layer: 2\n  target_pass_rate: null\n  stop_on_oscillation: false\n  l3_every: 3\n"
+# A resumed run must make the reference's decisions, so timing must not decide: on a busy machine a case can
+# take twice the baseline's time, and the ratchet's time rule would discard what the reference kept.
+UNTIMED = "  gate_options: {cost_factor: 1000}\n"
+GREEDY = (
+    "evolve:\n  discards_per_layer: 2\n  target_pass_rate: null\n  stop_on_oscillation: false\n  l3_every: 3\n"
+    + UNTIMED
+)
 TREND = (
     "evolve:\n  gate: trend\n  gate_options: {min_delta: 0.02, max_retries: 1}\n  target_pass_rate: null\n"
     "  stop_on_oscillation: false\n"
 )
 PIPELINE = (
     "evolve:\n  search: ranked\n  pipeline: 3\n  target_pass_rate: null\n  stop_on_oscillation: false\n"
-    "  tournament: {opponents: adaptive, k: 2, rating: bradley_terry}\n"
+    "  tournament: {opponents: adaptive, k: 2, rating: bradley_terry}\n" + UNTIMED
 )
 
 
