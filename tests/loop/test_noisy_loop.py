@@ -69,7 +69,9 @@ def write_project(root: Path, url: str, prompt: str) -> Path:
         "cases: {files: [cases.yaml]}\n"
         f"runner: {{type: llm, model: 'openai:noisy', base_url: '{url}', max_retries: 0, timeout: 20}}\n"
         "checks:\n  - {type: contains, value: 'YES'}\n"
-        "evolve: {target_pass_rate: null, plateau: null, stop_on_oscillation: false, tournament: {enabled: false}}\n"
+        "evolve: {target_pass_rate: null, plateau: null, stop_on_oscillation: false, tournament: {enabled: false},\n"
+        # Only the noise may decide here, not a busy machine's timing (the time rule would discard a real gain).
+        "         gate_options: {cost_factor: 1000}}\n"
     )
     (root / ".gitignore").write_text(".assay/\n")
     git(root, "init", "-q", "-b", "main")
@@ -160,7 +162,7 @@ def test_noise_is_measured_and_the_paired_gate_keeps_only_real_gains(
     first = next(i for i, text in enumerate(texts) if HARMFUL not in text)
     gain = evaluated[first]
     assert progress_numbers(gain)["decision"] == "better", gain.gate["progress"].detail
-    assert gain.decision == "keep"
+    assert gain.decision == "keep", {name: (d.passed, d.detail) for name, d in gain.gate.items()}
     assert all(r.decision != "keep" for r in evaluated[first + 1 :])
     assert records[0].dev_pass_rate < gain.dev_pass_rate or progress_numbers(gain)["effect"] > 0
 
