@@ -155,10 +155,13 @@ def read_user_lines(path: Path, max_bytes: int, *, limit_note: str = "assay's li
         raise UnreadableFile(f"cannot read: {exc.strerror or exc}", file=path) from None
 
 
+def _universal_newlines(text: str) -> str:
+    """``text`` with ``\\r\\n`` and ``\\r`` line ends turned into ``\\n``, as Path.read_text gives."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def _split_lines(text: str) -> list[str]:
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    pieces = text.split("\n")
+    pieces = _universal_newlines(text).split("\n")
     if pieces[-1] == "":  # the text ended with a line end
         pieces.pop()
     return pieces
@@ -190,5 +193,4 @@ def read_user_text(path: Path, max_bytes: int, *, limit_note: str = "assay's lim
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UnreadableFile(f"not UTF-8 text: {exc.reason} at byte {exc.start}", file=path) from None
-    # Universal newlines, as Path.read_text gives.
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    return _universal_newlines(text)
