@@ -135,19 +135,9 @@ def priority(item: float, remaining: float) -> float:
     return -(remaining - item)
 '''
 
-FUNSEARCH_HARNESS = '''"""Packs one instance (integer items 20-100, capacity 150) with priority.py; prints bins and the L1 bound."""
-
-import json
-import math
-import random
-import sys
-
-from priority import priority
-
-CAPACITY = 150
-
-
-def pack(items):
+# The packing loop, shared by the task's harness and by ``excess`` (``priority``, ``CAPACITY`` and ``math``
+# are the caller's globals).
+PACK = """def pack(items):
     bins = []
     for item in items:
         best, best_score = -1, -math.inf
@@ -162,7 +152,24 @@ def pack(items):
         else:
             bins[best] -= item
     return len(bins)
+"""
 
+FUNSEARCH_HARNESS = (
+    '''"""Packs one instance (integer items 20-100, capacity 150) with priority.py; prints bins and the L1 bound."""
+
+import json
+import math
+import random
+import sys
+
+from priority import priority
+
+CAPACITY = 150
+
+
+'''
+    + PACK
+    + """
 
 def main():
     seed, n = int(sys.argv[1]), int(sys.argv[2])
@@ -173,7 +180,8 @@ def main():
 
 if __name__ == "__main__":
     main()
-'''
+"""
+)
 
 
 def funsearch(root: Path, evolve: str = "preset: standard\n", *, cases: int = 20, items: int = 500) -> Path:
@@ -204,31 +212,16 @@ def funsearch(root: Path, evolve: str = "preset: standard\n", *, cases: int = 20
 
 def excess(priority_source: str, *, seeds: range = range(9000, 9020), items: int = 500) -> float:
     """Mean excess of bins over the L1 bound, in percent, of a priority function on unseen instances."""
-    namespace: dict[str, object] = {}
+    namespace: dict[str, object] = {"math": math, "CAPACITY": 150}
     exec(compile(priority_source, "priority.py", "exec"), namespace)
+    exec(compile(PACK, "pack", "exec"), namespace)
     total = 0.0
     for seed in seeds:
         rng = random.Random(seed)
         sizes = [rng.randint(20, 100) for _ in range(items)]
         bound = math.ceil(sum(sizes) / 150)
-        total += (_pack(namespace["priority"], sizes) - bound) / bound
+        total += (namespace["pack"](sizes) - bound) / bound  # type: ignore[operator]
     return 100 * total / len(seeds)
-
-
-def _pack(priority: object, items: list[int]) -> int:
-    bins: list[int] = []
-    for item in items:
-        best, best_score = -1, -math.inf
-        for index, remaining in enumerate(bins):
-            if remaining >= item:
-                score = priority(item, remaining)  # type: ignore[operator]
-                if score > best_score:
-                    best, best_score = index, score
-        if best < 0 or priority(item, 150) > best_score:  # type: ignore[operator]
-            bins.append(150 - item)
-        else:
-            bins[best] -= item
-    return len(bins)
 
 
 def binpack(root: Path, evolve: str = "") -> Path:
