@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import signal
 import socket
@@ -29,13 +30,45 @@ FAST_FAILURE = {
 }
 
 
+_handed_out: set[int] = set()  # ports given to a component by this process: never given twice
+_worker_bases: set[int] = set()
+WORKER_PORTS = 100
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A loopback port that is free now and was not handed out before by this process (the kernel may offer a
+    just-closed port again)."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port not in _handed_out:
+            _handed_out.add(port)
+            return port
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _worker_range() -> int:
+    """The first of ``WORKER_PORTS`` ports for a node's workers, below the kernel's ephemeral range: ports from
+    :func:`free_port` come from that range, so a component's port can never land among the workers' (Ray refuses
+    to start when it does)."""
+    bases = range(10000, _ephemeral_low() - WORKER_PORTS, WORKER_PORTS)
+    rng = random.Random(os.getpid() ^ time.monotonic_ns())  # concurrent test runs draw different ranges
+    while True:
+        base = rng.choice(bases)
+        if base not in _worker_bases:
+            _worker_bases.add(base)
+            return base
 
 
 def _ports() -> list[str]:
+    base = _worker_range()
     return [
         f"--node-manager-port={free_port()}",
         f"--object-manager-port={free_port()}",
@@ -43,8 +76,8 @@ def _ports() -> list[str]:
         f"--dashboard-agent-grpc-port={free_port()}",
         f"--runtime-env-agent-port={free_port()}",
         f"--metrics-export-port={free_port()}",
-        f"--min-worker-port={(base := free_port() // 100 * 100 % 40000 + 20000)}",
-        f"--max-worker-port={base + 99}",
+        f"--min-worker-port={base}",
+        f"--max-worker-port={base + WORKER_PORTS - 1}",
     ]
 
 
