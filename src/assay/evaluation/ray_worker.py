@@ -53,12 +53,40 @@ _TREES: OrderedDict[str, Path] = OrderedDict()
 _SCRATCH: Path | None = None
 
 
+SCRATCH_PREFIX = "assay-worker-"
+
+
 def _scratch() -> Path:
     global _SCRATCH
     if _SCRATCH is None:
-        _SCRATCH = Path(tempfile.mkdtemp(prefix="assay-worker-"))
+        _SCRATCH = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
         atexit.register(shutil.rmtree, _SCRATCH, True)
+        sweep_dead_scratch(_SCRATCH.parent)
     return _SCRATCH
+
+
+def sweep_dead_scratch(parent: Path) -> list[Path]:
+    """Remove the scratch directories of worker processes that no longer run, and return them. Ray ends its
+    workers with SIGKILL when a driver or node goes, so their exit handlers never run; the next worker on the
+    machine cleans up after them (the directory's name carries its process id)."""
+    removed = []
+    for path in parent.glob(f"{SCRATCH_PREFIX}*-*"):
+        pid = path.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)) or not path.is_dir():
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def _loop() -> asyncio.AbstractEventLoop:
