@@ -137,3 +137,33 @@ async def test_fixing_an_unfixable_case_is_a_gain_not_a_tie():
     assert decision.keep, decision.reasons
     numbers = decision.dimensions["progress"].numbers
     assert (numbers["parent_pass_rate"], numbers["pass_rate"]) == (pytest.approx(2 / 3), 1.0)
+
+
+def timed(seconds: dict[str, float]) -> EvalResult:
+    base = result({cid: True for cid in seconds})
+    for case in base.cases:
+        case.output.duration_s = seconds[case.id]
+    return base
+
+
+async def test_time_is_judged_on_what_most_cases_say():
+    baseline = timed({"a": 0.2, "b": 0.2, "c": 0.2, "d": 0.2})
+    # One case hung until its timeout: the mean is 2.6x the baseline's, the typical case is not slower.
+    one_hung = await RatchetGate().decide(
+        GateInput(
+            parent=baseline, candidate=timed({"a": 0.2, "b": 0.2, "c": 0.2, "d": 1.5}), baseline=baseline
+        )
+    )
+    assert one_hung.dimensions["cost"].passed, one_hung.dimensions["cost"].detail
+    assert one_hung.dimensions["cost"].numbers["median_time_ratio"] == 1.0
+    # Every case slower by 2.5x: too slow.
+    slower = await RatchetGate().decide(
+        GateInput(parent=baseline, candidate=timed(dict.fromkeys("abcd", 0.5)), baseline=baseline)
+    )
+    assert not slower.dimensions["cost"].passed
+    assert "time per case" in slower.dimensions["cost"].detail
+    # Too few cases in common to pair: the means decide, as before.
+    few = await RatchetGate().decide(
+        GateInput(parent=baseline, candidate=timed({"x": 0.2, "y": 1.5}), baseline=baseline)
+    )
+    assert not few.dimensions["cost"].passed

@@ -7,11 +7,16 @@
   simplicity criterion).
 - regression: no dev case went PASS→FAIL. If exactly one regressed while others improved, it is re-run
   3 times and counted as noise when 2 of 3 runs pass.
-- cost: tokens and time per case at most ``cost_factor`` × the baseline's.
+- cost: tokens and time per case at most ``cost_factor`` × the baseline's. Time counts as too slow only when the
+  cases themselves say so: the mean is above the limit and so is the median of each case's time over its own
+  baseline time (a burst of machine load, or one case that hangs until its timeout, raises the mean but not
+  that median; the hung case is the regression rule's to judge).
 - safety: no critical finding and no more warnings than the parent.
 """
 
 from __future__ import annotations
+
+import statistics
 
 from assay.evaluation.evaluator import EvalResult
 from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
@@ -24,6 +29,17 @@ SCORE_TOLERANCE = 0.01  # how far the mean score may fall while the pass rate ri
 def _per_case(result: EvalResult) -> tuple[float, float]:
     n = max(1, len(result.cases))
     return result.tokens / n, sum(c.output.duration_s for c in result.cases) / n
+
+
+PAIRED_MIN = 3  # fewer cases run by both than this: the means alone decide
+
+
+def _typical_slowdown(baseline: EvalResult, candidate: EvalResult) -> float | None:
+    """The median, over the cases both ran, of the candidate's time over the baseline's (None when too few
+    cases were run by both)."""
+    before = {c.id: c.output.duration_s for c in baseline.cases if c.output.duration_s > 0}
+    ratios = [c.output.duration_s / before[c.id] for c in candidate.cases if c.id in before]
+    return statistics.median(ratios) if len(ratios) >= PAIRED_MIN else None
 
 
 def _findings(static: StaticReport | None) -> tuple[int, int]:
@@ -151,6 +167,10 @@ class RatchetGate(Gate):
         too_many_tokens = base_tokens > 0 and tokens > self.cost_factor * base_tokens
         # Times below 50 ms are dominated by process start-up noise; they are not judged.
         too_slow = base_time > 0.05 and seconds > self.cost_factor * base_time
+        if too_slow:
+            typical = _typical_slowdown(data.baseline, data.candidate)
+            numbers["median_time_ratio"] = typical
+            too_slow = typical is None or typical > self.cost_factor
         if too_many_tokens or too_slow:
             what = "tokens" if too_many_tokens else "time"
             return Dimension(

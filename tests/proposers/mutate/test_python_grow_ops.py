@@ -64,3 +64,18 @@ def test_locals_assigned_after_a_return_are_not_used_there() -> None:
 def test_operators_sit_at_their_layers() -> None:
     layers = {name: OPERATORS.get(name).layer for name in ("py.add_term", "py.guard", "py.wrap")}
     assert layers == {"py.add_term": 2, "py.guard": 2, "py.wrap": 3}
+
+
+def test_a_guard_can_split_out_a_range_of_a_name_or_a_difference() -> None:
+    ranges = []
+    for seed in range(80):
+        mutation = OPERATORS.get("py.guard").apply("f.py", FUNCTIONS["best_fit"], random.Random(seed))
+        assert mutation is not None
+        test = ast.parse(mutation.new_text).body[0].body[0].test  # type: ignore[attr-defined]
+        if isinstance(test, ast.Compare) and len(test.ops) == 2:
+            low, high = test.left, test.comparators[1]
+            assert isinstance(low, ast.Constant) and isinstance(high, ast.Constant)
+            assert low.value < high.value  # a range that holds some values
+            ranges.append(ast.unparse(test.comparators[0]))
+    assert {"item", "remaining"} & set(ranges)
+    assert {"remaining - item", "item - remaining"} & set(ranges)

@@ -1,5 +1,6 @@
 """Python operators that grow a program instead of only flipping it: add a term to a returned value, guard the
-return with a branch on the function's own names, wrap an expression in a nonlinearity.
+return with a branch on the function's own names (a threshold, or a range split out as a case of its own), wrap
+an expression in a nonlinearity.
 
 The new pieces are built from what the function already has (its parameters and the local names assigned
 before the edit) and new constants, which numeric tuning then tunes. Every operator is generic: it knows
@@ -94,10 +95,17 @@ def add_term(src: Source, rng: random.Random) -> PyChange | None:
 
 
 def _condition(names: list[str], rng: random.Random) -> ast.expr:
-    """``a < c``, ``a - b < c`` or ``a < c * b`` (or ``>``) from the available names and a new constant."""
+    """``a < c``, ``a - b < c`` or ``a < c * b`` (or ``>``), or a range of ``a`` or ``a - b`` split out as
+    ``c1 < a - b < c2``, from the available names and new constants."""
     a = ast.Name(rng.choice(names), ast.Load())
     others = [n for n in names if n != a.id]
-    shape = rng.choice(("single", "difference", "ratio") if others else ("single",))
+    shape = rng.choice(("single", "difference", "ratio", "range") if others else ("single", "range"))
+    if shape == "range":
+        subject: ast.expr = a
+        if others and rng.random() < 0.5:
+            subject = ast.BinOp(a, ast.Sub(), ast.Name(rng.choice(others), ast.Load()))
+        low, high = sorted(rng.sample(NEW_CONSTANTS, 2))
+        return ast.Compare(ast.Constant(low), [ast.Lt(), ast.Lt()], [subject, ast.Constant(high)])
     compare: ast.cmpop = rng.choice((ast.Lt(), ast.Gt()))
     if shape == "single":
         return ast.Compare(a, [compare], [_constant(rng)])
