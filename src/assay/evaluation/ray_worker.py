@@ -56,21 +56,27 @@ _SCRATCH: Path | None = None
 SCRATCH_PREFIX = "assay-worker-"
 
 
+def _host() -> str:
+    """This machine's name as it may appear in a file name (containers sharing a /tmp have their own)."""
+    return "".join(c for c in platform.node() if c.isalnum() or c == ".")[:40] or "host"
+
+
 def _scratch() -> Path:
     global _SCRATCH
     if _SCRATCH is None:
-        _SCRATCH = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+        _SCRATCH = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{_host()}-"))
         atexit.register(shutil.rmtree, _SCRATCH, True)
         sweep_dead_scratch(_SCRATCH.parent)
     return _SCRATCH
 
 
 def sweep_dead_scratch(parent: Path) -> list[Path]:
-    """Remove the scratch directories of worker processes that no longer run, and return them. Ray ends its
-    workers with SIGKILL when a driver or node goes, so their exit handlers never run; the next worker on the
-    machine cleans up after them (the directory's name carries its process id)."""
+    """Remove the scratch directories of this machine's worker processes that no longer run, and return them.
+    Ray ends its workers with SIGKILL when a driver or node goes, so their exit handlers never run; the next
+    worker on the machine cleans up after them. A directory's name carries its process id and host name: a
+    process id is only judged on the host (container) that gave it."""
     removed = []
-    for path in parent.glob(f"{SCRATCH_PREFIX}*-*"):
+    for path in parent.glob(f"{SCRATCH_PREFIX}*-{_host()}-*"):
         pid = path.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
         if not pid.isdigit() or _alive(int(pid)) or not path.is_dir():
             continue
