@@ -158,7 +158,7 @@ class RatchetGate(Gate):
     def _cost(self, data: GateInput) -> Dimension:
         base_tokens, base_time = _per_case(data.baseline)
         tokens, seconds = _per_case(data.candidate)
-        numbers = {
+        numbers: dict[str, float | None] = {
             "tokens_per_case": tokens,
             "baseline_tokens_per_case": base_tokens,
             "seconds_per_case": seconds,
