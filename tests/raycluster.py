@@ -58,7 +58,8 @@ def _worker_range() -> int:
     """The first of ``WORKER_PORTS`` ports for a node's workers, below the kernel's ephemeral range: ports from
     :func:`free_port` come from that range, so a component's port can never land among the workers' (Ray refuses
     to start when it does)."""
-    bases = range(10000, _ephemeral_low() - WORKER_PORTS, WORKER_PORTS)
+    top = max(_ephemeral_low(), 20000)  # a machine whose ephemeral range starts low still gets some ranges
+    bases = range(10000, top - WORKER_PORTS, WORKER_PORTS)
     rng = random.Random(os.getpid() ^ time.monotonic_ns())  # concurrent test runs draw different ranges
     while True:
         base = rng.choice(bases)
