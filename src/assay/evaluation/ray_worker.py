@@ -15,6 +15,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 
 from assay.evaluation.bundle import unpack
 from assay.evaluation.evaluator import REMOTE_UNSANDBOXED, Evaluator, EvaluatorRecipe
+from assay.history.owner import LOCK_NAME, RunOwner, is_live
 from assay.model import Case, CaseResult, Split
 
 TREES_KEPT = 8  # candidate trees kept unpacked per worker process (a generation touches one or two)
@@ -54,45 +56,40 @@ _SCRATCH: Path | None = None
 
 
 SCRATCH_PREFIX = "assay-worker-"
-
-
-def _host() -> str:
-    """This machine's name as it may appear in a file name (containers sharing a /tmp have their own)."""
-    return "".join(c for c in platform.node() if c.isalnum() or c == ".")[:40] or "host"
+STALE_AFTER_S = 60.0  # a lock file this recent may belong to a worker still taking it
+_OWNER: RunOwner | None = None
 
 
 def _scratch() -> Path:
-    global _SCRATCH
+    global _SCRATCH, _OWNER
     if _SCRATCH is None:
-        _SCRATCH = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{_host()}-"))
+        _SCRATCH = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
+        _OWNER = RunOwner(
+            _SCRATCH
+        )  # held for the process's life; the kernel drops it however the process ends
+        _OWNER.acquire()
         atexit.register(shutil.rmtree, _SCRATCH, True)
         sweep_dead_scratch(_SCRATCH.parent)
     return _SCRATCH
 
 
-def sweep_dead_scratch(parent: Path) -> list[Path]:
-    """Remove the scratch directories of this machine's worker processes that no longer run, and return them.
-    Ray ends its workers with SIGKILL when a driver or node goes, so their exit handlers never run; the next
-    worker on the machine cleans up after them. A directory's name carries its process id and host name: a
-    process id is only judged on the host (container) that gave it."""
+def sweep_dead_scratch(parent: Path, stale_after: float = STALE_AFTER_S) -> list[Path]:
+    """Remove the scratch directories whose worker process has ended, and return them. Ray ends its workers with
+    SIGKILL when a driver or node goes, so their exit handlers never run; the next worker on the machine cleans
+    up after them. A worker holds its directory's owner lock (:mod:`assay.history.owner`) while it lives, so
+    neither a reused process id nor another container's process ids can mislead the sweep."""
     removed = []
-    for path in parent.glob(f"{SCRATCH_PREFIX}*-{_host()}-*"):
-        pid = path.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or _alive(int(pid)) or not path.is_dir():
+    now = time.time()
+    for path in parent.glob(f"{SCRATCH_PREFIX}*"):
+        try:
+            recent = now - (path / LOCK_NAME).stat().st_mtime < stale_after
+        except OSError:  # no lock file: not a worker's scratch directory
+            continue
+        if recent or is_live(path):
             continue
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 def _loop() -> asyncio.AbstractEventLoop:
