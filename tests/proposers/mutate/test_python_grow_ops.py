@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import random
+from collections import Counter
 
 import pytest
 
@@ -79,3 +80,31 @@ def test_a_guard_can_split_out_a_range_of_a_name_or_a_difference() -> None:
             ranges.append(ast.unparse(test.comparators[0]))
     assert {"item", "remaining"} & set(ranges)
     assert {"remaining - item", "item - remaining"} & set(ranges)
+
+
+def new_constants(before: str, after: str) -> list[tuple[type, object]]:
+    """The numbers ``after`` has that ``before`` does not, as (type, value): 2 and 2.0 are told apart."""
+
+    def numbers(source: str) -> Counter[tuple[type, object]]:
+        tree = ast.parse(source)
+        return Counter((type(n.value), n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant))
+
+    return list((numbers(after) - numbers(before)).elements())
+
+
+@pytest.mark.parametrize("operator", ["py.add_term", "py.guard"])
+def test_new_constants_are_floats_beside_a_float_and_either_kind_where_nothing_says(operator: str) -> None:
+    kinds: dict[str, set[type]] = {"float literal": set(), "no literal": set()}
+    sources = {
+        "float literal": "def score(x, y):\n    return 0.5 * x - y\n",
+        "no literal": FUNCTIONS["best_fit"],
+    }
+    for seed in range(40):
+        for label, source in sources.items():
+            mutation = OPERATORS.get(operator).apply("f.py", source, random.Random(seed))
+            assert mutation is not None
+            added = new_constants(source, mutation.new_text)
+            assert added, mutation.new_text
+            assert len({kind for kind, _ in added}) == 1, mutation.new_text  # one kind within an edit
+            kinds[label] |= {kind for kind, _ in added}
+    assert kinds == {"float literal": {float}, "no literal": {int, float}}

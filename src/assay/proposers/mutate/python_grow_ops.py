@@ -3,8 +3,11 @@ return with a branch on the function's own names (a threshold, or a range split 
 an expression in a nonlinearity.
 
 The new pieces are built from what the function already has (its parameters and the local names assigned
-before the edit) and new constants, which numeric tuning then tunes. Every operator is generic: it knows
-nothing of the task, only of Python functions. Layer 2 adds terms and guarded branches, layer 3 wraps.
+before the edit) and new constants, which numeric tuning then tunes. The constants are floats in a function that
+has a float literal; in one that has none, nothing tells whether its values are counts or fractions, so an edit
+draws ints or floats at even odds (an int is tuned over whole numbers, where a guard on a count has few distinct
+places to sit). Every operator is generic: it knows nothing of the task, only of Python functions. Layer 2 adds
+terms and guarded branches, layer 3 wraps.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replac
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 NEW_CONSTANTS = (0.1, 0.5, 2.0, 5.0, 10.0, 20.0)
+NEW_INTS = (1, 2, 5, 10, 20, 50, 100)
+Palette = tuple[int, ...] | tuple[float, ...]
 
 
 @dataclass
@@ -59,11 +64,18 @@ def _inner_function(function: ast.AST, node: ast.AST) -> bool:
     return False
 
 
-def _constant(rng: random.Random) -> ast.Constant:
-    return ast.Constant(rng.choice(NEW_CONSTANTS))
+def _palette(function: ast.AST, rng: random.Random) -> Palette:
+    """The new constants of an edit in ``function`` (see the module docstring)."""
+    if any(isinstance(n, ast.Constant) and type(n.value) is float for n in ast.walk(function)):
+        return NEW_CONSTANTS
+    return NEW_INTS if rng.random() < 0.5 else NEW_CONSTANTS
 
 
-def _term(names: list[str], rng: random.Random) -> ast.expr:
+def _constant(rng: random.Random, palette: Palette) -> ast.Constant:
+    return ast.Constant(rng.choice(palette))
+
+
+def _term(names: list[str], rng: random.Random, palette: Palette) -> ast.expr:
     """``c * a``, ``c * a * a`` or ``c * a * b`` from the available names."""
     a = ast.Name(rng.choice(names), ast.Load())
     shape = rng.choice(("linear", "square", "product") if len(names) > 1 else ("linear", "square"))
@@ -74,7 +86,7 @@ def _term(names: list[str], rng: random.Random) -> ast.expr:
     else:
         b = rng.choice([n for n in names if n != a.id])
         factor = ast.BinOp(a, ast.Mult(), ast.Name(b, ast.Load()))
-    return ast.BinOp(_constant(rng), ast.Mult(), factor)
+    return ast.BinOp(_constant(rng, palette), ast.Mult(), factor)
 
 
 def add_term(src: Source, rng: random.Random) -> PyChange | None:
@@ -85,7 +97,7 @@ def add_term(src: Source, rng: random.Random) -> PyChange | None:
     site = rng.choice(sites)
     old = site.ret.value
     assert old is not None
-    term = _term(site.names, rng)
+    term = _term(site.names, rng, _palette(site.function, rng))
     new = ast.BinOp(old, rng.choice((ast.Add(), ast.Sub())), term)
     plans = replace_node(src, old, new)
     site.ret.value = new
@@ -94,7 +106,7 @@ def add_term(src: Source, rng: random.Random) -> PyChange | None:
     )
 
 
-def _condition(names: list[str], rng: random.Random) -> ast.expr:
+def _condition(names: list[str], rng: random.Random, palette: Palette) -> ast.expr:
     """``a < c``, ``a - b < c`` or ``a < c * b`` (or ``>``), or a range of ``a`` or ``a - b`` split out as
     ``c1 < a - b < c2``, from the available names and new constants."""
     a = ast.Name(rng.choice(names), ast.Load())
@@ -104,15 +116,15 @@ def _condition(names: list[str], rng: random.Random) -> ast.expr:
         subject: ast.expr = a
         if others and rng.random() < 0.5:
             subject = ast.BinOp(a, ast.Sub(), ast.Name(rng.choice(others), ast.Load()))
-        low, high = sorted(rng.sample(NEW_CONSTANTS, 2))
+        low, high = sorted(rng.sample(palette, 2))
         return ast.Compare(ast.Constant(low), [ast.Lt(), ast.Lt()], [subject, ast.Constant(high)])
     compare: ast.cmpop = rng.choice((ast.Lt(), ast.Gt()))
     if shape == "single":
-        return ast.Compare(a, [compare], [_constant(rng)])
+        return ast.Compare(a, [compare], [_constant(rng, palette)])
     b = ast.Name(rng.choice(others), ast.Load())
     if shape == "difference":
-        return ast.Compare(ast.BinOp(a, ast.Sub(), b), [compare], [_constant(rng)])
-    return ast.Compare(a, [compare], [ast.BinOp(_constant(rng), ast.Mult(), b)])
+        return ast.Compare(ast.BinOp(a, ast.Sub(), b), [compare], [_constant(rng, palette)])
+    return ast.Compare(a, [compare], [ast.BinOp(_constant(rng, palette), ast.Mult(), b)])
 
 
 def guard(src: Source, rng: random.Random) -> PyChange | None:
@@ -124,9 +136,10 @@ def guard(src: Source, rng: random.Random) -> PyChange | None:
     site = rng.choice(sites)
     value = site.ret.value
     assert value is not None
-    shift = _constant(rng) if rng.random() < 0.5 else _term(site.names, rng)
+    palette = _palette(site.function, rng)
+    shift = _constant(rng, palette) if rng.random() < 0.5 else _term(site.names, rng, palette)
     branch_value = ast.BinOp(value, rng.choice((ast.Add(), ast.Sub())), shift)
-    branch = ast.If(_condition(site.names, rng), [ast.Return(branch_value)], [])
+    branch = ast.If(_condition(site.names, rng, palette), [ast.Return(branch_value)], [])
     block = _block_of(site.function, site.ret)
     if block is None:
         return None
@@ -149,7 +162,7 @@ def _block_of(function: ast.AST, stmt: ast.stmt) -> list[ast.stmt] | None:
     return None
 
 
-def _wrapped(expr: ast.expr, rng: random.Random) -> ast.expr:
+def _wrapped(expr: ast.expr, rng: random.Random, palette: Palette) -> ast.expr:
     kind = rng.choice(("square", "abs", "sqrt", "min", "max", "reciprocal"))
     if kind == "square":
         return ast.BinOp(expr, ast.Pow(), ast.Constant(2))
@@ -158,7 +171,7 @@ def _wrapped(expr: ast.expr, rng: random.Random) -> ast.expr:
     if kind == "sqrt":
         return ast.BinOp(ast.Call(ast.Name("abs", ast.Load()), [expr], []), ast.Pow(), ast.Constant(0.5))
     if kind in ("min", "max"):
-        return ast.Call(ast.Name(kind, ast.Load()), [expr, _constant(rng)], [])
+        return ast.Call(ast.Name(kind, ast.Load()), [expr, _constant(rng, palette)], [])
     return ast.BinOp(
         ast.Constant(1.0),
         ast.Div(),
@@ -173,6 +186,7 @@ def wrap(src: Source, rng: random.Random) -> PyChange | None:
     if not sites:
         return None
     site = rng.choice(sites)
+    palette = _palette(site.function, rng)
     value = site.ret.value
     assert value is not None
     reads = [
@@ -185,11 +199,11 @@ def wrap(src: Source, rng: random.Random) -> PyChange | None:
     old: ast.expr
     if reads and rng.random() < 0.5:
         parent, field, old = rng.choice(reads)
-        new = _wrapped(old, rng)
+        new = _wrapped(old, rng, palette)
         plans = replace_node(src, old, new)
         setattr(parent, field, new)
     else:
-        old, new = value, _wrapped(value, rng)
+        old, new = value, _wrapped(value, rng, palette)
         plans = replace_node(src, old, new)
         site.ret.value = new
     return PyChange(
