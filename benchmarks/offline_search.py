@@ -153,13 +153,16 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--tasks", nargs="+", default=list(offline_tasks.TASKS), choices=offline_tasks.TASKS)
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
-    parser.add_argument("--seeds", type=int, default=None)
+    parser.add_argument("--seeds", type=int, default=None, help="how many seeds (5, or 2 with --quick)")
+    parser.add_argument(
+        "--first-seed", type=int, default=0, help="the first seed (to split seeds over processes)"
+    )
     args = parser.parse_args()
     seeds = args.seeds or (2 if args.quick else 5)
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="offline-search-") as tmp:
         for task in args.tasks:
-            for seed in range(seeds):
+            for seed in range(args.first_seed, args.first_seed + seeds):
                 for method in args.methods:
                     result = run_one(task, method, seed, args.quick, Path(tmp))
                     results.append(result)

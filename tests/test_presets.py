@@ -30,3 +30,16 @@ def test_presets_switch_gate_strictness_and_matches_as_autocontexts_do():
     )
     assert explicit.gate_options["min_delta"] == 0.05 and explicit.matches_per_generation == 1
     assert "min_delta" not in resolve(EvolveConfig(preset="deep")).gate_options  # the ratchet takes none
+
+
+def test_the_offline_default_runs_to_its_generation_limit_unless_a_plateau_is_set():
+    from assay.config import LLMSettings, ProposerConfig
+
+    offline = resolve(EvolveConfig(preset="standard"))
+    assert offline.plateau == offline.max_generations == PRESETS["standard"].max_generations
+    assert resolve(EvolveConfig(preset="quick", max_generations=33)).plateau == 33
+    assert resolve(EvolveConfig(preset="standard", plateau=12)).plateau == 12
+    operators_only = EvolveConfig(proposer=ProposerConfig(type="mutate", tuning=False))
+    llm = EvolveConfig(proposer=ProposerConfig(type="llm", llm=LLMSettings(model="openai:gpt-4o-mini")))
+    for evolve in (operators_only, llm):
+        assert resolve(evolve).plateau == PRESETS["standard"].plateau
