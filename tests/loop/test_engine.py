@@ -46,7 +46,9 @@ def test_run_logs_every_candidate_and_leaves_the_user_branch(project):
             assert set(record.gate) == {"structure"} and not record.gate["structure"].passed
         elif record.decision != "invalid":
             assert set(record.gate) >= {"structure", "progress", "regression", "cost", "safety"}
-    assert (files.run_dir / "plan.md").read_text().startswith("# assay run")
+    plan = (files.run_dir / "plan.md").read_text()
+    assert plan.startswith("# assay run")
+    assert "- budget: 6 generations, 3600s wall clock, no plateau rule" in plan  # none can fire within 6
     matches = [e for e in files.read_events() if e.kind == "matches"]
     evaluated = [r for r in records[1:] if r.dev_score is not None and "screened-out" not in r.flags]
     assert [e.data["candidate"] for e in matches] == [r.candidate_id for r in evaluated]
