@@ -64,9 +64,8 @@ def _scratch() -> Path:
     global _SCRATCH, _OWNER
     if _SCRATCH is None:
         _SCRATCH = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
-        _OWNER = RunOwner(
-            _SCRATCH
-        )  # held for the process's life; the kernel drops it however the process ends
+        # Held for the process's life; the kernel drops it however the process ends.
+        _OWNER = RunOwner(_SCRATCH)
         _OWNER.acquire()
         atexit.register(shutil.rmtree, _SCRATCH, True)
         sweep_dead_scratch(_SCRATCH.parent)

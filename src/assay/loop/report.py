@@ -29,6 +29,11 @@ def plan_text(
     """plan.md: kind, editable scope, tiers and when L3 runs, gate, starting layer, budget and stop rules, and
     the dev cases marked unfixable so far."""
     evolve = config.evolve
+    plateau = (
+        f"plateau after {settings.plateau} generations without a keep"
+        if settings.plateau < max_generations
+        else "no plateau rule"
+    )
     lines = [
         f"# assay run {run.run_id}",
         "",
@@ -41,13 +46,8 @@ def plan_text(
         f" (every {settings.l3_every} generations, when dev pass rate > {config.tiers.l3_when_dev_above},"
         " before a layer promotion, and at the end)",
         _gate_line(config, settings, noise),
-        f"- budget: {max_generations} generations, {settings.wall_clock_s:g}s wall clock, "
-        + (
-            f"plateau after {settings.plateau} generations without a keep"
-            if settings.plateau < max_generations
-            else "no plateau rule"
-        )
-        + f", target dev pass rate {evolve.target_pass_rate}",
+        f"- budget: {max_generations} generations, {settings.wall_clock_s:g}s wall clock, {plateau},"
+        f" target dev pass rate {evolve.target_pass_rate}",
         "- stops: also oscillation (same content or failing set 3x), two falling kept scores, layers exhausted,"
         " a STOP file in this folder, Ctrl-C",
     ]
