@@ -108,3 +108,49 @@ def test_new_constants_are_floats_beside_a_float_and_either_kind_where_nothing_s
             assert len({kind for kind, _ in added}) == 1, mutation.new_text  # one kind within an edit
             kinds[label] |= {kind for kind, _ in added}
     assert kinds == {"float literal": {float}, "no literal": {int, float}}
+
+
+def guards(source: str, seeds: int) -> list[ast.If]:
+    found = []
+    for seed in range(seeds):
+        mutation = OPERATORS.get("py.guard").apply("f.py", source, random.Random(seed))
+        assert mutation is not None
+        function = ast.parse(mutation.new_text).body[-1]
+        found.append(next(s for s in function.body if isinstance(s, ast.If)))  # type: ignore[attr-defined]
+    return found
+
+
+def test_a_guard_can_test_a_computed_part_of_the_returned_value() -> None:
+    source = "import math\n\n\ndef f(x, y):\n    return -math.log1p(x * y)\n"
+    tested = set()
+    for branch in guards(source, 60):
+        test = branch.test
+        assert isinstance(test, ast.Compare)
+        tested.add(ast.unparse(test.comparators[0] if len(test.ops) == 2 else test.left))
+    # From the names alone a guard tests x, y or a difference of them; these come from the returned value.
+    assert {"x * y", "math.log1p(x * y)"} <= tested
+
+
+def test_a_guarded_case_scales_or_shifts_the_value_and_a_scale_is_never_one() -> None:
+    kinds: Counter[str] = Counter()
+    for branch in guards(FUNCTIONS["best_fit"], 60):
+        value = branch.body[0].value  # type: ignore[attr-defined]
+        assert isinstance(value, ast.BinOp)
+        assert ast.unparse(value.left) == "-(remaining - item)"  # the value the function returns
+        kinds[type(value.op).__name__] += 1
+        if isinstance(value.op, ast.Mult):
+            assert isinstance(value.right, ast.Constant) and value.right.value != 1
+    assert set(kinds) == {"Mult", "Add", "Sub"}
+
+
+def test_a_band_starts_wide_a_low_bound_below_a_high_one_from_the_palette() -> None:
+    bands = [
+        (b.test.left.value, b.test.comparators[1].value)  # type: ignore[attr-defined]
+        for b in guards(FUNCTIONS["best_fit"], 120)
+        if isinstance(b.test, ast.Compare) and len(b.test.ops) == 2
+    ]
+    assert len(bands) > 10
+    for low, high in bands:
+        assert low < high
+        assert high / low >= 2  # drawn from the two halves of the palette: a band tuning can narrow
+        assert low != 1  # tuning leaves 0 and 1 in a function alone, so a bound of 1 could never move

@@ -1,6 +1,6 @@
 """Python operators that grow a program instead of only flipping it: add a term to a returned value, guard the
-return with a branch on the function's own names (a threshold, or a range split out as a case of its own), wrap
-an expression in a nonlinearity.
+return with a branch (a threshold or a band of the function's own names, or of a computed part of the returned
+value, returning that value scaled or shifted), wrap an expression in a nonlinearity.
 
 The new pieces are built from what the function already has (its parameters and the local names assigned
 before the edit) and new constants, which numeric tuning then tunes. The constants are floats in a function that
@@ -13,6 +13,7 @@ terms and guarded branches, layer 3 wraps.
 from __future__ import annotations
 
 import ast
+import copy
 import random
 from dataclasses import dataclass
 
@@ -21,7 +22,7 @@ from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replac
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 NEW_CONSTANTS = (0.1, 0.5, 2.0, 5.0, 10.0, 20.0)
-NEW_INTS = (1, 2, 5, 10, 20, 50, 100)
+NEW_INTS = (2, 5, 10, 20, 50, 100)  # not 1: tuning leaves 0 and 1 alone (an offset, an index)
 Palette = tuple[int, ...] | tuple[float, ...]
 
 
@@ -106,9 +107,36 @@ def add_term(src: Source, rng: random.Random) -> PyChange | None:
     )
 
 
-def _condition(names: list[str], rng: random.Random, palette: Palette) -> ast.expr:
-    """``a < c``, ``a - b < c`` or ``a < c * b`` (or ``>``), or a range of ``a`` or ``a - b`` split out as
-    ``c1 < a - b < c2``, from the available names and new constants."""
+def _subjects(value: ast.expr) -> list[ast.expr]:
+    """The computed parts of a returned value (an operation on at least one name; a negation's operand in place
+    of the negation): what a case split of the value can test, such as ``b - a`` in ``return -(b - a)``."""
+    found: dict[str, ast.expr] = {}
+    for node in ast.walk(value):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            node = node.operand
+        if isinstance(node, ast.BinOp | ast.Call) and any(isinstance(n, ast.Name) for n in ast.walk(node)):
+            found.setdefault(ast.unparse(node), node)
+    return list(found.values())
+
+
+def _range(subject: ast.expr, rng: random.Random, palette: Palette) -> ast.expr:
+    """``low < subject < high``, a low bound from the smaller half of the palette and a high one from the larger:
+    a wide band, which tuning narrows (each bound is tuned within about a decade of where it starts)."""
+    half = len(palette) // 2
+    low, high = rng.choice(palette[:half]), rng.choice(palette[half:])
+    return ast.Compare(ast.Constant(low), [ast.Lt(), ast.Lt()], [subject, ast.Constant(high)])
+
+
+def _condition(names: list[str], value: ast.expr, rng: random.Random, palette: Palette) -> ast.expr:
+    """A test on a computed part of the returned ``value`` (half the time, when it has one): a range of it split
+    out as ``c1 < s < c2``, or ``s < c`` (or ``>``). Otherwise one built from the available names: ``a < c``,
+    ``a - b < c`` or ``a < c * b`` (or ``>``), or a range of ``a`` or ``a - b``."""
+    subjects = _subjects(value)
+    if subjects and rng.random() < 0.5:
+        part = copy.deepcopy(rng.choice(subjects))
+        if rng.random() < 0.5:
+            return _range(part, rng, palette)
+        return ast.Compare(part, [rng.choice((ast.Lt(), ast.Gt()))], [_constant(rng, palette)])
     a = ast.Name(rng.choice(names), ast.Load())
     others = [n for n in names if n != a.id]
     shape = rng.choice(("single", "difference", "ratio", "range") if others else ("single", "range"))
@@ -116,8 +144,7 @@ def _condition(names: list[str], rng: random.Random, palette: Palette) -> ast.ex
         subject: ast.expr = a
         if others and rng.random() < 0.5:
             subject = ast.BinOp(a, ast.Sub(), ast.Name(rng.choice(others), ast.Load()))
-        low, high = sorted(rng.sample(palette, 2))
-        return ast.Compare(ast.Constant(low), [ast.Lt(), ast.Lt()], [subject, ast.Constant(high)])
+        return _range(subject, rng, palette)
     compare: ast.cmpop = rng.choice((ast.Lt(), ast.Gt()))
     if shape == "single":
         return ast.Compare(a, [compare], [_constant(rng, palette)])
@@ -127,9 +154,21 @@ def _condition(names: list[str], rng: random.Random, palette: Palette) -> ast.ex
     return ast.Compare(a, [compare], [ast.BinOp(_constant(rng, palette), ast.Mult(), b)])
 
 
+def _case_value(value: ast.expr, names: list[str], rng: random.Random, palette: Palette) -> ast.expr:
+    """The value a guarded case returns: ``E`` scaled (``E * c``: one constant whose tuning can weaken or
+    strengthen it, whatever its sign), or shifted by a constant or a new term (``E - c``, ``E + c * x``)."""
+    kind = rng.choice(("scale", "constant", "term"))
+    if kind == "scale":
+        factors = tuple(c for c in palette if c != 1)
+        return ast.BinOp(copy.deepcopy(value), ast.Mult(), ast.Constant(rng.choice(factors)))
+    shift = _constant(rng, palette) if kind == "constant" else _term(names, rng, palette)
+    return ast.BinOp(copy.deepcopy(value), rng.choice((ast.Add(), ast.Sub())), shift)
+
+
 def guard(src: Source, rng: random.Random) -> PyChange | None:
-    """Before a ``return E`` that is a statement of its own line, add ``if <condition>: return E - c`` (or
-    ``+ c``, or ``E`` with a new term): a case split of the inputs, built from the function's own names."""
+    """Before a ``return E`` that is a statement of its own line, add ``if <condition>: return E * c`` (or
+    ``E - c``, or ``E`` with a new term): a case split of the inputs or of a part of ``E``, built from the
+    function's own names."""
     sites = [s for s in _sites(src) if src.indent(s.ret) is not None]
     if not sites:
         return None
@@ -137,9 +176,8 @@ def guard(src: Source, rng: random.Random) -> PyChange | None:
     value = site.ret.value
     assert value is not None
     palette = _palette(site.function, rng)
-    shift = _constant(rng, palette) if rng.random() < 0.5 else _term(site.names, rng, palette)
-    branch_value = ast.BinOp(value, rng.choice((ast.Add(), ast.Sub())), shift)
-    branch = ast.If(_condition(site.names, rng, palette), [ast.Return(branch_value)], [])
+    branch_value = _case_value(value, site.names, rng, palette)
+    branch = ast.If(_condition(site.names, value, rng, palette), [ast.Return(branch_value)], [])
     block = _block_of(site.function, site.ret)
     if block is None:
         return None
