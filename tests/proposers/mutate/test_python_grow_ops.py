@@ -4,6 +4,7 @@ functions of several shapes (none of them knows the task)."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import random
 from collections import Counter
 
@@ -154,3 +155,16 @@ def test_a_band_starts_wide_a_low_bound_below_a_high_one_from_the_palette() -> N
         assert low < high
         assert high / low >= 2  # drawn from the two halves of the palette: a band tuning can narrow
         assert low != 1  # tuning leaves 0 and 1 in a function alone, so a bound of 1 could never move
+
+
+def test_a_guard_never_tests_a_part_that_uses_a_lambdas_or_a_comprehensions_own_names() -> None:
+    source = "def f(xs, w):\n    return -sum(x * w for x in xs) + max(xs, key=lambda v: v * 2)\n"
+    tested = set()
+    for branch in guards(source, 80):
+        namespace = {"xs": [1, 2], "w": 3}
+        # The test must find its names where the guard sits, with only the function's names bound (a list
+        # compared with a number is a TypeError of the names path, recorded as a failed candidate).
+        with contextlib.suppress(TypeError):
+            eval(compile(ast.Expression(branch.test), "f.py", "eval"), {"sum": sum, "max": max, **namespace})
+        tested.add(ast.unparse(branch.test))
+    assert any("sum(" in test for test in tested)  # the parts around the generator are still tested

@@ -21,6 +21,7 @@ from assay.proposers.mutate.base import shorten
 from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replace_node
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 NEW_CONSTANTS = (0.1, 0.5, 2.0, 5.0, 10.0, 20.0)
 NEW_INTS = (2, 5, 10, 20, 50, 100)  # not 1: tuning leaves 0 and 1 alone (an offset, an index)
 Palette = tuple[int, ...] | tuple[float, ...]
@@ -111,10 +112,19 @@ def _subjects(value: ast.expr) -> list[ast.expr]:
     """The computed parts of a returned value (an operation on at least one name; a negation's operand in place
     of the negation): what a case split of the value can test, such as ``b - a`` in ``return -(b - a)``."""
     found: dict[str, ast.expr] = {}
-    for node in ast.walk(value):
+    pending: list[ast.AST] = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, OWN_SCOPES):
+            continue  # names bound inside (a lambda's parameters, a loop variable) mean nothing outside it
+        pending.extend(reversed(list(ast.iter_child_nodes(node))))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             node = node.operand
-        if isinstance(node, ast.BinOp | ast.Call) and any(isinstance(n, ast.Name) for n in ast.walk(node)):
+        if (
+            isinstance(node, ast.BinOp | ast.Call)
+            and any(isinstance(n, ast.Name) for n in ast.walk(node))
+            and not any(isinstance(n, ast.NamedExpr | ast.Await) for n in ast.walk(node))
+        ):
             found.setdefault(ast.unparse(node), node)
     return list(found.values())
 
