@@ -100,7 +100,7 @@ def main() -> None:
             ratio = (
                 f"{rate / baseline:.1f}x"
                 if baseline
-                else ("no hits either" if not rate else "py.add_term: none")
+                else ("no hits either" if not rate else "n/a, py.add_term had none")
             )
             print(f"{name} yield / py.add_term yield: {ratio}")
 

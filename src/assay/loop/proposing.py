@@ -217,8 +217,9 @@ def _view(
 def structures(
     ctx: LoopContext, trials: list[Trial], own: str, count: int = STRUCTURES_SHOWN
 ) -> list[Structure]:
-    """The ``count`` best-scoring program structures evaluated so far other than ``own`` (the parent's), with
-    the files of each one's best candidate."""
+    """The ``count`` best-scoring program structures evaluated so far other than ``own`` (the parent's), and the
+    latest evaluated one (a structural edit's first values may score low), with the files of each one's best
+    candidate."""
     best: dict[str, Trial] = {}
     counts: dict[str, int] = {}
     for trial in trials:
@@ -227,7 +228,15 @@ def structures(
         if trial.point.values and trial.commit and (study not in best or trial.score > best[study].score):
             best[study] = trial
     ranked = sorted((t for s, t in best.items() if s != own), key=lambda t: -t.score)[:count]
-    return [Structure(t.point.study, ctx.files_at(t.commit), t.score, counts[t.point.study]) for t in ranked]
+    latest = trials[-1].point.study if trials else None
+    if latest is not None and latest != own and latest in best and best[latest] not in ranked:
+        ranked.append(best[latest])
+    return [
+        Structure(
+            t.point.study, ctx.files_at(t.commit), t.score, counts[t.point.study], t.point.study == latest
+        )
+        for t in ranked
+    ]
 
 
 def _failed(

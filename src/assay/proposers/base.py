@@ -46,12 +46,14 @@ class Trial:
 @dataclass
 class Structure:
     """An evaluated program structure other than the parent's, offered for tuning: the files of its best
-    candidate (its ``study``'s best ``score``, over ``trials`` evaluations)."""
+    candidate (its ``study``'s best ``score``, over ``trials`` evaluations); ``latest`` when the last evaluated
+    candidate was of this structure."""
 
     study: str
     files: dict[str, str]
     score: float
     trials: int
+    latest: bool = False
 
 
 @dataclass
@@ -100,8 +102,9 @@ class ProposerView:
     ones, in the order of priority, with ``more_failing`` the failing cases not among them;
     ``best_diff``: the current best's diff against the baseline (empty when they are the same);
     ``context_tokens``: the prompt's token budget; ``trials``: the evaluated candidates' tunable numbers and
-    mean dev scores (the parent's first); ``structures``: the best other program structures evaluated so far,
-    whose numbers a tuner may tune too (a structural edit discarded at its first values may win at others);
+    mean dev scores (the parent's first); ``structures``: the best other program structures evaluated so far
+    and the latest one, whose numbers a tuner may tune too (a structural edit discarded at its first values may
+    win at others);
     ``attempt``: the draw, counted from 0 (a draw that repeated an earlier candidate is made again with the
     next one).
     """

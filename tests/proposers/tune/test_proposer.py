@@ -101,3 +101,33 @@ def test_a_structure_whose_numbers_change_nothing_is_seldom_tuned(tmp_path: Path
         )
         picks.append(proposer.choose(view)[2])  # type: ignore[index]
     assert picks.count("") >= 35  # the parent's own structure, nearly always
+
+
+def test_a_structure_a_structural_edit_just_introduced_gets_half_the_draws_whatever_it_scored() -> None:
+    parent = {"f.py": "def f(x):\n    return x * 3.0\n"}
+    grown = {"f.py": "def f(x):\n    if 2.0 < x < 20.0:\n        return x * 3.0 * 5.0\n    return x * 3.0\n"}
+    point = search_space(parent).point()
+    trials = [
+        Trial(point.model_copy(update={"values": {"f.py:f#1": v}}), score)
+        for v, score in ((3.0, 0.9), (2.5, 0.88), (3.5, 0.89))
+    ]
+    grown_study = search_space(grown).study
+
+    def picks(latest: bool, tried: int) -> int:
+        chosen = []
+        for generation in range(100):
+            proposer = TuneProposer(seed=2)
+            proposer.generation = generation
+            structure = Structure(grown_study, grown, 0.6, tried, latest=latest)  # far below the parent
+            view = ProposerView(artifact=parent, layer=1, trials=trials, structures=[structure])
+            chosen.append(proposer.choose(view)[2])  # type: ignore[index]
+        return sum(1 for label in chosen if label)
+
+    fresh, usual, tuned = (
+        picks(latest=True, tried=1),
+        picks(latest=False, tried=1),
+        picks(latest=True, tried=2),
+    )
+    assert 35 <= fresh <= 65  # about half
+    assert usual < fresh - 10  # a far structure, scored once, by the usual weights: about 2 draws in 7
+    assert tuned == usual  # tuned once already: back to the usual weights

@@ -77,13 +77,18 @@ class TuneProposer(Proposer):
     def choose(self, view: ProposerView) -> tuple[dict[str, str], SearchSpace, str] | None:
         """The structure to tune: the parent's, or one of the other structures in the view (a structural edit
         that was discarded at its first values), drawn with weights that favour good scores and few trials, and
-        shun a structure whose trials all scored the same."""
+        shun a structure whose trials all scored the same. A structure the last structural edit introduced gets
+        half the draws: its first values are arbitrary, so its first score says little."""
         parent_score = view.trials[0].score if view.trials else None
         options: list[tuple[dict[str, str], SearchSpace, str]] = []
         weights: list[float] = []
-        for files, score, label in [
-            (view.artifact, parent_score, ""),
-            *((s.files, s.score, f"on a structure scoring {s.score:.4f}") for s in view.structures),
+        fresh: int | None = None  # the option a structural edit just introduced, never tuned yet
+        for files, score, label, new in [
+            (view.artifact, parent_score, "", False),
+            *(
+                (s.files, s.score, f"on a structure scoring {s.score:.4f}", s.latest and s.trials == 1)
+                for s in view.structures
+            ),
         ]:
             space = self.space(files)
             if not space.parameters:
@@ -92,12 +97,16 @@ class TuneProposer(Proposer):
             known = sum(1 for t in view.trials if t.point.study == space.study)
             near = parent_score is None or score is None or score >= parent_score - NEAR_BEST
             flat = known >= FLAT_AFTER and len(scores) == 1  # its numbers change nothing measured
+            if new:
+                fresh = len(options)
             options.append((files, space, label))
             weights.append(
                 (FLAT_WEIGHT if flat else 1.0) * (1.0 if near else FAR_WEIGHT) / math.sqrt(1 + known)
             )
         if not options:
             return None
+        if fresh is not None:  # as likely as all the others together, whatever its first values scored
+            weights[fresh] = sum(w for i, w in enumerate(weights) if i != fresh) or 1.0
         rng = random.Random(f"{self.seed}:structure:{self.generation}:{view.attempt}")
         return rng.choices(options, weights=weights)[0]
 

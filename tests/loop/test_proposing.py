@@ -1,0 +1,33 @@
+"""Which other program structures the tuner is offered: the best-scoring ones and the latest evaluated one."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from assay.loop.proposing import STRUCTURES_SHOWN, structures
+from assay.proposers.base import Trial, TunedPoint
+
+
+def trial(study: str, score: float, value: float = 1.0) -> Trial:
+    return Trial(TunedPoint(study=study, values={"x": value}), score, commit=f"{study}-{value}")
+
+
+def offered(trials: list[Trial], own: str = "own") -> list[tuple[str, float, int, bool]]:
+    ctx = SimpleNamespace(files_at=lambda commit: {"f.py": commit})
+    return [(s.study, s.score, s.trials, s.latest) for s in structures(ctx, trials, own)]  # type: ignore[arg-type]
+
+
+def test_the_best_structures_are_offered_with_their_best_score_and_trial_count() -> None:
+    trials = [trial("own", 0.9), trial("a", 0.8), trial("a", 0.85, 2.0), trial("b", 0.7)]
+    assert offered(trials) == [("a", 0.85, 2, False), ("b", 0.7, 1, True)]
+
+
+def test_the_latest_structure_is_offered_even_when_it_scored_below_the_best_ones() -> None:
+    good = [trial(f"good{i}", 0.9 - i / 100) for i in range(STRUCTURES_SHOWN + 2)]
+    low = trial("new", 0.1)
+    shown = offered([*good, low])
+    assert len(shown) == STRUCTURES_SHOWN + 1
+    assert shown[-1] == ("new", 0.1, 1, True)
+    assert [s[0] for s in shown[:-1]] == [f"good{i}" for i in range(STRUCTURES_SHOWN)]
+    # When the latest is the parent's own structure, nothing more is offered.
+    assert len(offered([*good, low, trial("own", 0.95)])) == STRUCTURES_SHOWN
