@@ -44,24 +44,20 @@ def tuned_excess(source: str, trials: int, seed: int) -> tuple[float, str]:
     def written(values: dict[str, int | float]) -> str:
         return {**files, **write_values(files, [p.site for p in space.parameters], values)}["priority.py"]
 
-    def objective(trial: optuna.Trial) -> float:
-        values = {
-            p.name: p.cast(
-                trial.suggest_int(p.name, int(p.low), int(p.high), log=p.log)
-                if p.integer
-                else trial.suggest_float(p.name, p.low, p.high, log=p.log)
-            )
-            for p in space.parameters
-        }
+    def excess_on_dev(values: dict[str, int | float]) -> float:
         try:
             return offline_tasks.excess(written(values), seeds=DEV)
         except Exception:  # a tuned point that crashes the packer scores as hopeless
             return 100.0
 
+    # Asked and told as the tune proposer asks: the search space's own distributions, values cast as written.
+    distributions = space.distributions()
     sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=STARTUP_TRIALS, multivariate=True)
     study = optuna.create_study(direction="minimize", sampler=sampler)
     study.enqueue_trial({p.name: p.site.value for p in space.parameters})
-    study.optimize(objective, n_trials=trials)
+    for _ in range(trials):
+        trial = study.ask(distributions)
+        study.tell(trial, excess_on_dev({p.name: p.cast(trial.params[p.name]) for p in space.parameters}))
     best = written({p.name: p.cast(study.best_params[p.name]) for p in space.parameters})
     return offline_tasks.excess(best), best
 

@@ -120,12 +120,10 @@ def _subjects(value: ast.expr) -> list[ast.expr]:
         pending.extend(reversed(list(ast.iter_child_nodes(node))))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             node = node.operand
-        if (
-            isinstance(node, ast.BinOp | ast.Call)
-            and any(isinstance(n, ast.Name) for n in ast.walk(node))
-            and not any(isinstance(n, ast.NamedExpr | ast.Await) for n in ast.walk(node))
-        ):
-            found.setdefault(ast.unparse(node), node)
+        if isinstance(node, ast.BinOp | ast.Call):
+            inside = {type(n) for n in ast.walk(node)}
+            if ast.Name in inside and not inside & {ast.NamedExpr, ast.Await}:
+                found.setdefault(ast.unparse(node), node)
     return list(found.values())
 
 
@@ -168,9 +166,8 @@ def _case_value(value: ast.expr, names: list[str], rng: random.Random, palette: 
     """The value a guarded case returns: ``E`` scaled (``E * c``: one constant whose tuning can weaken or
     strengthen it, whatever its sign), or shifted by a constant or a new term (``E - c``, ``E + c * x``)."""
     kind = rng.choice(("scale", "constant", "term"))
-    if kind == "scale":
-        factors = tuple(c for c in palette if c != 1)
-        return ast.BinOp(copy.deepcopy(value), ast.Mult(), ast.Constant(rng.choice(factors)))
+    if kind == "scale":  # neither palette holds 1, so a scale always changes the value
+        return ast.BinOp(copy.deepcopy(value), ast.Mult(), _constant(rng, palette))
     shift = _constant(rng, palette) if kind == "constant" else _term(names, rng, palette)
     return ast.BinOp(copy.deepcopy(value), rng.choice((ast.Add(), ast.Sub())), shift)
 
