@@ -94,21 +94,23 @@ def new_constants(before: str, after: str) -> list[tuple[type, object]]:
 
 
 @pytest.mark.parametrize("operator", ["py.add_term", "py.guard"])
-def test_new_constants_are_floats_beside_a_float_and_either_kind_where_nothing_says(operator: str) -> None:
-    kinds: dict[str, set[type]] = {"float literal": set(), "no literal": set()}
+def test_new_constants_are_floats_beside_a_float_and_mostly_ints_where_nothing_says(operator: str) -> None:
+    kinds: dict[str, list[type]] = {"float literal": [], "no literal": []}
     sources = {
         "float literal": "def score(x, y):\n    return 0.5 * x - y\n",
         "no literal": FUNCTIONS["best_fit"],
     }
-    for seed in range(40):
+    for seed in range(200):
         for label, source in sources.items():
             mutation = OPERATORS.get(operator).apply("f.py", source, random.Random(seed))
             assert mutation is not None
             added = new_constants(source, mutation.new_text)
             assert added, mutation.new_text
             assert len({kind for kind, _ in added}) == 1, mutation.new_text  # one kind within an edit
-            kinds[label] |= {kind for kind, _ in added}
-    assert kinds == {"float literal": {float}, "no literal": {int, float}}
+            kinds[label].append(added[0][0])
+    assert set(kinds["float literal"]) == {float}
+    ints = kinds["no literal"].count(int) / len(kinds["no literal"])
+    assert 0.65 < ints < 0.85, ints  # ints three times in four, floats the rest
 
 
 def guards(source: str, seeds: int) -> list[ast.If]:
