@@ -131,3 +131,35 @@ def test_a_structure_a_structural_edit_just_introduced_gets_half_the_draws_whate
     assert 35 <= fresh <= 65  # about half
     assert usual < fresh - 10  # a far structure, scored once, by the usual weights: about 2 draws in 7
     assert tuned == usual  # tuned once already: back to the usual weights
+
+
+def test_another_structure_that_scored_exactly_the_parents_score_is_seldom_tuned_even_fresh() -> None:
+    parent = {"f.py": "def f(x):\n    return x * 3.0\n"}
+    point = search_space(parent).point()
+    trials = [Trial(point, 0.9)]
+    grown = {
+        name: {"f.py": f"def f(x):\n    if {test}:\n        return x * 3.0 * 5.0\n    return x * 3.0\n"}
+        for name, test in (("inert", "x > 100.0"), ("live", "2.0 < x < 20.0"))
+    }
+    studies = {name: search_space(files).study for name, files in grown.items()}
+
+    def picks(name: str, score: float, latest: bool) -> int:
+        grown_point = search_space(grown[name]).point()
+        chosen = []
+        for generation in range(100):
+            proposer = TuneProposer(seed=4)
+            proposer.generation = generation
+            structure = Structure(studies[name], grown[name], score, 1, latest=latest)
+            view = ProposerView(
+                artifact=parent,
+                layer=1,
+                trials=[*trials, Trial(grown_point, score)],
+                structures=[structure],
+            )
+            chosen.append(proposer.choose(view)[2])  # type: ignore[index]
+        return sum(1 for label in chosen if label)
+
+    assert picks("inert", 0.9, latest=True) <= 20  # its numbers have changed nothing yet: about 1 in 11
+    assert picks("inert", 0.9, latest=False) <= 20
+    assert 35 <= picks("live", 0.89, latest=True) <= 65  # a fresh structure that moved the score: about half
+    assert picks("live", 0.905, latest=False) >= 35  # near the parent, tuned once, like the parent: about half

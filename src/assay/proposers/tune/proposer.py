@@ -33,6 +33,7 @@ NEAR_BEST = 0.02  # a structure this close to the parent's score is as worth tun
 FAR_WEIGHT = 0.2
 FLAT_AFTER = 3  # trials of a structure, all with the same score: its numbers do not matter, tune another
 FLAT_WEIGHT = 0.05
+INERT_WEIGHT = 0.1  # another structure whose every trial scored exactly the parent's score
 MOVES_SHOWN = 2
 
 Sampler = Literal["auto", "tpe", "cmaes", "random"]
@@ -77,8 +78,11 @@ class TuneProposer(Proposer):
     def choose(self, view: ProposerView) -> tuple[dict[str, str], SearchSpace, str] | None:
         """The structure to tune: the parent's, or one of the other structures in the view (a structural edit
         that was discarded at its first values), drawn with weights that favour good scores and few trials, and
-        shun a structure whose trials all scored the same. A structure the last structural edit introduced gets
-        half the draws: its first values are arbitrary, so its first score says little."""
+        shun a structure whose trials all scored the same. Another structure whose trials all scored exactly
+        what the parent scores is inert so far (a guard that never fires, a term too small to reorder anything)
+        and gets a tenth of the usual weight: on a deterministic task, such structures would otherwise take most
+        draws from the few whose numbers measurably matter. A structure the last structural edit introduced gets
+        half the draws, unless it is inert: its first values are arbitrary, so its first score says little."""
         parent_score = view.trials[0].score if view.trials else None
         options: list[tuple[dict[str, str], SearchSpace, str]] = []
         weights: list[float] = []
@@ -97,11 +101,14 @@ class TuneProposer(Proposer):
             known = sum(1 for t in view.trials if t.point.study == space.study)
             near = parent_score is None or score is None or score >= parent_score - NEAR_BEST
             flat = known >= FLAT_AFTER and len(scores) == 1  # its numbers change nothing measured
-            if new:
+            inert = bool(label) and parent_score is not None and scores == {parent_score}
+            if new and not inert:
                 fresh = len(options)
             options.append((files, space, label))
             weights.append(
-                (FLAT_WEIGHT if flat else 1.0) * (1.0 if near else FAR_WEIGHT) / math.sqrt(1 + known)
+                (FLAT_WEIGHT if flat else INERT_WEIGHT if inert else 1.0)
+                * (1.0 if near else FAR_WEIGHT)
+                / math.sqrt(1 + known)
             )
         if not options:
             return None
