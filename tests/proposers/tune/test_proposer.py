@@ -162,4 +162,4 @@ def test_another_structure_that_scored_exactly_the_parents_score_is_seldom_tuned
     assert picks("inert", 0.9, latest=True) <= 20  # its numbers have changed nothing yet: about 1 in 11
     assert picks("inert", 0.9, latest=False) <= 20
     assert 35 <= picks("live", 0.89, latest=True) <= 65  # a fresh structure that moved the score: about half
-    assert picks("live", 0.905, latest=False) >= 35  # near the parent, tuned once, like the parent: about half
+    assert picks("live", 0.905, latest=False) >= 35  # near the parent, tuned once: about half
