@@ -5,7 +5,9 @@ For each draw, the operator edits the skeleton (``priority.py`` of ``offline_tas
 numbers are then tuned as the loop's ``tune`` proposer tunes them (assay's own search space, Optuna TPE with its
 start-up trials, the edit's values as the first trial) for ``--trials`` trials, each scored by the excess over
 the L1 bound on 14 of the task's case instances. The best point is scored on 20 instances no trial saw.
-A hit is an unseen excess of at most 3.5% (best fit: 5.25%). ``py.add_term`` runs beside ``py.guard`` as the
+A hit is an unseen excess of at most 3.5% (best fit: 5.25%). Hits are also counted apart for edits that left
+the dev excess unchanged before tuning (a guard that never fires at its first constants), which the tuner
+seldom tunes. ``py.add_term`` runs beside ``py.guard`` as the
 baseline: same skeleton, same tuning, same instances.
 
     python benchmarks/growth_yield.py                      # 100 draws of each operator, 20 trials each
@@ -45,10 +47,7 @@ def tuned_excess(source: str, trials: int, seed: int) -> tuple[float, str]:
         return {**files, **write_values(files, [p.site for p in space.parameters], values)}["priority.py"]
 
     def excess_on_dev(values: dict[str, int | float]) -> float:
-        try:
-            return offline_tasks.excess(written(values), seeds=DEV)
-        except Exception:  # a tuned point that crashes the packer scores as hopeless
-            return 100.0
+        return _dev_excess(written(values))
 
     # Asked and told as the tune proposer asks: the search space's own distributions, values cast as written.
     distributions = space.distributions()
@@ -60,6 +59,14 @@ def tuned_excess(source: str, trials: int, seed: int) -> tuple[float, str]:
         study.tell(trial, excess_on_dev({p.name: p.cast(trial.params[p.name]) for p in space.parameters}))
     best = written({p.name: p.cast(study.best_params[p.name]) for p in space.parameters})
     return offline_tasks.excess(best), best
+
+
+def _dev_excess(source: str) -> float:
+    """The excess on the case instances; 100% (hopeless) for a source that crashes the packer."""
+    try:
+        return offline_tasks.excess(source, seeds=DEV)
+    except Exception:
+        return 100.0
 
 
 def main() -> None:
@@ -78,16 +85,22 @@ def main() -> None:
     for name in args.operators:
         started = time.perf_counter()
         results: list[tuple[float, str]] = []
+        # Edits and hits, by whether the edit left the dev excess unchanged (inert until tuned).
+        inert: dict[bool, list[int]] = {True: [0, 0], False: [0, 0]}
         for seed in range(args.first_seed, args.first_seed + args.draws):
             mutation = OPERATORS.get(name).apply("priority.py", skeleton, random.Random(seed))
             if mutation is not None:
                 results.append(tuned_excess(mutation.new_text, args.trials, seed))
+                same = _dev_excess(mutation.new_text) == _dev_excess(skeleton)
+                inert[same][0] += 1
+                inert[same][1] += results[-1][0] <= TARGET
         hits = [r for r in results if r[0] <= TARGET]
         rates[name] = len(hits) / args.draws
         best = min(results, default=(float("nan"), ""))
         print(
             f"{name:12} {len(hits):3}/{args.draws} hits ({rates[name]:.1%}), best {best[0]:.2f}%, "
-            f"{time.perf_counter() - started:.0f}s",
+            f"{time.perf_counter() - started:.0f}s; edits that moved the dev excess before tuning:"
+            f" {inert[False][1]}/{inert[False][0]} hits, edits that left it unchanged: {inert[True][1]}/{inert[True][0]}",
             flush=True,
         )
     baseline = rates.get("py.add_term")

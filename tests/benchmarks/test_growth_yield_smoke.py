@@ -23,11 +23,17 @@ def test_growth_yield_prints_each_operators_hits_and_the_ratio_to_add_term() -> 
     rows = {
         m.group(1): m
         for line in lines
-        if (m := re.match(r"(py\.\w+)\s+(\d+)/3 hits .* best (\d+\.\d\d)%", line))
+        if (
+            m := re.match(
+                r"(py\.\w+)\s+(\d+)/3 hits .* best (\d+\.\d\d)%.*: (\d+)/(\d+) hits, .*: (\d+)/(\d+)$", line
+            )
+        )
     }
     assert set(rows) == {"py.guard", "py.add_term"}
     for row in rows.values():
         # A tuned edit starts from the edit itself; nothing here makes it worse than a sane packer can be.
         assert 0 <= int(row.group(2)) <= 3
         assert 2.0 < float(row.group(3)) < 20.0
+        live_hits, live, inert_hits, inert = (int(row.group(i)) for i in range(4, 8))
+        assert live + inert == 3 and live_hits + inert_hits == int(row.group(2))
     assert lines[-1].startswith("py.guard yield / py.add_term yield: ")
