@@ -25,8 +25,9 @@ from assay.loop.events import (
     to_record,
 )
 from assay.loop.layers import LayerTracker
-from assay.loop.state import SUSPECT_AFTER, LoopState, apply, fold
+from assay.loop.state import DISCARD_MARGIN, SUSPECT_AFTER, LoopState, apply, fold
 from assay.model import CaseResult, Dimension, Output, Split
+from assay.proposers.base import TunedPoint
 from assay.static.report import StaticReport
 
 DEV = ["a", "b", "c", "d"]
@@ -222,3 +223,17 @@ def test_events_read_back_from_disk_fold_to_the_same_state() -> None:
         live.last_gate,
         live.failing_sets,
     )
+
+
+def test_a_trial_measuring_exactly_the_incumbents_score_is_told_as_a_discard_and_marked_unchanged() -> None:
+    state = fold(new_state(), baseline_events())
+    for g, passing in ((1, ("a",)), (2, ("b", "c"))):  # the incumbent passes "a" alone: 0.25
+        events = generation(g, "discard", passing)
+        committed = events[0]
+        assert isinstance(committed, Committed)
+        committed.proposal.point = TunedPoint(study="s", values={"f.py:f#1": float(g)})
+        fold(state, events)
+    same, better = state.trials
+    assert same.unchanged and same.score == 0.25 - DISCARD_MARGIN
+    # A discard that measured more (say, the gate found a regression) is told no more than the incumbent.
+    assert not better.unchanged and better.score == 0.25 - DISCARD_MARGIN

@@ -318,7 +318,12 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
     point = pending.committed.proposal.point if pending is not None else None
     if point is not None and measurement.dev is not None:
         state.trials.append(
-            Trial(point, told_score(measurement.dev.mean_score, kept, incumbent), record.commit or "")
+            Trial(
+                point,
+                told_score(measurement.dev.mean_score, kept, incumbent),
+                record.commit or "",
+                unchanged=measurement.dev.mean_score == incumbent,
+            )
         )
     state.search_exhausted = "no-new-candidate" in record.flags
     state.history.append(

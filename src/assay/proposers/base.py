@@ -36,11 +36,14 @@ class TunedPoint(BaseModel):
 
 @dataclass(frozen=True)
 class Trial:
-    """An evaluated candidate as numeric tuning sees it: its point, its mean dev score and its commit."""
+    """An evaluated candidate as numeric tuning sees it: its point, its mean dev score (as told to the study)
+    and its commit; ``unchanged`` when its measured dev score was exactly the incumbent's (nothing it changed
+    made a measurable difference)."""
 
     point: TunedPoint
     score: float
     commit: str = ""
+    unchanged: bool = False
 
 
 @dataclass

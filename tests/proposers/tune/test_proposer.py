@@ -133,7 +133,7 @@ def test_a_structure_a_structural_edit_just_introduced_gets_half_the_draws_whate
     assert tuned == usual  # tuned once already: back to the usual weights
 
 
-def test_another_structure_that_scored_exactly_the_parents_score_is_seldom_tuned_even_fresh() -> None:
+def test_another_structure_that_measured_exactly_the_incumbents_score_is_seldom_tuned_even_fresh() -> None:
     parent = {"f.py": "def f(x):\n    return x * 3.0\n"}
     point = search_space(parent).point()
     trials = [Trial(point, 0.9)]
@@ -145,6 +145,7 @@ def test_another_structure_that_scored_exactly_the_parents_score_is_seldom_tuned
 
     def picks(name: str, score: float, latest: bool) -> int:
         grown_point = search_space(grown[name]).point()
+        unchanged = name == "inert"  # measured exactly the incumbent's 0.9; told 0.9 less the discard margin
         chosen = []
         for generation in range(100):
             proposer = TuneProposer(seed=4)
@@ -153,13 +154,13 @@ def test_another_structure_that_scored_exactly_the_parents_score_is_seldom_tuned
             view = ProposerView(
                 artifact=parent,
                 layer=1,
-                trials=[*trials, Trial(grown_point, score)],
+                trials=[*trials, Trial(grown_point, score, unchanged=unchanged)],
                 structures=[structure],
             )
             chosen.append(proposer.choose(view)[2])  # type: ignore[index]
         return sum(1 for label in chosen if label)
 
-    assert picks("inert", 0.9, latest=True) <= 20  # its numbers have changed nothing yet: about 1 in 11
-    assert picks("inert", 0.9, latest=False) <= 20
+    assert picks("inert", 0.899, latest=True) <= 20  # its numbers have changed nothing yet: about 1 in 11
+    assert picks("inert", 0.899, latest=False) <= 20
     assert 35 <= picks("live", 0.89, latest=True) <= 65  # a fresh structure that moved the score: about half
     assert picks("live", 0.905, latest=False) >= 35  # near the parent, tuned once: about half

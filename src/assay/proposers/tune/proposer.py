@@ -33,7 +33,7 @@ NEAR_BEST = 0.02  # a structure this close to the parent's score is as worth tun
 FAR_WEIGHT = 0.2
 FLAT_AFTER = 3  # trials of a structure, all with the same score: its numbers do not matter, tune another
 FLAT_WEIGHT = 0.05
-INERT_WEIGHT = 0.1  # another structure whose every trial scored exactly the parent's score
+INERT_WEIGHT = 0.1  # another structure whose every trial scored exactly what the incumbent scored
 MOVES_SHOWN = 2
 
 Sampler = Literal["auto", "tpe", "cmaes", "random"]
@@ -78,8 +78,8 @@ class TuneProposer(Proposer):
     def choose(self, view: ProposerView) -> tuple[dict[str, str], SearchSpace, str] | None:
         """The structure to tune: the parent's, or one of the other structures in the view (a structural edit
         that was discarded at its first values), drawn with weights that favour good scores and few trials, and
-        shun a structure whose trials all scored the same. Another structure whose trials all scored exactly
-        what the parent scores is inert so far (a guard that never fires, a term too small to reorder anything)
+        shun a structure whose trials all scored the same. Another structure whose trials all measured exactly
+        what the incumbent of their time measured is inert so far (a guard that never fires, a term too small to reorder anything)
         and gets a tenth of the usual weight: on a deterministic task, such structures would otherwise take most
         draws from the few whose numbers measurably matter. A structure the last structural edit introduced gets
         half the draws, unless it is inert: its first values are arbitrary, so its first score says little."""
@@ -97,11 +97,11 @@ class TuneProposer(Proposer):
             space = self.space(files)
             if not space.parameters:
                 continue
-            scores = {t.score for t in view.trials if t.point.study == space.study}
-            known = sum(1 for t in view.trials if t.point.study == space.study)
+            own = [t for t in view.trials if t.point.study == space.study]
+            scores, known = {t.score for t in own}, len(own)
             near = parent_score is None or score is None or score >= parent_score - NEAR_BEST
             flat = known >= FLAT_AFTER and len(scores) == 1  # its numbers change nothing measured
-            inert = bool(label) and parent_score is not None and scores == {parent_score}
+            inert = bool(label) and bool(own) and all(t.unchanged for t in own)
             if new and not inert:
                 fresh = len(options)
             options.append((files, space, label))
