@@ -8,8 +8,9 @@ from assay.loop.proposing import STRUCTURES_SHOWN, structures
 from assay.proposers.base import Trial, TunedPoint
 
 
-def trial(study: str, score: float, value: float = 1.0) -> Trial:
-    return Trial(TunedPoint(study=study, values={"x": value}), score, commit=f"{study}-{value}")
+def trial(study: str, score: float, value: float = 1.0, *, unchanged: bool = False) -> Trial:
+    point = TunedPoint(study=study, values={"x": value})
+    return Trial(point, score, commit=f"{study}-{value}", unchanged=unchanged)
 
 
 def offered(trials: list[Trial], own: str = "own") -> list[tuple[str, float, int, bool]]:
@@ -31,3 +32,16 @@ def test_the_latest_structure_is_offered_even_when_it_scored_below_the_best_ones
     assert [s[0] for s in shown[:-1]] == [f"good{i}" for i in range(STRUCTURES_SHOWN)]
     # When the latest is the parent's own structure, nothing more is offered.
     assert len(offered([*good, low, trial("own", 0.95)])) == STRUCTURES_SHOWN
+
+
+def test_structures_whose_trials_all_measured_the_incumbents_score_come_after_the_others() -> None:
+    # Guards that never fired: each measured 0.9 like the incumbent, and was told 0.899.
+    inert = [trial(f"inert{i}", 0.899, unchanged=True) for i in range(STRUCTURES_SHOWN + 2)]
+    live = [trial("live1", 0.7), trial("live2", 0.6)]
+    shown = [s[0] for s in offered([*live, *inert, trial("own", 0.9)])]
+    assert shown[:2] == ["live1", "live2"]
+    assert shown[2:] == [f"inert{i}" for i in range(STRUCTURES_SHOWN - 2)]
+    # One trial that measured a difference makes a structure live.
+    moved = trial("inert0", 0.5, 2.0)
+    shown = [s[0] for s in offered([*live, *inert, moved, trial("own", 0.9)])]
+    assert shown[:3] == ["inert0", "live1", "live2"]

@@ -219,15 +219,21 @@ def structures(
 ) -> list[Structure]:
     """The ``count`` best-scoring program structures evaluated so far other than ``own`` (the parent's), and the
     latest evaluated one (a structural edit's first values may score low), with the files of each one's best
-    candidate."""
+    candidate. A structure none of whose trials measured differently from the incumbent comes after every other
+    one: its score, a discard's told just below the incumbent's, is the best any discard can have, so a run's
+    inert edits (a guard that never fires) would otherwise crowd out every structure that made a difference."""
     best: dict[str, Trial] = {}
     counts: dict[str, int] = {}
+    inert: dict[str, bool] = {}
     for trial in trials:
         study = trial.point.study
         counts[study] = counts.get(study, 0) + 1
+        inert[study] = inert.get(study, True) and trial.unchanged
         if trial.point.values and trial.commit and (study not in best or trial.score > best[study].score):
             best[study] = trial
-    ranked = sorted((t for s, t in best.items() if s != own), key=lambda t: -t.score)[:count]
+    ranked = sorted((t for s, t in best.items() if s != own), key=lambda t: (inert[t.point.study], -t.score))[
+        :count
+    ]
     latest = trials[-1].point.study if trials else None
     if latest is not None and latest != own and latest in best and best[latest] not in ranked:
         ranked.append(best[latest])
