@@ -231,9 +231,8 @@ def structures(
         inert[study] = inert.get(study, True) and trial.unchanged
         if trial.point.values and trial.commit and (study not in best or trial.score > best[study].score):
             best[study] = trial
-    ranked = sorted((t for s, t in best.items() if s != own), key=lambda t: (inert[t.point.study], -t.score))[
-        :count
-    ]
+    others = [t for s, t in best.items() if s != own]
+    ranked = sorted(others, key=lambda t: (inert[t.point.study], -t.score))[:count]
     latest = trials[-1].point.study if trials else None
     if latest is not None and latest != own and latest in best and best[latest] not in ranked:
         ranked.append(best[latest])

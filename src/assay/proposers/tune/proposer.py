@@ -33,7 +33,7 @@ NEAR_BEST = 0.02  # a structure this close to the parent's score is as worth tun
 FAR_WEIGHT = 0.2
 FLAT_AFTER = 3  # trials of a structure, all with the same score: its numbers do not matter, tune another
 FLAT_WEIGHT = 0.05
-INERT_WEIGHT = 0.1  # another structure whose every trial scored exactly what the incumbent scored
+INERT_WEIGHT = 0.1  # another structure whose every trial measured exactly what the incumbent measured
 MOVES_SHOWN = 2
 
 Sampler = Literal["auto", "tpe", "cmaes", "random"]
@@ -79,10 +79,11 @@ class TuneProposer(Proposer):
         """The structure to tune: the parent's, or one of the other structures in the view (a structural edit
         that was discarded at its first values), drawn with weights that favour good scores and few trials, and
         shun a structure whose trials all scored the same. Another structure whose trials all measured exactly
-        what the incumbent of their time measured is inert so far (a guard that never fires, a term too small to reorder anything)
-        and gets a tenth of the usual weight: on a deterministic task, such structures would otherwise take most
-        draws from the few whose numbers measurably matter. A structure the last structural edit introduced gets
-        half the draws, unless it is inert: its first values are arbitrary, so its first score says little."""
+        what the incumbent of their time measured is inert so far (a guard that never fires, a term too small to
+        reorder anything) and gets a tenth of the usual weight: on a deterministic task such structures would
+        otherwise take most draws from the few whose numbers measurably matter. A structure the last structural
+        edit introduced gets half the draws unless it is inert: its first values are arbitrary, so its first
+        score says little."""
         parent_score = view.trials[0].score if view.trials else None
         options: list[tuple[dict[str, str], SearchSpace, str]] = []
         weights: list[float] = []
