@@ -41,6 +41,13 @@ def test_structures_whose_trials_all_measured_the_incumbents_score_come_after_th
     shown = [s[0] for s in offered([*live, *inert, trial("own", 0.9)])]
     assert shown[:2] == ["live1", "live2"]
     assert shown[2:] == [f"inert{i}" for i in range(STRUCTURES_SHOWN - 2)]
+    ctx = SimpleNamespace(files_at=lambda commit: {"f.py": commit})
+    marked = {s.study: s.inert for s in structures(ctx, [*live, *inert, trial("own", 0.9)], "own")}  # type: ignore[arg-type]
+    assert marked == {
+        "live1": False,
+        "live2": False,
+        **{f"inert{i}": True for i in range(STRUCTURES_SHOWN - 2)},
+    }
     # One trial that measured a difference makes a structure live.
     moved = trial("inert0", 0.5, 2.0)
     shown = [s[0] for s in offered([*live, *inert, moved, trial("own", 0.9)])]

@@ -238,7 +238,12 @@ def structures(
         ranked.append(best[latest])
     return [
         Structure(
-            t.point.study, ctx.files_at(t.commit), t.score, counts[t.point.study], t.point.study == latest
+            t.point.study,
+            ctx.files_at(t.commit),
+            t.score,
+            counts[t.point.study],
+            t.point.study == latest,
+            inert[t.point.study],
         )
         for t in ranked
     ]

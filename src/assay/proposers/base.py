@@ -50,13 +50,14 @@ class Trial:
 class Structure:
     """An evaluated program structure other than the parent's, offered for tuning: the files of its best
     candidate (its ``study``'s best ``score``, over ``trials`` evaluations); ``latest`` when the last evaluated
-    candidate was of this structure."""
+    candidate was of this structure; ``inert`` when every one of its trials was ``unchanged``."""
 
     study: str
     files: dict[str, str]
     score: float
     trials: int
     latest: bool = False
+    inert: bool = False
 
 
 @dataclass

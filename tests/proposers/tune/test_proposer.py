@@ -145,16 +145,16 @@ def test_another_structure_that_measured_exactly_the_incumbents_score_is_seldom_
 
     def picks(name: str, score: float, latest: bool) -> int:
         grown_point = search_space(grown[name]).point()
-        unchanged = name == "inert"  # measured exactly the incumbent's 0.9; told 0.9 less the discard margin
+        inert = name == "inert"  # measured exactly the incumbent's 0.9; told 0.9 less the discard margin
         chosen = []
         for generation in range(100):
             proposer = TuneProposer(seed=4)
             proposer.generation = generation
-            structure = Structure(studies[name], grown[name], score, 1, latest=latest)
+            structure = Structure(studies[name], grown[name], score, 1, latest=latest, inert=inert)
             view = ProposerView(
                 artifact=parent,
                 layer=1,
-                trials=[*trials, Trial(grown_point, score, unchanged=unchanged)],
+                trials=[*trials, Trial(grown_point, score, unchanged=inert)],
                 structures=[structure],
             )
             chosen.append(proposer.choose(view)[2])  # type: ignore[index]

@@ -88,21 +88,26 @@ class TuneProposer(Proposer):
         options: list[tuple[dict[str, str], SearchSpace, str]] = []
         weights: list[float] = []
         fresh: int | None = None  # the option a structural edit just introduced, never tuned yet
-        for files, score, label, new in [
-            (view.artifact, parent_score, "", False),
+        for files, score, label, new, inert in [
+            (view.artifact, parent_score, "", False, False),
             *(
-                (s.files, s.score, f"on a structure scoring {s.score:.4f}", s.latest and s.trials == 1)
+                (
+                    s.files,
+                    s.score,
+                    f"on a structure scoring {s.score:.4f}",
+                    s.latest and s.trials == 1,
+                    s.inert,
+                )
                 for s in view.structures
             ),
         ]:
             space = self.space(files)
             if not space.parameters:
                 continue
-            own = [t for t in view.trials if t.point.study == space.study]
-            scores, known = {t.score for t in own}, len(own)
+            scores = {t.score for t in view.trials if t.point.study == space.study}
+            known = sum(1 for t in view.trials if t.point.study == space.study)
             near = parent_score is None or score is None or score >= parent_score - NEAR_BEST
             flat = known >= FLAT_AFTER and len(scores) == 1  # its numbers change nothing measured
-            inert = bool(label) and bool(own) and all(t.unchanged for t in own)
             if new and not inert:
                 fresh = len(options)
             options.append((files, space, label))
