@@ -33,18 +33,21 @@ def propose(
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_threshold_is_found_within_thirty_trials(tmp_path: Path, seed: int) -> None:
-    start = json.dumps({"threshold": 5})
+    parent = json.dumps({"threshold": 5})  # as in the loop: a better candidate is kept and becomes the parent
     proposer = TuneProposer(seed=seed)
-    point = search_space({"params.json": start}).point()
-    trials = [Trial(point, pass_rate(5))]
+    trials = [Trial(search_space({"params.json": parent}).point(), pass_rate(5))]
     for generation in range(1, 31):
         proposer.generation = generation
-        text = propose(proposer, {"params.json": start}, trials, tmp_path)
+        text = propose(proposer, {"params.json": parent}, trials, tmp_path)
         value = json.loads(text)["threshold"]
         score = pass_rate(value)
         if score == 1.0:
             return
-        trials.append(Trial(search_space({"params.json": text}).point(), score))
+        trial = Trial(search_space({"params.json": text}).point(), score)
+        if score > trials[0].score:
+            parent, trials = text, [trial, *trials]
+        else:
+            trials.append(trial)
     pytest.fail(f"seed {seed}: not found in 30 trials, best {max(t.score for t in trials)}")
 
 
@@ -164,3 +167,60 @@ def test_another_structure_that_measured_exactly_the_incumbents_score_is_seldom_
     assert picks("inert", 0.899, latest=False) <= 20
     assert 35 <= picks("live", 0.89, latest=True) <= 65  # a fresh structure that moved the score: about half
     assert picks("live", 0.905, latest=False) >= 35  # near the parent, tuned once: about half
+
+
+def test_once_the_parents_structure_has_two_trials_most_of_its_draws_search_near_its_values(
+    tmp_path: Path,
+) -> None:
+    files = {"p.json": json.dumps({"c": 32, "k": 8})}
+    point = search_space(files).point()
+    parent = Trial(point, 0.9)
+
+    def draws(trials: list[Trial]) -> list[tuple[str, int, int]]:
+        made = []
+        for generation in range(60):
+            proposer = TuneProposer(seed=5)
+            proposer.generation = generation
+            (tmp_path / "p.json").write_text(files["p.json"])
+            view = ProposerView(artifact=files, layer=1, trials=trials)
+            proposal = asyncio.run(proposer.propose(view, tmp_path, editable=["*"]))
+            values = json.loads((tmp_path / "p.json").read_text())
+            made.append((proposal.description, values["c"], values["k"]))
+        return made
+
+    assert not any("near the best values" in d for d, _, _ in draws([parent]))  # one trial: not yet
+    other = Trial(point.model_copy(update={"values": {"p.json:c": 100, "p.json:k": 30}}), 0.5)
+    made = draws([parent, other])
+    near = [(c, k) for d, c, k in made if d.startswith("tune near the best values: ")]
+    assert 35 <= len(near) <= 55  # three in four
+    assert all(22 <= c <= 42 and 6 <= k <= 10 for c, k in near)
+    assert any(not (22 <= c <= 42 and 6 <= k <= 10) for d, c, k in made if "near" not in d)
+
+
+def test_the_parents_structure_is_as_likely_as_all_the_others_together_unless_flat() -> None:
+    parent = {"f.py": "def f(x):\n    return x * 3.0\n"}
+    point = search_space(parent).point()
+    others = [
+        {"f.py": f"def f(x):\n    if x {test} 1.5:\n        return x * 3.0 * 2.0\n    return x * 3.0\n"}
+        for test in (">", "<", ">=", "<=")
+    ]
+    structures = [Structure(search_space(o).study, o, 0.9, 1) for o in others]
+    assert len({s.study for s in structures}) == 4
+    other_trials = [Trial(search_space(o).point(), 0.9) for o in others]
+
+    def parent_picks(scores: list[float]) -> int:
+        trials = [
+            Trial(point.model_copy(update={"values": {"f.py:f#1": 3.0 + i}}), s) for i, s in enumerate(scores)
+        ]
+        chosen = []
+        for generation in range(100):
+            proposer = TuneProposer(seed=6)
+            proposer.generation = generation
+            view = ProposerView(
+                artifact=parent, layer=1, trials=[*trials, *other_trials], structures=structures
+            )
+            chosen.append(proposer.choose(view)[2])  # type: ignore[index]
+        return chosen.count("")
+
+    assert 35 <= parent_picks([0.9, 0.8, 0.85, 0.7]) <= 65  # by the usual weights alone: about 1 in 7
+    assert parent_picks([0.9, 0.9, 0.9, 0.9]) <= 5  # its numbers change nothing: not favoured

@@ -65,3 +65,20 @@ def test_a_study_is_a_structure_values_do_not_change_it() -> None:
 def test_a_bad_override_is_refused() -> None:
     with pytest.raises(ValueError, match="below"):
         ParameterSpec(low=5, high=1)
+
+
+def test_around_narrows_each_range_to_near_the_value_within_its_own_range() -> None:
+    space = search_space({"p.json": '{"c": 32, "k": 8, "n": 1, "rate": 0.5, "big": 500, "neg": -2.0}'})
+    near = space.around()
+    dists = near.distributions()
+    assert dists["p.json:c"] == IntDistribution(22, 42)  # 30% either side
+    assert dists["p.json:k"] == IntDistribution(6, 10)  # at least 2 either side
+    assert dists["p.json:n"] == IntDistribution(0, 3)  # clipped to its own range, 0 to 10
+    assert dists["p.json:rate"] == FloatDistribution(0.25, 1.0, log=True)  # a factor of 2
+    assert dists["p.json:big"] == IntDistribution(250, 1000, log=True)
+    neg = dists["p.json:neg"]  # linear, -20 to -0.2: 15% of that range below, clipped above
+    assert isinstance(neg, FloatDistribution) and not neg.log
+    assert (neg.low, neg.high) == pytest.approx((-2.0 - 0.15 * 19.8, -0.2))
+    assert near.study == space.study and [p.site for p in near.parameters] == [
+        p.site for p in space.parameters
+    ]

@@ -4,7 +4,8 @@ Each call picks a program structure to tune (the parent's, or another one evalua
 discarded at its first values may win at others), builds an in-memory study from the trials the loop passes in the view (every evaluated candidate of
 the same program structure, the parent first, with its mean dev score), asks the sampler for one point and
 writes it into the files. The run's events are the only record of the trials, so a resumed run rebuilds the
-same study and asks the same question; Optuna's own storage is never read back.
+same study and asks the same question; Optuna's own storage is never read back. Once the parent's structure
+has :data:`REFINE_AFTER` trials, most of its draws search near its values (:meth:`SearchSpace.around`).
 
 Samplers: TPE (multivariate) by default; CMA-ES once a study has several continuous parameters and enough
 trials to start from (``sampler: auto``). The sampler is seeded by (seed, generation, draw).
@@ -34,6 +35,8 @@ FAR_WEIGHT = 0.2
 FLAT_AFTER = 3  # trials of a structure, all with the same score: its numbers do not matter, tune another
 FLAT_WEIGHT = 0.05
 INERT_WEIGHT = 0.1  # another structure whose every trial measured exactly what the incumbent measured
+REFINE_AFTER = 2  # trials of the parent's structure before some draws search near its values
+REFINE_SHARE = 0.75  # of the draws on the parent's structure, once it has REFINE_AFTER trials
 MOVES_SHOWN = 2
 
 Sampler = Literal["auto", "tpe", "cmaes", "random"]
@@ -63,6 +66,10 @@ class TuneProposer(Proposer):
             return Proposal(ok=False, description="no tuning", error="no tunable number", exhausted=True)
         files, space, label = chosen
         trials = [t for t in view.trials if t.point.study == space.study]
+        if not label and len(trials) >= REFINE_AFTER:
+            rng = random.Random(f"{self.seed}:refine:{self.generation}:{view.attempt}")
+            if rng.random() < REFINE_SHARE:
+                space, label = space.around(), "near the best values"
         values = self.ask(space, trials, view.attempt)
         values.update({site.name: value for site, value in space.pinned})
         sites = [p.site for p in space.parameters] + [site for site, _ in space.pinned]
@@ -83,11 +90,13 @@ class TuneProposer(Proposer):
         reorder anything) and gets a tenth of the usual weight: on a deterministic task such structures would
         otherwise take most draws from the few whose numbers measurably matter. A structure the last structural
         edit introduced gets half the draws unless it is inert: its first values are arbitrary, so its first
-        score says little."""
+        score says little. The parent's own structure, unless flat, is at least as likely as all the others
+        together: it is the best kept so far, and a run tends to end with its numbers short of their best."""
         parent_score = view.trials[0].score if view.trials else None
         options: list[tuple[dict[str, str], SearchSpace, str]] = []
         weights: list[float] = []
         fresh: int | None = None  # the option a structural edit just introduced, never tuned yet
+        steady = False  # the parent's structure is an option and its numbers have moved the score
         for files, score, label, new, inert in [
             (view.artifact, parent_score, "", False, False),
             *(
@@ -110,6 +119,8 @@ class TuneProposer(Proposer):
             flat = known >= FLAT_AFTER and len(scores) == 1  # its numbers change nothing measured
             if new and not inert:
                 fresh = len(options)
+            if files is view.artifact:
+                steady = not flat
             options.append((files, space, label))
             weights.append(
                 (FLAT_WEIGHT if flat else INERT_WEIGHT if inert else 1.0)
@@ -118,6 +129,8 @@ class TuneProposer(Proposer):
             )
         if not options:
             return None
+        if steady:  # the incumbent's own numbers: at least as likely as all other structures together
+            weights[0] = max(weights[0], sum(weights[1:]))
         if fresh is not None:  # as likely as all the others together, whatever its first values scored
             weights[fresh] = sum(w for i, w in enumerate(weights) if i != fresh) or 1.0
         rng = random.Random(f"{self.seed}:structure:{self.generation}:{view.attempt}")

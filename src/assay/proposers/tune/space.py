@@ -15,7 +15,8 @@ a change of tuned values stays in the same one.
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from optuna.distributions import BaseDistribution, FloatDistribution, IntDistribution
 
@@ -27,6 +28,9 @@ from assay.proposers.tune.sites import NumberSite, number_sites, write_values
 MAX_PARAMETERS = 24  # beyond this many, TPE learns too slowly from a run's few dozen trials
 SIGNIFICANT = 4  # floats are written with this many significant digits
 FLOAT_SPAN = 100.0  # a positive float ranges from v / FLOAT_SPAN to v * FLOAT_SPAN
+NEAR_INT = 0.3  # around(): an int within 30% of its value (at least 2 either side) ...
+NEAR_FACTOR = 2.0  # ... a number on a log scale within a factor of 2 ...
+NEAR_SHARE = 0.15  # ... any other within 15% of its range either side
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,24 @@ class Parameter:
         rounded = float(f"{value:.{SIGNIFICANT}g}")
         return min(self.high, max(self.low, rounded))
 
+    def around(self) -> Parameter:
+        """This parameter over a narrower range centred on its site's value, within its own range."""
+        value = float(self.site.value)
+        if self.log and value > 0:
+            low, high = value / NEAR_FACTOR, value * NEAR_FACTOR
+        elif self.integer:
+            width = max(2.0, round(NEAR_INT * abs(value)))
+            low, high = value - width, value + width
+        else:
+            width = NEAR_SHARE * (self.high - self.low)
+            low, high = value - width, value + width
+        low, high = max(self.low, low), min(self.high, high)
+        if self.integer:
+            low, high = float(math.ceil(low)), float(math.floor(high))
+        if not low < high:
+            return self
+        return replace(self, low=low, high=high)
+
     def describe(self) -> str:
         kind = "int" if self.integer else "float"
         scale = ", log" if self.log else ""
@@ -79,6 +101,11 @@ class SearchSpace:
 
     def distributions(self) -> dict[str, BaseDistribution]:
         return {p.name: p.distribution() for p in self.parameters}
+
+    def around(self) -> SearchSpace:
+        """The same study searched near the files' own values (:meth:`Parameter.around`): once a structure's
+        best values are roughly known, a draw over the whole range seldom lands closer."""
+        return replace(self, parameters=[p.around() for p in self.parameters])
 
 
 def default_range(value: int | float) -> tuple[float, float, bool]:
