@@ -222,5 +222,5 @@ def test_the_parents_structure_is_as_likely_as_all_the_others_together_unless_fl
             chosen.append(proposer.choose(view)[2])  # type: ignore[index]
         return chosen.count("")
 
-    assert 35 <= parent_picks([0.9, 0.8, 0.85, 0.7]) <= 65  # by the usual weights alone: about 1 in 7
+    assert 35 <= parent_picks([0.9, 0.8, 0.85, 0.7]) <= 65  # about half; by the usual weights, 1 in 7
     assert parent_picks([0.9, 0.9, 0.9, 0.9]) <= 5  # its numbers change nothing: not favoured

@@ -79,6 +79,5 @@ def test_around_narrows_each_range_to_near_the_value_within_its_own_range() -> N
     neg = dists["p.json:neg"]  # linear, -20 to -0.2: 15% of that range below, clipped above
     assert isinstance(neg, FloatDistribution) and not neg.log
     assert (neg.low, neg.high) == pytest.approx((-2.0 - 0.15 * 19.8, -0.2))
-    assert near.study == space.study and [p.site for p in near.parameters] == [
-        p.site for p in space.parameters
-    ]
+    assert near.study == space.study
+    assert [p.site for p in near.parameters] == [p.site for p in space.parameters]

@@ -96,7 +96,7 @@ class TuneProposer(Proposer):
         options: list[tuple[dict[str, str], SearchSpace, str]] = []
         weights: list[float] = []
         fresh: int | None = None  # the option a structural edit just introduced, never tuned yet
-        steady = False  # the parent's structure is an option and its numbers have moved the score
+        steady = False  # the parent's structure is an option and not flat
         for files, score, label, new, inert in [
             (view.artifact, parent_score, "", False, False),
             *(
