@@ -8,9 +8,11 @@ from assay.loop.proposing import STRUCTURES_SHOWN, structures
 from assay.proposers.base import Trial, TunedPoint
 
 
-def trial(study: str, score: float, value: float = 1.0, *, unchanged: bool = False) -> Trial:
+def trial(
+    study: str, score: float, value: float = 1.0, *, unchanged: bool = False, crashed: bool = False
+) -> Trial:
     point = TunedPoint(study=study, values={"x": value})
-    return Trial(point, score, commit=f"{study}-{value}", unchanged=unchanged)
+    return Trial(point, score, commit=f"{study}-{value}", unchanged=unchanged, crashed=crashed)
 
 
 def offered(trials: list[Trial], own: str = "own") -> list[tuple[str, float, int, bool]]:
@@ -52,3 +54,16 @@ def test_structures_whose_trials_all_measured_the_incumbents_score_come_after_th
     moved = trial("inert0", 0.5, 2.0)
     shown = [s[0] for s in offered([*live, *inert, moved, trial("own", 0.9)])]
     assert shown[:3] == ["inert0", "live1", "live2"]
+
+
+def test_a_structure_is_marked_crashed_only_when_every_one_of_its_trials_crashed() -> None:
+    ctx = SimpleNamespace(files_at=lambda commit: {"f.py": commit})
+    trials = [
+        trial("own", 0.9),
+        trial("broke", -0.001, crashed=True),
+        trial("mixed", -0.001, crashed=True),
+        trial("mixed", 0.5, 2.0),
+        trial("broke", -0.001, 2.0, crashed=True),
+    ]
+    marked = {s.study: s.crashed for s in structures(ctx, trials, "own")}  # type: ignore[arg-type]
+    assert marked == {"broke": True, "mixed": False}

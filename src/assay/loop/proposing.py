@@ -225,10 +225,12 @@ def structures(
     best: dict[str, Trial] = {}
     counts: dict[str, int] = {}
     inert: dict[str, bool] = {}
+    failed: dict[str, bool] = {}
     for trial in trials:
         study = trial.point.study
         counts[study] = counts.get(study, 0) + 1
         inert[study] = inert.get(study, True) and trial.unchanged
+        failed[study] = failed.get(study, True) and trial.crashed
         if trial.point.values and trial.commit and (study not in best or trial.score > best[study].score):
             best[study] = trial
     others = [t for s, t in best.items() if s != own]
@@ -244,6 +246,7 @@ def structures(
             counts[t.point.study],
             t.point.study == latest,
             inert[t.point.study],
+            failed[t.point.study],
         )
         for t in ranked
     ]

@@ -323,6 +323,7 @@ def _decided(state: LoopState, record: CandidateRecord, extra: ExtraRuns) -> Non
                 told_score(measurement.dev.mean_score, kept, incumbent),
                 record.commit or "",
                 unchanged=measurement.dev.mean_score == incumbent,
+                crashed=crashed(measurement.dev),
             )
         )
     state.search_exhausted = "no-new-candidate" in record.flags

@@ -38,19 +38,21 @@ class TunedPoint(BaseModel):
 class Trial:
     """An evaluated candidate as numeric tuning sees it: its point, its mean dev score (as told to the study)
     and its commit; ``unchanged`` when its measured dev score was exactly the incumbent's (nothing it changed
-    made a measurable difference)."""
+    made a measurable difference); ``crashed`` when it was not evaluated or no dev case of it ran."""
 
     point: TunedPoint
     score: float
     commit: str = ""
     unchanged: bool = False
+    crashed: bool = False
 
 
 @dataclass
 class Structure:
     """An evaluated program structure other than the parent's, offered for tuning: the files of its best
     candidate (its ``study``'s best ``score``, over ``trials`` evaluations); ``latest`` when the last evaluated
-    candidate was of this structure; ``inert`` when every one of its trials was ``unchanged``."""
+    candidate was of this structure; ``inert`` when every one of its trials was ``unchanged``, ``crashed`` when
+    every one ``crashed``."""
 
     study: str
     files: dict[str, str]
@@ -58,6 +60,7 @@ class Structure:
     trials: int
     latest: bool = False
     inert: bool = False
+    crashed: bool = False
 
 
 @dataclass

@@ -8,10 +8,12 @@ from pathlib import Path
 
 from assay.config import ParameterSpec
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
-from assay.proposers.mutate import mutate
+from assay.proposers.mutate import Mutation, mutate
+from assay.proposers.mutate.python_grow_ops import turned_round
 from assay.proposers.tune import TuneProposer
 
 FAMILIES = ("mutate", "tune")
+TURN_NOTE = ", as the edit changed nothing"
 
 
 @PROPOSERS.register("mutate")
@@ -43,7 +45,9 @@ class MutateProposer(Proposer):
 class OfflineProposer(Proposer):
     """The offline default: a structural edit (``mutate``) or numeric tuning (``tune``) per generation.
 
-    A structural edit is followed by tuning (of what it introduced, or of the best structures so far); after a
+    A structural edit is followed by tuning (of what it introduced, or of the best structures so far), except
+    that an edit which changed nothing measured and added a comparison is first tried with the comparison turned
+    the other way round (:func:`turned_round`): one of the two sides of a new threshold is often inert. After a
     tuning trial, a Thompson draw over the two families' keep rates in the recent history (a Beta(1 + keeps,
     1 + discards) per family) decides.
     When the chosen family has nothing to offer the other one is tried; when its draws all repeat earlier
@@ -71,7 +75,32 @@ class OfflineProposer(Proposer):
             draws[family] = rng.betavariate(1 + keeps, 1 + len(tried) - keeps)
         return max(FAMILIES, key=lambda f: draws[f])
 
+    def turn(self, view: ProposerView) -> Mutation | None:
+        """The last structural edit with its new comparisons turned round, when it was the last candidate, its
+        measured dev score was exactly the incumbent's, and it was not such a turn itself (first draw only: a
+        repeat is redrawn as usual)."""
+        last = view.history[-1] if view.history else {}
+        latest = next((s for s in view.structures if s.latest), None)
+        if (
+            view.attempt
+            or last.get("proposer") != "mutate"
+            or TURN_NOTE in str(last.get("description", ""))
+            or latest is None
+            or not latest.inert
+            or latest.trials != 1
+        ):
+            return None
+        for path, text in latest.files.items():
+            parent = view.artifact.get(path)
+            if parent is not None and text != parent and path.endswith(".py"):
+                return turned_round(parent, path, text)
+        return None
+
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        turned = self.turn(view)
+        if turned is not None:
+            (worktree / turned.path).write_text(turned.new_text, encoding="utf-8")
+            return Proposal(ok=True, description=turned.description + TURN_NOTE, via="mutate")
         first = self.choose(view)
         order = [first, *(f for f in FAMILIES if f != first)]
         made = Proposal(ok=False, description="no change", error="nothing to propose", exhausted=True)

@@ -11,6 +11,7 @@ from collections import Counter
 import pytest
 
 from assay.proposers.mutate import OPERATORS
+from assay.proposers.mutate.python_grow_ops import turned_round
 
 FUNCTIONS = {
     "best_fit": "def priority(item: float, remaining: float) -> float:\n    return -(remaining - item)\n",
@@ -170,3 +171,31 @@ def test_a_guard_never_tests_a_part_that_uses_a_lambdas_or_a_comprehensions_own_
             eval(compile(ast.Expression(branch.test), "f.py", "eval"), {"sum": sum, "max": max, **namespace})
         tested.add(ast.unparse(branch.test))
     assert any("sum(" in test for test in tested)  # the parts around the generator are still tested
+
+
+def test_turned_round_turns_only_the_comparisons_the_edit_added_and_keeps_the_rest_as_written() -> None:
+    parent = "def f(a, b):\n    if a > 3:  # kept\n        return 0\n    return -(b - a)\n"
+    edited = parent.replace(
+        "    return -(b - a)", "    if b - a >= 10:\n        return -(b - a) * 2\n    return -(b - a)"
+    )
+    turned = turned_round(parent, "f.py", edited)
+    assert turned is not None
+    assert turned.new_text == edited.replace("b - a >= 10", "b - a <= 10")
+    assert "if a > 3:  # kept" in turned.new_text  # the parent's own comparison, as written
+    assert turned.description == "python: turned `b - a >= 10` round to `b - a <= 10` in f() line 4"
+
+
+def test_turned_round_needs_a_single_comparison_the_edit_added() -> None:
+    parent = "def f(a, b):\n    return -(b - a)\n"
+    band = "def f(a, b):\n    if 2 < b - a < 20:\n        return -(b - a) * 2\n    return -(b - a)\n"
+    term = "def f(a, b):\n    return -(b - a) + 2 * a\n"
+    assert turned_round(parent, "f.py", band) is None  # a band's other side is two ranges, not one test
+    assert turned_round(parent, "f.py", term) is None
+    assert turned_round("def f(:\n", "f.py", term) is None
+    guarded = "def f(a, b):\n    if a < 5:\n        return 1\n    return -(b - a)\n"
+    swapped = guarded.replace("a < 5", "a <= 5")  # a comparison changed, none added
+    assert turned_round(guarded, "f.py", swapped) is None
+    both = "def f(a, b):\n    if a < 5 or b > 7:\n        return 1\n    return -(b - a)\n"
+    turned = turned_round(parent, "f.py", both)
+    assert turned is not None and "if a > 5 or b < 7:" in turned.new_text
+    assert "(and 1 more)" in turned.description

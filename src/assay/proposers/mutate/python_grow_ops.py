@@ -10,7 +10,8 @@ bound or a factor has few distinct places to sit; a float over decades on a log 
 (``benchmarks/growth_yield.py``, same edits) tuning turns 13% of int guards into a heuristic beating best fit by
 a third, and 1.5% of float ones; an int constant next to a fraction is too coarse, which the floats' quarter
 covers. Every operator is generic: it knows nothing of the task, only of Python functions. Layer 2 adds
-terms and guarded branches, layer 3 wraps.
+terms and guarded branches, layer 3 wraps. :func:`turned_round` is no layer's: it turns the comparisons an
+edit added the other way round, for an edit whose guard changed nothing measured.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import copy
 import random
 from dataclasses import dataclass
 
-from assay.proposers.mutate.base import shorten
-from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replace_node
+from assay.proposers.mutate.base import Mutation, shorten
+from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python, replace_node
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -29,6 +30,12 @@ NEW_CONSTANTS = (0.1, 0.5, 2.0, 5.0, 10.0, 20.0)
 NEW_INTS = (2, 5, 10, 20, 50, 100)  # not 1: tuning leaves 0 and 1 alone (an offset, an index)
 INT_ODDS = 0.75  # the share of int palettes in a function with no float literal (see the module docstring)
 Palette = tuple[int, ...] | tuple[float, ...]
+TURNED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.Gt,
+    ast.Gt: ast.Lt,
+    ast.LtE: ast.GtE,
+    ast.GtE: ast.LtE,
+}
 
 
 @dataclass
@@ -259,3 +266,42 @@ def wrap(src: Source, rng: random.Random) -> PyChange | None:
         f"wrapped `{shorten(ast.unparse(old))}` as `{shorten(ast.unparse(new))}` {src.where(old.lineno)}",
         plans,
     )
+
+
+def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
+    """``edited`` (an edit of ``parent``, the text of ``path``) with each single comparison it added turned the
+    other way round: ``s > c`` becomes ``s < c``. A guard whose edit changed nothing measured either never
+    fires or, where it fires, keeps the order of what it returns; on the other side of its threshold it may do
+    neither (``if b - a > c: return (b - a) * k`` keeps the order of a ranking by ``b - a``; ``< c`` does not).
+    None when the edit added no such comparison (changing one the parent had is not adding one), or a file does
+    not parse."""
+    try:
+        known = [ast.dump(n) for n in ast.walk(ast.parse(parent)) if isinstance(n, ast.Compare)]
+    except (SyntaxError, ValueError):
+        return None
+
+    def turn(src: Source, rng: random.Random) -> PyChange | None:
+        compares = [n for n in ast.walk(src.tree) if isinstance(n, ast.Compare)]
+        added = [
+            n for n in compares
+            if len(n.ops) == 1 and type(n.ops[0]) in TURNED and ast.dump(n) not in known
+        ]  # fmt: skip
+        if not added or len(compares) <= len(known):
+            return None  # the edit changed a comparison the parent had (< to <=), it added none
+        added.sort(key=lambda n: (n.lineno, n.col_offset))
+        was = ast.unparse(added[0])
+        bare: list[SourceEdit] = []
+        parenthesised: list[SourceEdit] = []
+        for node in added:
+            node.ops = [TURNED[type(node.ops[0])]()]
+            plain, wrapped = replace_node(src, node, node)
+            bare += plain
+            parenthesised += wrapped
+        more = f" (and {len(added) - 1} more)" if len(added) > 1 else ""
+        return PyChange(
+            f"turned `{shorten(was)}` round to `{shorten(ast.unparse(added[0]))}`{more} "
+            f"{src.where(added[0].lineno)}",
+            [bare, parenthesised],
+        )
+
+    return apply_python("python.turn", turn, path, edited, random.Random(0))

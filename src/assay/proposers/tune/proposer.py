@@ -35,6 +35,7 @@ FAR_WEIGHT = 0.2
 FLAT_AFTER = 3  # trials of a structure, all with the same score: its numbers do not matter, tune another
 FLAT_WEIGHT = 0.05
 INERT_WEIGHT = 0.1  # another structure whose every trial measured exactly what the incumbent measured
+CRASHED_WEIGHT = 0.05  # another structure none of whose trials ran: new numbers seldom cure a crash
 REFINE_AFTER = 2  # trials of the parent's structure before some draws search near its values
 REFINE_SHARE = 0.75  # of the draws on the parent's structure, once it has REFINE_AFTER trials
 MOVES_SHOWN = 2
@@ -63,7 +64,12 @@ class TuneProposer(Proposer):
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         chosen = self.choose(view)
         if chosen is None:
-            return Proposal(ok=False, description="no tuning", error="no tunable number", exhausted=True)
+            return Proposal(
+                ok=False,
+                description="no tuning",
+                error="no tunable number (but in structures that changed nothing measured or never ran)",
+                exhausted=True,
+            )
         files, space, label = chosen
         trials = [t for t in view.trials if t.point.study == space.study]
         if not label and len(trials) >= REFINE_AFTER:
@@ -88,24 +94,27 @@ class TuneProposer(Proposer):
         shun a structure whose trials all scored the same. Another structure whose trials all measured exactly
         what the incumbent of their time measured is inert so far (a guard that never fires, a term too small to
         reorder anything) and gets a tenth of the usual weight: on a deterministic task such structures would
-        otherwise take most draws from the few whose numbers measurably matter. A structure the last structural
-        edit introduced gets half the draws unless it is inert: its first values are arbitrary, so its first
-        score says little. The parent's own structure, unless flat, is at least as likely as all the others
-        together: it is the best kept so far, and a run tends to end with its numbers short of their best."""
+        otherwise take most draws from the few whose numbers measurably matter; one none of whose trials ran gets
+        a twentieth. A structure the last structural edit introduced gets half the draws unless it is inert or
+        crashed: its first values are arbitrary, so its first score says little. The parent's own structure, unless
+        flat, is at least as likely as all the others together: it is the best kept so far, and a run tends to
+        end with its numbers short of their best. None when nothing is live: the parent's files have no tunable
+        number and every other structure is inert or crashed (a structural edit is worth more than a draw)."""
         parent_score = view.trials[0].score if view.trials else None
         options: list[tuple[dict[str, str], SearchSpace, str]] = []
         weights: list[float] = []
+        damps: list[float] = []
         fresh: int | None = None  # the option a structural edit just introduced, never tuned yet
         steady = False  # the parent's structure is an option and not flat
-        for files, score, label, new, inert in [
-            (view.artifact, parent_score, "", False, False),
+        for files, score, label, new, damp in [
+            (view.artifact, parent_score, "", False, 1.0),
             *(
                 (
                     s.files,
                     s.score,
                     f"on a structure scoring {s.score:.4f}",
                     s.latest and s.trials == 1,
-                    s.inert,
+                    CRASHED_WEIGHT if s.crashed else INERT_WEIGHT if s.inert else 1.0,
                 )
                 for s in view.structures
             ),
@@ -117,18 +126,17 @@ class TuneProposer(Proposer):
             known = sum(1 for t in view.trials if t.point.study == space.study)
             near = parent_score is None or score is None or score >= parent_score - NEAR_BEST
             flat = known >= FLAT_AFTER and len(scores) == 1  # its numbers change nothing measured
-            if new and not inert:
+            if new and damp == 1.0:
                 fresh = len(options)
             if files is view.artifact:
                 steady = not flat
             options.append((files, space, label))
+            damps.append(damp)
             weights.append(
-                (FLAT_WEIGHT if flat else INERT_WEIGHT if inert else 1.0)
-                * (1.0 if near else FAR_WEIGHT)
-                / math.sqrt(1 + known)
+                (FLAT_WEIGHT if flat else damp) * (1.0 if near else FAR_WEIGHT) / math.sqrt(1 + known)
             )
-        if not options:
-            return None
+        if not any(w == 1.0 for w in damps):
+            return None  # nothing live: only structures that changed nothing measured or never ran
         if steady:  # the incumbent's own numbers: at least as likely as all other structures together
             weights[0] = max(weights[0], sum(weights[1:]))
         if fresh is not None:  # as likely as all the others together, whatever its first values scored

@@ -1,0 +1,69 @@
+"""The offline default proposer: after a structural edit that changed nothing measured, its new comparison is
+tried the other way round before any tuning."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from assay.proposers.base import Proposal, ProposerView, Structure, Trial
+from assay.proposers.offline import TURN_NOTE, OfflineProposer
+from assay.proposers.tune import search_space
+
+PARENT = {"priority.py": "def priority(item, remaining):\n    return -(remaining - item)\n"}
+GUARDED = {
+    "priority.py": "def priority(item, remaining):\n    if remaining - item > 10:\n"
+    "        return -(remaining - item) * 2\n    return -(remaining - item)\n"
+}
+EDIT = "python: added a guarded return `if remaining - item > 10` in priority() line 2"
+
+
+def view(
+    *, inert: bool = True, trials: int = 1, last: str = EDIT, proposer: str = "mutate", attempt: int = 0
+) -> ProposerView:
+    point = search_space(PARENT).point()
+    grown = search_space(GUARDED).point()
+    return ProposerView(
+        artifact=dict(PARENT),
+        layer=2,
+        history=[{"generation": 1, "description": last, "decision": "discard", "proposer": proposer}],
+        trials=[Trial(point, 0.95), Trial(grown, 0.949, "c1", unchanged=inert)],
+        structures=[Structure(grown.study, GUARDED, 0.949, trials, latest=True, inert=inert)],
+        attempt=attempt,
+    )
+
+
+def propose(proposer: OfflineProposer, made_view: ProposerView, tmp: Path) -> tuple[Proposal, str]:
+    (tmp / "priority.py").write_text(PARENT["priority.py"])
+    made = asyncio.run(proposer.propose(made_view, tmp, editable=["*.py"]))
+    return made, (tmp / "priority.py").read_text()
+
+
+def test_an_inert_guard_is_tried_next_with_its_comparison_turned_round(tmp_path: Path) -> None:
+    made, text = propose(OfflineProposer(seed=0), view(), tmp_path)
+    assert made.ok and made.via == "mutate"
+    assert text == GUARDED["priority.py"].replace("> 10", "< 10")
+    assert made.description.startswith(
+        "python: turned `remaining - item > 10` round to `remaining - item < 10`"
+    )
+    assert made.description.endswith(TURN_NOTE)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"inert": False},  # the guard moved the score: tune it
+        {"trials": 2},  # tuned already: its values were not the reason
+        {"last": EDIT + TURN_NOTE},  # a turn itself: turning it again gives back the edit
+        {"proposer": "tune"},  # the last candidate was a tuning trial
+        {"attempt": 1},  # the turn repeated an earlier candidate: draw as usual
+    ],
+)
+def test_no_turn_unless_the_last_structural_edit_changed_nothing(
+    tmp_path: Path, case: dict[str, object]
+) -> None:
+    made, text = propose(OfflineProposer(seed=0), view(**case), tmp_path)  # type: ignore[arg-type]
+    assert made.ok
+    assert "turned" not in made.description and "< 10" not in text
