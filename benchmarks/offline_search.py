@@ -52,6 +52,9 @@ class RandomSearch(OfflineProposer):
     def choose(self, view: ProposerView) -> str:
         return random.Random(f"{self.seed}:coin:{self.generation}").choice(FAMILIES)
 
+    def turn(self, view: ProposerView) -> None:
+        return None  # no inert guard turned round: that is the default proposer's own rule
+
 
 @dataclass
 class Result:
