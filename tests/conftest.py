@@ -7,11 +7,25 @@ from collections.abc import Iterator
 import pytest
 
 from assay.sandbox import bwrap_status
+from tests import hermetic, layers
 from tests.extras import need, need_bwrap
 from tests.fakes.llm_server import ScriptedLLMServer
+from tests.layers import pytest_runtest_makereport, pytest_runtest_protocol
+
+__all__ = ["pytest_runtest_makereport", "pytest_runtest_protocol"]  # the layers' hooks, registered here
 
 # Markers that imply an optional extra (see tests/extras.py).
 MARKER_EXTRAS = {"embed": "embed", "local_model": "local"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    home = hermetic.isolate()
+    config.add_cleanup(lambda: hermetic.remove(home))
+    layers.configure(config)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    layers.check_collection(items)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

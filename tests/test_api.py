@@ -14,6 +14,8 @@ import assay
 from assay.errors import ConfigError
 from tests.loop.conftest import make_project
 
+pytestmark = pytest.mark.e2e
+
 DOC = Path(__file__).parents[1] / "docs" / "api.md"
 
 

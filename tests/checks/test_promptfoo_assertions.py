@@ -293,6 +293,7 @@ def grader_service() -> Iterator[tuple[str, list[dict[str, Any]]]]:
     server.server_close()
 
 
+@pytest.mark.e2e
 async def test_webhook_posts_output_and_vars(tmp_path: Path, grader_service: tuple[str, list[Any]]) -> None:
     url, received = grader_service
     cases = load(

@@ -7,9 +7,13 @@ import re
 import signal
 from pathlib import Path
 
+import pytest
+
 from assay.faults import FAULT_VAR
 
 from .conftest import assay, git
+
+pytestmark = pytest.mark.e2e
 
 AS_USER = ("-c", "user.name=u", "-c", "user.email=u@x")
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import assay, git
+
+pytestmark = pytest.mark.e2e
 
 
 def test_init_evolve_status_log_diff_adopt(project):

@@ -15,6 +15,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
 
 
+@pytest.mark.e2e
 def test_empty_folder_gets_a_placeholder_program_that_evaluates(tmp_path: Path) -> None:
     first = assay("init", cwd=tmp_path)
     assert first.returncode == 0, first.stderr

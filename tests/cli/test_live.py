@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from assay.cli.live import Budget, status_lines
 from assay.config import EvolveConfig
 from assay.history.runfiles import read_events
@@ -15,6 +17,8 @@ from assay.loop.events import typed_events
 from assay.loop.layers import LayerTracker
 from assay.loop.state import LoopState, fold
 from tests.loop.conftest import make_project
+
+pytestmark = pytest.mark.e2e
 
 
 def run_in_terminal(args: list[str], cwd: Path) -> tuple[int, str]:

@@ -11,7 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .conftest import assay, git
+
+pytestmark = pytest.mark.e2e
 
 
 def rows(table: str) -> list[list[str]]:

@@ -27,6 +27,7 @@ USAGE_ERRORS = [
 @pytest.mark.parametrize(
     ("args", "message"), USAGE_ERRORS, ids=lambda v: " ".join(v) if isinstance(v, list) else ""
 )
+@pytest.mark.e2e
 def test_usage_error_prints_usage_and_exits_2(tmp_path: Path, args: list[str], message: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "assay", *args],

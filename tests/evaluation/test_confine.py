@@ -13,6 +13,8 @@ from assay.evaluation.confine import candidate_jail, check_files, runner_jail
 from assay.evaluation.session import select_cases
 from assay.model import CheckSpec
 
+pytestmark = pytest.mark.e2e
+
 
 def project(tmp_path: Path, runner: str = "{type: command, command: 'python harness.py {input}'}") -> Path:
     root = tmp_path / "proj"

@@ -113,6 +113,7 @@ async def test_judges_are_asked_only_when_their_verdict_matters(tmp_path, llm_se
     assert result.judged_not_run == 1
 
 
+@pytest.mark.e2e
 @pytest.mark.bwrap
 async def test_jailed_cases_share_workers_that_stop_when_the_evaluation_ends(tmp_path):
     from assay.sandbox import interpreter_paths, path_dirs, scrubbed_env

@@ -24,6 +24,7 @@ from assay.errors import ConfigError  # noqa: E402
 from assay.evaluation.executor import EXECUTORS  # noqa: E402
 from assay.evaluation.ray_executor import RayExecutor  # noqa: E402
 from assay.evaluation.session import build_evaluator, evaluate_project, select_cases  # noqa: E402
+from tests.layers import e2e_fixture  # noqa: E402
 from tests.raycluster import RayCluster, start_cluster  # noqa: E402
 
 SLUGIFY = Path(__file__).parents[2] / "examples" / "slugify"
@@ -31,6 +32,7 @@ BINPACK = Path(__file__).parents[2] / "examples" / "binpack"
 
 
 @pytest.fixture(scope="module")
+@e2e_fixture("a Ray cluster")
 def cluster() -> Iterator[RayCluster]:
     started = start_cluster(head_cpus=2)
     try:
@@ -127,6 +129,7 @@ def test_a_client_server_that_fails_to_start_is_tried_again(monkeypatch):
     assert (ray.inits, ray.shutdowns) == (1, 0)
 
 
+@pytest.mark.e2e
 def test_same_verdicts_as_local_and_traces_written_by_the_driver(cluster, driver, tmp_path):
     root = slugify_copy(tmp_path, cluster.address)
     config = load_config(root / "assay.yaml")
@@ -145,6 +148,7 @@ def test_same_verdicts_as_local_and_traces_written_by_the_driver(cluster, driver
     assert remote.sandbox == local.sandbox
 
 
+@pytest.mark.e2e
 def test_tasks_in_flight_are_bounded_and_results_stream(cluster, driver, tmp_path):
     root = slugify_copy(tmp_path, cluster.address)
     stamp = root / "stamp.sh"
@@ -168,6 +172,7 @@ def test_tasks_in_flight_are_bounded_and_results_stream(cluster, driver, tmp_pat
     assert sorted(seen) == sorted(c.id for c in result.cases) and len(seen) == 12
 
 
+@pytest.mark.e2e
 def test_preflight_names_a_missing_runner_command(cluster, driver, tmp_path):
     root = slugify_copy(tmp_path, cluster.address)
     config_file = root / "assay.yaml"
@@ -183,6 +188,7 @@ def test_preflight_names_a_missing_runner_command(cluster, driver, tmp_path):
     assert "lacks the runner's no-such-program-xyz" in message and "Ray workers are not ready" in message
 
 
+@pytest.mark.e2e
 def test_eval_cli_survives_a_worker_node_killed_mid_run(cluster, driver, tmp_path):
     """`assay eval --executor ray` on 200 cases; a second node is killed while it runs cases: every case ends
     with exactly one result, and the verdicts are the ones a healthy run gives."""
@@ -234,6 +240,7 @@ def test_eval_cli_survives_a_worker_node_killed_mid_run(cluster, driver, tmp_pat
     assert len(list(traces.glob("*/traces/*.json"))) == 200
 
 
+@pytest.mark.e2e
 def test_a_case_whose_worker_always_dies_is_a_failed_case_with_evidence(cluster, driver, tmp_path):
     """An inline python check runs in the Ray worker process; on case ``die`` it ends that process, on every
     attempt: the case is recorded failed with the evidence, the other cases pass, each has one result."""
@@ -265,6 +272,7 @@ def test_a_case_whose_worker_always_dies_is_a_failed_case_with_evidence(cluster,
 PARALLEL = "  search: ranked\n  parallel_candidates: 2\n  gate_options: {cost_factor: 1000}\n"
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("parallel", [1, 2], ids=["one-at-a-time", "parallel-candidates"])
 def test_evolve_on_ray_keeps_and_discards_as_the_local_executor(cluster, tmp_path, parallel):
     """`assay evolve --executor ray` and the local executor make the same decisions with the same scores (the
@@ -315,6 +323,7 @@ def test_evolve_on_ray_keeps_and_discards_as_the_local_executor(cluster, tmp_pat
     assert [int(row[0]) for row in rows["ray"]] == list(range(generations + 1))
 
 
+@pytest.mark.e2e
 def test_llm_runner_and_judge_run_on_workers(cluster, driver, tmp_path):
     """The llm runner and a judged check answered from Ray workers (the scripted server on loopback): the
     same verdicts and evidence as locally, and the model was asked by the workers."""
@@ -352,6 +361,7 @@ def test_llm_runner_and_judge_run_on_workers(cluster, driver, tmp_path):
     assert asked >= 2 + 3  # two answers and the rude case's three judge votes at least
 
 
+@pytest.mark.e2e
 def test_eval_from_outside_the_cluster_through_ray_client(cluster, tmp_path):
     """`executor.address: ray://host:port` (Ray Client, a driver outside the cluster): `assay eval --executor
     ray` in its own process gives the local executor's verdicts, each case run on a worker of the cluster."""

@@ -16,6 +16,8 @@ import yaml
 from assay.cli.main import main
 from tests.extras import need
 
+pytestmark = pytest.mark.e2e
+
 EXAMPLE = Path(__file__).parents[2] / "examples" / "sentiment-fewshot"
 SCORE = re.compile(r"(dev|holdout) score\s+([\d.]+) -> ([\d.]+)")
 

@@ -12,6 +12,7 @@ import pytest
 
 from assay.faults import FAULT_VAR
 from assay.history import Git
+from tests.layers import e2e_fixture
 
 
 @pytest.fixture
@@ -43,6 +44,7 @@ def write(path: Path, text: str) -> Path:
 
 
 @pytest.fixture
+@e2e_fixture("a git repository")
 def repo(tmp_path: Path) -> Git:
     root = tmp_path / "project"
     write(root / "prompt.md", "be brief\nbe kind\n")

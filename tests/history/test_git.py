@@ -11,7 +11,7 @@ from assay.history import Git, GitError
 
 from .conftest import candidate, sh, write
 
-pytestmark = pytest.mark.usefixtures("no_user_git_config")
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_user_git_config")]
 
 
 def test_init_commits_files_respecting_gitignore_and_discover_finds_the_root(

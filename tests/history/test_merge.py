@@ -11,7 +11,7 @@ from assay.history import Git, GitError
 
 from .conftest import adopt_killed, candidate, commit_as_user, git_path, sh
 
-pytestmark = pytest.mark.usefixtures("no_user_git_config")
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_user_git_config")]
 
 
 def assert_untouched(repo: Git, head: str) -> None:

@@ -14,7 +14,7 @@ from assay.history.adoptmark import AdoptBusy, marker_path
 
 from .conftest import adopt_killed, candidate, commit_as_user, git_path, sh, write
 
-pytestmark = pytest.mark.usefixtures("no_user_git_config")
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_user_git_config")]
 
 ADOPT = "assay: adopt cand-0001 of run r1"
 AS_USER = ("-c", "user.name=u", "-c", "user.email=u@x")

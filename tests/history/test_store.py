@@ -13,17 +13,19 @@ import pytest
 from assay.errors import AssayError
 from assay.history.records import CandidateRecord, EvaluationRow, EventRecord, RunRecord, candidate_id
 from assay.history.store import RunStore, StoreError
+from tests.layers import e2e_fixture
 from tests.pg import create_database, running_postgres
 
 
 @pytest.fixture(scope="module")
+@e2e_fixture("a PostgreSQL server")
 def pg_server() -> Iterator[str]:
     """A throwaway PostgreSQL server on 127.0.0.1 and a random port; yields its base URL (no database)."""
     with running_postgres() as url:
         yield url
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.e2e)])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A URL of an empty database on each backend."""
     if request.param == "sqlite":

@@ -3,40 +3,35 @@ repository in a temp dir."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.layers import e2e_fixture
+from tests.repos import committed, git
+
+__all__ = ["git", "make_project"]
+
 EXAMPLE = Path(__file__).parents[2] / "examples" / "binpack"
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
-
-
 def make_project(root: Path, *, cases: int = 10, items: int = 80, extra: str = "") -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    for name in ("priority.py", "harness.py", "score.py"):
-        shutil.copy(EXAMPLE / name, root / name)
-    (root / "cases.yaml").write_text(
-        "cases:\n" + "".join(f"  - {{id: inst-{i:02d}, vars: {{seed: {2000 + i}}}}}\n" for i in range(cases))
+    files = {name: (EXAMPLE / name).read_text() for name in ("priority.py", "harness.py", "score.py")}
+    files["cases.yaml"] = "cases:\n" + "".join(
+        f"  - {{id: inst-{i:02d}, vars: {{seed: {2000 + i}}}}}\n" for i in range(cases)
     )
-    (root / "assay.yaml").write_text(
+    files["assay.yaml"] = (
         "artifact: {kind: code, paths: [priority.py], forbid: [harness.py, score.py, cases.yaml, assay.yaml]}\n"
         "cases: {files: [cases.yaml]}\n"
         f"runner: {{type: command, command: 'python harness.py {{vars.seed}} {items}', timeout: 10}}\n"
         "checks:\n  - {type: python, value: 'score.py:check'}\n" + extra
     )
-    (root / ".gitignore").write_text(".assay/\n__pycache__/\n")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
-    return root
+    files[".gitignore"] = ".assay/\n__pycache__/\n"
+    return committed(root, files)
 
 
 @pytest.fixture
+@e2e_fixture("a git repository")
 def project(tmp_path: Path) -> Path:
     return make_project(tmp_path / "proj")
 

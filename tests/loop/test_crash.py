@@ -8,10 +8,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from assay.history.runfiles import RunFiles
 from assay.history.store import RunStore
 
 from .conftest import git, make_project
+
+pytestmark = pytest.mark.e2e
 
 EXTRA = (
     "evolve:\n  layers: [1, 2]\n  discards_per_layer: 100\n  plateau: 1000\n  target_pass_rate: null\n"

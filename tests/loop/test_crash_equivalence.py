@@ -19,6 +19,8 @@ from assay.loop.events import Decided, Event, Finished, typed_events
 
 from .conftest import git, make_project
 
+pytestmark = pytest.mark.e2e
+
 GENERATIONS = 6
 # A resumed run must make the reference's decisions, so timing must not decide: on a busy machine a case can
 # take twice the baseline's time, and the ratchet's time rule would discard what the reference kept.

@@ -16,6 +16,8 @@ from assay.loop.engine import Evolution
 
 from .conftest import git, make_project
 
+pytestmark = pytest.mark.e2e
+
 
 def evolve(project: Path, **kwargs):
     evolution = Evolution(load_config(project / "assay.yaml"), **kwargs)

@@ -33,6 +33,8 @@ from tests.proposers._legacy_redaction import LegacyRedactor
 
 from .conftest import git
 
+pytestmark = pytest.mark.e2e
+
 PROPOSER_SYSTEM = "You improve an artifact"
 JUDGE_SYSTEM = "You grade one output"
 PROMPT_SENTINEL = "You are the helpdesk writer of Tiny Tents Ltd."

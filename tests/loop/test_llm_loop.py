@@ -26,6 +26,8 @@ from tests.fakes.llm_server import ScriptedLLMServer
 
 from .conftest import git
 
+pytestmark = pytest.mark.e2e
+
 EXAMPLE = Path(__file__).parents[2] / "examples" / "support-prompt"
 
 # Who sent a request, told apart by the system prompt each one uses.

@@ -8,6 +8,8 @@ import importlib.util
 from pathlib import Path
 from typing import ClassVar
 
+import pytest
+
 from assay.aio import run_sync
 from assay.config import load_config
 from assay.history.runfiles import RunFiles
@@ -16,6 +18,8 @@ from assay.loop.events import Committed, Decided, Measured, typed_events
 from assay.proposers.base import Proposal, Proposer, ProposerView
 
 from .conftest import git, make_project
+
+pytestmark = pytest.mark.e2e
 
 _TASKS = Path(__file__).resolve().parents[2] / "benchmarks" / "offline_tasks.py"
 _SPEC = importlib.util.spec_from_file_location("offline_tasks", _TASKS)
@@ -104,7 +108,7 @@ def test_a_layer_with_no_operator_is_skipped_without_a_generation(tmp_path: Path
         "    score = negate(leftover)\n    return score\n\n\n"
         "def helper(a, b):\n    return operator.sub(a, b)\n\n\ndef negate(x):\n    return operator.neg(x)\n"
     )
-    git(root, "commit", "-qam", "no layer-1 site in priority")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "no layer-1 site in priority")
     outcome = run_sync(Evolution(load_config(root / "assay.yaml"), max_generations=3).start())
     events = events_of(root, outcome.run_id)
     first = next(e.proposal for e in events if isinstance(e, Committed))

@@ -28,6 +28,8 @@ from tests.fakes.llm_server import ScriptedLLMServer
 
 from .conftest import git
 
+pytestmark = pytest.mark.e2e
+
 CASES = 14
 HARMFUL = "Answer at random when unsure."
 

@@ -6,9 +6,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.cli.conftest import assay
 
 from .conftest import make_project
+
+pytestmark = pytest.mark.e2e
 
 FIXTURE = Path(__file__).parent / "data" / "run-v1"
 RUN_ID = "20261201-005652-58d8"

@@ -19,6 +19,8 @@ from assay.tournament import ScoresJudge
 from .conftest import git, make_project
 from .test_crash_equivalence import Ended, assay, ended, tree
 
+pytestmark = pytest.mark.e2e
+
 GENERATIONS = 5
 # The candidates' case runs share the machine, so their time per case is not the baseline's: the gate's time
 # rule is set out of reach, or timing would decide.

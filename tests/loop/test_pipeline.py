@@ -107,6 +107,7 @@ async def test_a_producer_error_surfaces_in_take() -> None:
     assert await ahead.close() == []
 
 
+@pytest.mark.e2e
 def test_the_loop_proposes_ahead_and_logs_what_it_dropped(tmp_path: Path) -> None:
     extra = "evolve:\n  search: ranked\n  pipeline: 3\n  target_pass_rate: null\n"
     project = make_project(tmp_path / "proj", cases=6, items=40, extra=extra)
@@ -134,6 +135,7 @@ def test_the_loop_proposes_ahead_and_logs_what_it_dropped(tmp_path: Path) -> Non
     assert "proposals" not in worktrees  # the proposals worktree is removed at the end
 
 
+@pytest.mark.e2e
 def test_a_pipeline_with_greedy_search_is_a_config_error(tmp_path: Path) -> None:
     project = make_project(tmp_path / "proj", extra="evolve:\n  pipeline: 2\n")
     with pytest.raises(ConfigError, match=r"evolve\.pipeline.*search: ranked"):

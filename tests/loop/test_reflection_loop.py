@@ -22,6 +22,8 @@ from tests.fakes.llm_server import ScriptedLLMServer
 
 from .conftest import git
 
+pytestmark = pytest.mark.e2e
+
 PROPOSER_SYSTEM = "You improve an artifact"
 UNKNOWN = re.compile(r"unknown word: '(\w+)'")
 CASE_LABEL = re.compile(r"^\[(\d+)\] case ", re.MULTILINE)

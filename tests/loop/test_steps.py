@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from assay.aio import run_sync
 from assay.evaluation.evaluator import EvalResult
 from assay.loop.baseline import measure_baseline
@@ -14,6 +16,8 @@ from assay.model import CaseResult, Dimension, Output, Split
 from assay.proposers import Proposal, Proposer, ProposerView
 
 from .conftest import git
+
+pytestmark = pytest.mark.e2e
 
 
 def events_of(ctx) -> list[str]:  # type: ignore[no-untyped-def]

@@ -22,6 +22,8 @@ from tests.fakes.llm_server import ScriptedLLMServer
 
 from .conftest import make_project
 
+pytestmark = pytest.mark.e2e
+
 
 def result(scores: list[float]) -> EvalResult:
     cases = [

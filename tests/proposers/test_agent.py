@@ -195,6 +195,7 @@ def test_without_bubblewrap_the_agent_refuses_unless_allowed(no_bwrap: None) -> 
     assert allowed.unsandboxed is not None and allowed.jail(Path("/tmp"), {}) is None
 
 
+@pytest.mark.e2e
 @pytest.mark.bwrap
 def test_with_bubblewrap_the_agent_is_jailed() -> None:
     proposer = AgentProposer("true")

@@ -27,6 +27,8 @@ from assay.sandbox import bwrap_status
 from tests.extras import need_bwrap
 from tests.leaks import leaked
 
+pytestmark = pytest.mark.e2e
+
 CASE_VALUE = "ZEBRA-4471-QUOKKA"
 SCRIPT_VALUE = "PANGOLIN-9931-LANTERN"
 RUBRIC = "The reply must be polite like a pangolin in every single sentence it writes."

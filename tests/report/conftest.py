@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.layers import e2e_fixture
 from tests.loop.conftest import make_project
 
 from .browser import Browser, need_chromium
@@ -32,12 +33,14 @@ def evolved(root: Path, generations: int, **env: str) -> Path:
 
 
 @pytest.fixture(scope="module")
+@e2e_fixture("a git repository (an evolved run)")
 def binpack_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished bin-packing run of 12 generations."""
     return evolved(tmp_path_factory.mktemp("report") / "binpack", 12)
 
 
 @pytest.fixture(scope="module")
+@e2e_fixture("a browser")
 def browser() -> Iterator[Browser]:
     chromium = need_chromium()
     page = Browser(chromium)
@@ -48,6 +51,7 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture(scope="module")
+@e2e_fixture("a git repository (an evolved run)")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where screenshots are kept: ``$ASSAY_TEST_ARTIFACTS`` when set (CI keeps it), else a temp dir."""
     folder = os.environ.get("ASSAY_TEST_ARTIFACTS")

@@ -19,6 +19,8 @@ from tests.loop.test_noisy_loop import HARMFUL, noisy_reply, write_project
 from .browser import Browser
 from .conftest import assay
 
+pytestmark = pytest.mark.e2e
+
 
 def count(browser: Browser, selector: str) -> int:
     return int(browser.evaluate(f"document.querySelectorAll({json.dumps(selector)}).length"))

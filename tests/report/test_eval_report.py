@@ -38,6 +38,7 @@ def visible_rows(browser: Browser) -> list[str]:
     )
 
 
+@pytest.mark.e2e
 def test_an_eval_report_escapes_outputs_filters_and_compares(
     slugify: Path, browser: Browser, artifacts: Path
 ) -> None:

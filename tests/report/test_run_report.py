@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from assay.config import load_config
 from assay.history.records import best_candidate
 from assay.history.runfiles import RunFiles
@@ -16,6 +18,8 @@ from assay.report import render_run, run_report
 from assay.report.sources import find_run
 
 from .conftest import assay, evolved
+
+pytestmark = pytest.mark.e2e
 
 MAX_BYTES = 2 * 1024 * 1024
 

@@ -23,6 +23,8 @@ import pytest
 
 from tests.sandbox.procs import kill_marked, marked_processes, unique_marker
 
+pytestmark = pytest.mark.e2e
+
 SECRET = "ZEBRA-4471-QUOKKA"
 SCRIPT_SECRET = "PANGOLIN-9931"
 MODES = [pytest.param("strict", marks=pytest.mark.bwrap), "none"]
@@ -99,10 +101,13 @@ READ_KEY = """
 found = []
 here = os.getcwd()
 paths = ["cases.yaml", "graders/check.sh", "../../cases.yaml", os.path.join(here, "cases.yaml")]
+# A walk of the whole filesystem, bounded in time: on a machine with many files an unjailed walk would
+# otherwise outlast the case's timeout (the relative paths above find the key without it).
+started = time.monotonic()
 for visited, (root, dirs, files) in enumerate(os.walk("/")):
     dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev", "usr", "lib", "bin", "sbin", "etc", "opt")]
     paths += [os.path.join(root, f) for f in files if f in ("cases.yaml", "check.sh")]
-    if len(paths) > 400 or visited > 20000:
+    if len(paths) > 400 or visited > 20000 or time.monotonic() - started > 3:
         break
 for path in paths:
     try:

@@ -27,7 +27,7 @@ from assay.sandbox.jail import BwrapStatus, jail_argv
 from assay.sandbox.workers import JailWorkers
 from tests.sandbox.procs import marked_processes, unique_marker
 
-pytestmark = pytest.mark.bwrap
+pytestmark = [pytest.mark.e2e, pytest.mark.bwrap]
 
 
 @pytest.fixture

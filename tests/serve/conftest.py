@@ -18,6 +18,7 @@ import pytest
 
 from assay.serve.settings import ServeSettings
 from assay.serve.state import ServeState
+from tests.layers import e2e_fixture
 
 try:
     import uvicorn
@@ -61,6 +62,7 @@ def thread_server(settings: ServeSettings, state: ServeState | None = None) -> I
 
 
 @pytest.fixture
+@e2e_fixture("a server (uvicorn on loopback)")
 def make_server(tmp_path: Path) -> Iterator[Callable[..., httpx.Client]]:
     """Start thread servers: ``make_server(**settings)`` (default: a SQLite file in tmp_path and the token)."""
     stack: list[object] = []

@@ -16,6 +16,8 @@ import pytest
 from tests.extras import need
 from tests.serve.conftest import AUTH, ServeProcess, start_serve
 
+pytestmark = pytest.mark.e2e
+
 need("serve")
 
 VARIANTS = ["v0", "v1", "v2", "v3"]

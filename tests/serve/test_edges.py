@@ -14,6 +14,8 @@ from assay.serve.state import ServeState
 from tests.extras import need
 from tests.serve.conftest import TOKEN, thread_server
 
+pytestmark = pytest.mark.e2e
+
 need("serve")
 
 JSON = {"content-type": "application/json"}

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.extras import need
+
+pytestmark = pytest.mark.e2e
 
 need("serve")
 

@@ -44,6 +44,7 @@ def test_elo_replay_counts_one_sided_feedback_and_ties() -> None:
         make_backend("chess", 32, 1500)
 
 
+@pytest.mark.e2e
 def test_recompute_endpoint_ranks_with_bradley_terry_and_leaves_ratings_alone(client: httpx.Client) -> None:
     for name in ("strong", "weak"):
         client.put(f"/api/v1/variants/{name}", json={})

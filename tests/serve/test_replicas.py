@@ -14,8 +14,11 @@ import httpx
 import pytest
 
 from tests.extras import need
+from tests.layers import e2e_fixture
 from tests.pg import create_database, running_postgres
 from tests.serve.conftest import AUTH, spawn_serve, stop_process, wait_listening
+
+pytestmark = pytest.mark.e2e
 
 need("serve")
 
@@ -26,6 +29,7 @@ CONCURRENCY = 32
 
 
 @pytest.fixture(scope="module")
+@e2e_fixture("a PostgreSQL server")
 def pg_url() -> Iterator[str]:
     with running_postgres() as base:
         yield create_database(base)

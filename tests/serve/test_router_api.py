@@ -20,6 +20,8 @@ from assay.serve.state import ServeState
 from tests.extras import need
 from tests.serve.conftest import AUTH, run_serve, start_serve
 
+pytestmark = pytest.mark.e2e
+
 need("serve")
 
 # The router's documented example, byte for byte the body of its curl command.

@@ -12,6 +12,8 @@ import pytest
 
 from tests.serve.conftest import AUTH
 
+pytestmark = pytest.mark.e2e
+
 
 def _register(client: httpx.Client, *names: str, **body: Any) -> None:
     for name in names:

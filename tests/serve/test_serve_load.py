@@ -7,8 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.extras import missing_modules, need, required, unavailable
 from tests.pg import pg_bin
+
+pytestmark = pytest.mark.e2e
 
 need("serve")
 

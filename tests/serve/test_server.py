@@ -19,6 +19,8 @@ from assay.serve.settings import ServeSettings
 from tests.extras import need
 from tests.serve.conftest import AUTH, serve_env, start_serve
 
+pytestmark = pytest.mark.e2e
+
 need("serve")
 
 

@@ -103,6 +103,7 @@ def test_corrupt_file_and_bad_settings_are_one_line_errors(tmp_path: Path) -> No
         ServeSettings(k=float("nan"))
 
 
+@pytest.mark.e2e
 def test_a_locked_database_answers_503_and_changes_nothing(
     tmp_path: Path, make_server: Callable[..., httpx.Client]
 ) -> None:

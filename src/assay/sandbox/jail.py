@@ -262,8 +262,11 @@ def jail_argv(jail: Jail, *, home: str | None, status: BwrapStatus | None = None
     plan.add(Path("/dev"), ["--dev", "/dev"], shows_host=False)
     plan.add(Path("/proc"), ["--proc", "/proc"], shows_host=False)
     plan.add(Path("/tmp"), [*size, "--tmpfs", "/tmp"], shows_host=False)
-    if home and home.startswith("/") and home.rstrip("/") and not plan.covered(Path(home)):
-        plan.add(Path(home), [*size, "--tmpfs", home], shows_host=False)
+    if home and home.startswith("/") and home.rstrip("/"):
+        if not plan.covered(Path(home)):
+            plan.add(Path(home), [*size, "--tmpfs", home], shows_host=False)
+        elif not plan.shows(Path(home)):  # inside a private tmpfs (a HOME under /tmp): it must still exist
+            plan.add(Path(home), ["--dir", home], shows_host=False)
 
     protected = _by_depth(_real(p) for p in jail.protected)
     writable = _by_depth(_real(p) for p in jail.writable if p.exists())
