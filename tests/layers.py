@@ -126,7 +126,9 @@ def _program(argv: list[str]) -> str | None:
     """What ``argv`` starts, if it is a server, a cluster or a browser."""
     while argv and Path(argv[0]).name in WRAPPERS:  # runuser -u postgres -- initdb ...
         rest = argv[1:]
-        argv = rest[rest.index("--") + 1 :] if "--" in rest else [a for a in rest if not a.startswith("-")][1:]
+        argv = (
+            rest[rest.index("--") + 1 :] if "--" in rest else [a for a in rest if not a.startswith("-")][1:]
+        )
     if not argv:
         return None
     name = Path(argv[0]).name
