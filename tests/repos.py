@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+
+from tests.layers import LOG_VAR
 
 _templates: dict[str, Path] = {}
 _base: Path | None = None
@@ -61,4 +64,7 @@ def committed(root: Path, files: dict[str, str | bytes], message: str = "start")
         git(template, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message)
         _templates[key] = template
     shutil.copytree(template, root, symlinks=True, dirs_exist_ok=True)
+    if log := os.environ.get(LOG_VAR):  # a copy is a new repository too, as the layers see it
+        with open(log, "a", encoding="utf-8") as out:
+            out.write("a git repository (a copy of a template)\n")
     return root

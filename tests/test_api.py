@@ -14,11 +14,10 @@ import assay
 from assay.errors import ConfigError
 from tests.loop.conftest import make_project
 
-pytestmark = pytest.mark.e2e
-
 DOC = Path(__file__).parents[1] / "docs" / "api.md"
 
 
+@pytest.mark.e2e
 def test_the_documented_example_runs_as_written(tmp_path: Path) -> None:
     code = re.search(r"```python\n(.*?)\n```", DOC.read_text(), re.S)
     assert code is not None
@@ -46,6 +45,7 @@ class StopAfterOne(assay.StopRule):
         return "one is enough" if state.generation >= 1 else None
 
 
+@pytest.mark.e2e
 def test_evaluate_and_evolve_take_objects_and_names(tmp_path: Path) -> None:
     root = make_project(tmp_path / "p", cases=5, items=20)
     config = assay.load_config(root / "assay.yaml")

@@ -6,9 +6,8 @@ import pytest
 
 from .conftest import assay, git
 
-pytestmark = pytest.mark.e2e
 
-
+@pytest.mark.e2e
 def test_init_evolve_status_log_diff_adopt(project):
     init = assay("init", cwd=project)
     assert init.returncode == 0, init.stderr
@@ -42,6 +41,7 @@ def test_init_evolve_status_log_diff_adopt(project):
     assert "no run to resume" in resume.stderr and "Traceback" not in resume.stderr
 
 
+@pytest.mark.e2e
 def test_init_refuses_a_dirty_tree_and_evolve_needs_a_repo(project):
     bare = assay("evolve", "-n", "1", cwd=project)
     assert bare.returncode == 2
@@ -53,6 +53,7 @@ def test_init_refuses_a_dirty_tree_and_evolve_needs_a_repo(project):
     assert "uncommitted changes" in again.stderr and "priority.py" in again.stderr
 
 
+@pytest.mark.e2e
 def test_init_writes_a_starter_config(tmp_path):
     (tmp_path / "solve.py").write_text("import sys\nprint(sys.argv[1])\n")
     (tmp_path / "cases.yaml").write_text("- {id: a, input: hi, checks: [{type: equals, value: hi}]}\n")

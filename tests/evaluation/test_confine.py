@@ -13,8 +13,6 @@ from assay.evaluation.confine import candidate_jail, check_files, runner_jail
 from assay.evaluation.session import select_cases
 from assay.model import CheckSpec
 
-pytestmark = pytest.mark.e2e
-
 
 def project(tmp_path: Path, runner: str = "{type: command, command: 'python harness.py {input}'}") -> Path:
     root = tmp_path / "proj"
@@ -44,6 +42,7 @@ def project(tmp_path: Path, runner: str = "{type: command, command: 'python harn
     return root
 
 
+@pytest.mark.e2e
 def test_hidden_readonly_and_protected(tmp_path: Path) -> None:
     root = project(tmp_path)
     config = load_config(root / "assay.yaml")
@@ -69,6 +68,7 @@ def test_hidden_readonly_and_protected(tmp_path: Path) -> None:
     assert jail.network is False
 
 
+@pytest.mark.e2e
 def test_helper_named_by_an_option_is_hidden_and_runner_files_are_not(tmp_path: Path) -> None:
     root = project(
         tmp_path, runner="{type: command, command: 'python helper.py {input}', read_only: [notes.md]}"
@@ -80,6 +80,7 @@ def test_helper_named_by_an_option_is_hidden_and_runner_files_are_not(tmp_path: 
     assert "notes.md" in jail.read_only
 
 
+@pytest.mark.e2e
 def test_a_workdir_maps_the_hidden_paths(tmp_path: Path) -> None:
     root = project(tmp_path)
     config = load_config(root / "assay.yaml")
@@ -106,6 +107,7 @@ def test_check_files_are_found_in_any_string_of_any_check(tmp_path: Path) -> Non
     assert found == {tmp_path / "a.py", tmp_path / "pkg" / "mod.py", tmp_path / "data" / "gold.csv"}
 
 
+@pytest.mark.e2e
 def test_sandbox_modes(tmp_path: Path, no_bwrap: None) -> None:
     root = project(tmp_path)
     config = load_config(root / "assay.yaml")
@@ -120,6 +122,7 @@ def test_sandbox_modes(tmp_path: Path, no_bwrap: None) -> None:
     assert runner_jail(load_config(root / "assay.yaml"), []) == (None, "runner.sandbox is none")
 
 
+@pytest.mark.e2e
 def test_an_llm_runner_starts_no_process(tmp_path: Path) -> None:
     root = project(tmp_path, runner="{type: llm, model: 'openai:x'}")
     assert runner_jail(load_config(root / "assay.yaml"), []) == (None, None)

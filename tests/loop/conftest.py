@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from assay.runners import RUNNERS
+from tests.fakes.inprocess_runner import InProcessRunner
 from tests.layers import e2e_fixture
 from tests.repos import committed, git
 
@@ -28,6 +30,14 @@ def make_project(root: Path, *, cases: int = 10, items: int = 80, extra: str = "
     )
     files[".gitignore"] = ".assay/\n__pycache__/\n"
     return committed(root, files)
+
+
+@pytest.fixture
+def inprocess_runner(monkeypatch: pytest.MonkeyPatch) -> type[InProcessRunner]:
+    """For this test, ``command`` runners are the in-process stand-in (tests/fakes/inprocess_runner.py): for
+    tests of the loop's decisions, where the subprocess and the jail are not what is under test."""
+    monkeypatch.setitem(RUNNERS._items, "command", InProcessRunner)
+    return InProcessRunner
 
 
 @pytest.fixture

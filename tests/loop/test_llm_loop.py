@@ -26,8 +26,6 @@ from tests.fakes.llm_server import ScriptedLLMServer
 
 from .conftest import git
 
-pytestmark = pytest.mark.e2e
-
 EXAMPLE = Path(__file__).parents[2] / "examples" / "support-prompt"
 
 # Who sent a request, told apart by the system prompt each one uses.
@@ -163,6 +161,7 @@ def citing_proposer() -> Callable[[dict[str, Any]], str]:
     return reply
 
 
+@pytest.mark.e2e
 def test_no_check_value_reaches_the_proposer_across_generations(tmp_path, llm_server: ScriptedLLMServer):
     llm_server.add_rule(judge_reply, system=JUDGE_SYSTEM)
     llm_server.add_rule(citing_proposer(), system=PROPOSER_SYSTEM)
@@ -198,6 +197,7 @@ def test_no_check_value_reaches_the_proposer_across_generations(tmp_path, llm_se
     assert all(value in raw or json.dumps(value)[1:-1] in raw for value in PLANTED)
 
 
+@pytest.mark.e2e
 def test_a_case_id_holding_a_check_value_does_not_leak_through_the_prompt(
     tmp_path, llm_server: ScriptedLLMServer
 ):
@@ -226,6 +226,7 @@ BAD_ANSWERS = [
 BAD_ERRORS = ["has no edit", "SEARCH block does not match", "not an editable path"]
 
 
+@pytest.mark.e2e
 def test_garbage_and_unappliable_answers_are_invalid_candidates(tmp_path, llm_server: ScriptedLLMServer):
     answers = iter(BAD_ANSWERS)
 
@@ -303,6 +304,7 @@ def example_proposer(body: dict[str, Any]) -> str:
     )
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("model", ["openai:gpt-4o-mini", "anthropic:claude-haiku-4-5", "ollama:llama3.2"])
 def test_one_generation_of_the_example_against_the_scripted_server(
     tmp_path, llm_server: ScriptedLLMServer, model: str
@@ -338,6 +340,7 @@ def test_one_generation_of_the_example_against_the_scripted_server(
 # -- retry with context (autocontext's retry prompt) -----------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_a_retry_carries_the_last_score_the_gain_needed_and_its_failures(
     tmp_path, llm_server: ScriptedLLMServer
 ):

@@ -19,7 +19,8 @@ from assay.proposers.base import Proposal, Proposer, ProposerView
 
 from .conftest import git, make_project
 
-pytestmark = pytest.mark.e2e
+# The loop's decisions are under test here, not the subprocess or the jail (tests/loop/test_engine.py).
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("inprocess_runner")]
 
 _TASKS = Path(__file__).resolve().parents[2] / "benchmarks" / "offline_tasks.py"
 _SPEC = importlib.util.spec_from_file_location("offline_tasks", _TASKS)

@@ -15,11 +15,10 @@ from assay.history.runfiles import RunFiles
 from assay.loop.engine import Evolution
 from assay.loop.events import Decided, typed_events
 from assay.tournament import ScoresJudge
+from tests.layers import e2e_fixture
 
 from .conftest import git, make_project
 from .test_crash_equivalence import Ended, assay, ended, tree
-
-pytestmark = pytest.mark.e2e
 
 GENERATIONS = 5
 # The candidates' case runs share the machine, so their time per case is not the baseline's: the gate's time
@@ -77,11 +76,13 @@ def stamps(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+@e2e_fixture("a git repository (an evolved run)")
 def reference(tmp_path_factory: pytest.TempPathFactory, stamps: Path) -> tuple[Path, Ended]:
     root = stamped_project(tmp_path_factory.mktemp("parallel") / "reference", stamps)
     return root, run(root)
 
 
+@pytest.mark.e2e
 def test_candidates_are_measured_at_once_and_the_same_seed_decides_the_same(
     reference: tuple[Path, Ended], stamps: Path, tmp_path: Path
 ) -> None:
@@ -105,6 +106,7 @@ def test_candidates_are_measured_at_once_and_the_same_seed_decides_the_same(
     assert decisions_of(again) == decisions_of(first)
 
 
+@pytest.mark.e2e
 def test_decisions_are_logged_in_generation_order(reference: tuple[Path, Ended]) -> None:
     root, _ = reference
     run_dir = next((root / ".assay" / "runs").iterdir())
@@ -122,6 +124,7 @@ def test_decisions_are_logged_in_generation_order(reference: tuple[Path, Ended])
         assert mine[0] == "committed" and mine[-1] == "decided", mine
 
 
+@pytest.mark.e2e
 def test_a_run_killed_mid_way_resumes_to_the_same_decisions(
     reference: tuple[Path, Ended], stamps: Path, tmp_path: Path
 ) -> None:
@@ -137,6 +140,7 @@ def test_a_run_killed_mid_way_resumes_to_the_same_decisions(
     assert decisions_of(ended(root)) == decisions_of(first)
 
 
+@pytest.mark.e2e
 def test_a_stopped_run_keeps_its_proposals_and_resumes_to_the_same_decisions(
     reference: tuple[Path, Ended], stamps: Path, tmp_path: Path
 ) -> None:
@@ -178,6 +182,7 @@ def test_a_stopped_run_keeps_its_proposals_and_resumes_to_the_same_decisions(
     ],
     ids=["below-one", "greedy-search", "judge-screening"],
 )
+@pytest.mark.e2e
 def test_a_bad_parallel_candidates_is_a_config_error(tmp_path: Path, extra: str, match: str) -> None:
     project = make_project(tmp_path / "proj", extra=extra)
     with pytest.raises(ConfigError, match=match) as caught:
@@ -187,6 +192,7 @@ def test_a_bad_parallel_candidates_is_a_config_error(tmp_path: Path, extra: str,
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.e2e
 def test_parallel_candidates_raise_the_pipeline_depth(tmp_path: Path) -> None:
     project = make_project(tmp_path / "proj", extra="evolve:\n  search: ranked\n  parallel_candidates: 3\n")
     assert load_config(project / "assay.yaml").evolve.pipeline_depth == 4

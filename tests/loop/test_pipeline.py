@@ -22,6 +22,9 @@ from assay.search import Archive
 
 from .conftest import git, make_project
 
+# The loop's decisions are under test here, not the subprocess or the jail (tests/loop/test_engine.py).
+pytestmark = pytest.mark.usefixtures("inprocess_runner")
+
 
 def basis(after: int) -> Basis:
     return Basis(after=after, archive=Archive(), layer=1, history=[], last_gate=[], best="c0")

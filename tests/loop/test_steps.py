@@ -17,7 +17,8 @@ from assay.proposers import Proposal, Proposer, ProposerView
 
 from .conftest import git
 
-pytestmark = pytest.mark.e2e
+# The loop's decisions are under test here, not the subprocess or the jail (tests/loop/test_engine.py).
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("inprocess_runner")]
 
 
 def events_of(ctx) -> list[str]:  # type: ignore[no-untyped-def]

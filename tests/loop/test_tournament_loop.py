@@ -22,7 +22,8 @@ from tests.fakes.llm_server import ScriptedLLMServer
 
 from .conftest import make_project
 
-pytestmark = pytest.mark.e2e
+# The loop's decisions are under test here, not the subprocess or the jail (tests/loop/test_engine.py).
+pytestmark = pytest.mark.usefixtures("inprocess_runner")
 
 
 def result(scores: list[float]) -> EvalResult:
@@ -101,6 +102,7 @@ async def test_rank_archive_orders_nodes_by_rating() -> None:
     assert ranks == {"c-a": 0, "c-b": 1, "c-base": 2, "c-unrated": None}
 
 
+@pytest.mark.e2e
 def test_ranked_search_with_adaptive_bradley_terry_ranks_every_candidate(tmp_path: Path) -> None:
     extra = (
         "evolve:\n  search: ranked\n  tournament: {opponents: adaptive, k: 3, rating: bradley_terry}\n"
@@ -127,6 +129,7 @@ def test_ranked_search_with_adaptive_bradley_terry_ranks_every_candidate(tmp_pat
 JUDGE_SYSTEM = "You compare two candidate versions"
 
 
+@pytest.mark.e2e
 def test_llm_judge_sees_artifact_files_only_and_its_calls_hit_the_budget(
     tmp_path: Path, llm_server: ScriptedLLMServer
 ) -> None:
@@ -158,6 +161,7 @@ def test_llm_judge_sees_artifact_files_only_and_its_calls_hit_the_budget(
         assert "cand-" not in request.user and "base" not in request.user.split("===")[0]
 
 
+@pytest.mark.e2e
 def test_llm_judge_without_a_model_is_a_config_error(tmp_path: Path) -> None:
     from assay.errors import ConfigError
 
@@ -166,6 +170,7 @@ def test_llm_judge_without_a_model_is_a_config_error(tmp_path: Path) -> None:
         run_sync(Evolution(load_config(project / "assay.yaml"), max_generations=1).start())
 
 
+@pytest.mark.e2e
 def test_an_unknown_rating_backend_is_a_config_error_before_the_run_starts(tmp_path: Path) -> None:
     from assay.errors import ConfigError
 
@@ -175,6 +180,7 @@ def test_an_unknown_rating_backend_is_a_config_error_before_the_run_starts(tmp_p
     assert not (project / ".assay" / "runs").exists() or not any((project / ".assay" / "runs").iterdir())
 
 
+@pytest.mark.e2e
 def test_a_backpressure_gate_fed_by_the_tournament_keeps_only_an_advances_ratings(tmp_path: Path) -> None:
     # The test needs a keep and a discard in 8 generations: seeds 1-4 give both, seed 0 only discards.
     extra = (
@@ -201,6 +207,7 @@ def test_a_backpressure_gate_fed_by_the_tournament_keeps_only_an_advances_rating
             best_score = played["score"]
 
 
+@pytest.mark.e2e
 def test_a_tournament_fed_ratchet_is_a_config_error(tmp_path: Path) -> None:
     from assay.errors import ConfigError
 
@@ -225,6 +232,7 @@ class HashJudge(PairwiseJudge):
         return PairVerdict(winner, f"{winner} hashes lower", [winner], calls=1)
 
 
+@pytest.mark.e2e
 def test_judge_first_screening_evaluates_only_what_the_judge_prefers_to_its_parent(tmp_path: Path) -> None:
     extra = (
         "evolve:\n  search: ranked\n  screening: judge\n  target_pass_rate: null\n  stop_on_oscillation: false\n"
@@ -258,6 +266,7 @@ def test_judge_first_screening_evaluates_only_what_the_judge_prefers_to_its_pare
     assert judge_calls == len(played) > len(screens)  # one call per match, screening and tournament
 
 
+@pytest.mark.e2e
 def test_judge_first_screening_needs_a_judge_that_reads_files(tmp_path: Path) -> None:
     from assay.errors import ConfigError
 
@@ -281,6 +290,7 @@ class FirstLoveJudge(PairwiseJudge):
         return PairVerdict(loved[0], "the original", loved, calls=1)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("final_pick", ["best", "rating"])
 def test_final_pick_by_rating_names_the_top_rated_kept_candidate(tmp_path: Path, final_pick: str) -> None:
     extra = (

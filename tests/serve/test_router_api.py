@@ -20,8 +20,6 @@ from assay.serve.state import ServeState
 from tests.extras import need
 from tests.serve.conftest import AUTH, run_serve, start_serve
 
-pytestmark = pytest.mark.e2e
-
 need("serve")
 
 # The router's documented example, byte for byte the body of its curl command.
@@ -39,6 +37,7 @@ def _post(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
     return response.json()
 
 
+@pytest.mark.e2e
 def test_the_routers_curl_example_registers_its_models_and_answers_as_the_router(
     client: httpx.Client,
 ) -> None:
@@ -57,6 +56,7 @@ def test_the_routers_curl_example_registers_its_models_and_answers_as_the_router
     assert refused.status_code == 404 and refused.json()["error"]["code"] == "unknown_variant"
 
 
+@pytest.mark.e2e
 def test_the_routers_multi_round_scenario_with_its_field_names(client: httpx.Client) -> None:
     for _ in range(10):
         for winner, loser in (("strong", "medium"), ("medium", "weak"), ("strong", "weak")):
@@ -78,6 +78,7 @@ def test_the_routers_multi_round_scenario_with_its_field_names(client: httpx.Cli
     assert in_poetry["reasoning"].endswith("(win rate: 0/1)") and in_poetry["variant"] == "strong"
 
 
+@pytest.mark.e2e
 def test_the_routers_extra_fields_are_stored_and_feedback_types_counted(
     client: httpx.Client, tmp_path: Path
 ) -> None:
@@ -124,6 +125,7 @@ def test_the_routers_extra_fields_are_stored_and_feedback_types_counted(
         ({"winner_model": "a", "timestamp": -5}, "timestamp"),
     ],
 )
+@pytest.mark.e2e
 def test_two_spellings_that_disagree_or_a_bad_time_are_refused(
     client: httpx.Client, body: dict[str, Any], field: str
 ) -> None:
@@ -133,6 +135,7 @@ def test_two_spellings_that_disagree_or_a_bad_time_are_refused(
     assert client.get("/api/v1/variants").json() == []
 
 
+@pytest.mark.e2e
 def test_the_same_name_in_both_spellings_is_one_feedback(client: httpx.Client) -> None:
     answer = _post(client, {"winner": "a", "winner_model": "a", "loser_model": "b", "decision_name": "math"})
     assert answer["category"] == "math" and len(answer["changes"]) == 4
@@ -188,6 +191,7 @@ def test_a_malformed_ratings_file_is_one_line_naming_the_field(tmp_path: Path, t
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.e2e
 def test_serve_imports_the_routers_ratings_and_keeps_what_feedback_moved(tmp_path: Path) -> None:
     ratings_file = _router_file(tmp_path / "elo_ratings.json")
     db = f"sqlite:///{tmp_path / 'serve.db'}"
@@ -224,6 +228,7 @@ def test_serve_imports_the_routers_ratings_and_keeps_what_feedback_moved(tmp_pat
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
+@pytest.mark.e2e
 def test_an_older_database_gets_the_new_event_columns(
     tmp_path: Path, make_server: Callable[..., httpx.Client]
 ) -> None:

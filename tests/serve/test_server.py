@@ -19,8 +19,6 @@ from assay.serve.settings import ServeSettings
 from tests.extras import need
 from tests.serve.conftest import AUTH, serve_env, start_serve
 
-pytestmark = pytest.mark.e2e
-
 need("serve")
 
 
@@ -50,6 +48,7 @@ def _write_run(folder: Path) -> None:
     (folder / "experiments.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+@pytest.mark.e2e
 def test_ratings_and_run_variants_survive_a_restart(tmp_path: Path) -> None:
     _write_run(tmp_path / ".assay" / "runs" / "run-1")
     db = f"sqlite:///{tmp_path / 'state' / 'serve.db'}"
@@ -79,6 +78,7 @@ def test_ratings_and_run_variants_survive_a_restart(tmp_path: Path) -> None:
         second.stop()
 
 
+@pytest.mark.e2e
 def test_a_bad_start_is_one_line_without_traceback(tmp_path: Path) -> None:
     corrupt = tmp_path / "corrupt.db"
     corrupt.write_bytes(b"this is not a database \x00\xff" * 300)
