@@ -38,6 +38,7 @@ import pytest
 F = TypeVar("F", bound=Callable[..., Any])
 
 LOG_VAR = "ASSAY_TEST_E2E_LOG"
+SHIM_PREFIX = "assay-test-shims-"
 E2E_ATTR = "__assay_e2e__"
 # Programs that start a server, a cluster or a browser, by the name they are run as.
 SERVER_PROGRAMS = {
@@ -93,16 +94,19 @@ def e2e_fixture(what: str) -> Callable[[F], F]:
 
 
 def _install_shims(directory: Path) -> None:
-    """Put the git and bwrap shims first on PATH (for this process and every child)."""
+    """Put the git and bwrap shims first on PATH (for this process and every child), in place of any a parent
+    pytest put there (an xdist worker inherits its controller's)."""
     shims = {"git": GIT_SHIM, "bwrap": BWRAP_SHIM}
+    entries = os.environ.get("PATH", "").split(os.pathsep)
+    path = os.pathsep.join(e for e in entries if not Path(e).name.startswith(SHIM_PREFIX))
     for name, text in shims.items():
-        real = shutil.which(name)
+        real = shutil.which(name, path=path)
         if real is None:  # no shim for a program the machine lacks: a shim would make it look installed
             continue
-        path = directory / name
-        path.write_text(text.replace("{real}", real))
-        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    os.environ["PATH"] = f"{directory}{os.pathsep}{os.environ.get('PATH', '')}"
+        shim = directory / name
+        shim.write_text(text.replace("{real}", real))
+        shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    os.environ["PATH"] = f"{directory}{os.pathsep}{path}"
 
 
 class Watch:
@@ -179,7 +183,7 @@ def _called_from(files: Iterable[str]) -> bool:
 def configure(config: pytest.Config) -> None:
     """Install the shims and the in-process watches (from ``pytest_configure``; the ``e2e`` marker is declared
     in pyproject.toml)."""
-    shims = Path(tempfile.mkdtemp(prefix="assay-test-shims-"))
+    shims = Path(tempfile.mkdtemp(prefix=SHIM_PREFIX))
     config.add_cleanup(lambda: shutil.rmtree(shims, ignore_errors=True))
     _install_shims(shims)
     config.stash[_SHIMS] = shims
