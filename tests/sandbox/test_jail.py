@@ -87,7 +87,7 @@ async def test_it_sees_its_worktree_without_the_hidden_files(project: Path) -> N
     out, err = await run(
         project,
         "cat prompt.md; cat cases.yaml; ls graders; cat ../../../cases.yaml; ls ../../..; cat harness.py;"
-        f" cat {project}/cases.yaml; find / -name cases.yaml -size +0 2>/dev/null | xargs cat 2>/dev/null",
+        f" cat {project}/cases.yaml; timeout 10 find / -name cases.yaml -size +0 2>/dev/null | xargs cat 2>/dev/null",
     )
     assert "artifact" in out and "harness" in out
     assert "ZEBRA" not in out + err and "check.sh" not in out
