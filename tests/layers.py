@@ -128,10 +128,9 @@ def _argv(args: Any) -> list[str]:
 
 def _program(argv: list[str]) -> str | None:
     """What ``argv`` starts, if it is a server, a cluster or a browser."""
-    while argv and Path(argv[0]).name in WRAPPERS:  # runuser -u postgres -- initdb ...
-        rest = argv[1:]
-        argv = (
-            rest[rest.index("--") + 1 :] if "--" in rest else [a for a in rest if not a.startswith("-")][1:]
+    if argv and Path(argv[0]).name in WRAPPERS:  # runuser -u postgres -- initdb ...: what it runs counts
+        return next(
+            (SERVER_PROGRAMS[Path(a).name] for a in argv[1:] if Path(a).name in SERVER_PROGRAMS), None
         )
     if not argv:
         return None

@@ -181,3 +181,23 @@ def test_git_init_in_a_shell_is_seen_too(tmp_path: Path) -> None:
     subprocess.run(["sh", "-c", script], env=env, check=True, capture_output=True)
     assert log.read_text().splitlines() == ["a git repository (git init)"]
     assert (tmp_path / "a" / ".git").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("argv", "what"),
+    [
+        (["runuser", "-u", "postgres", "--", "/usr/lib/postgresql/15/bin/initdb", "-D", "d"], "initdb"),
+        (["/usr/lib/postgresql/15/bin/pg_ctl", "-D", "d", "start"], "pg_ctl"),
+        (["/venv/bin/ray", "start", "--head"], "Ray"),
+        (["/venv/bin/python3", "-m", "assay", "serve", "--db", "x"], "assay serve"),
+        (["chromium", "--headless"], "browser"),
+        (["/venv/bin/python3", "-m", "assay", "eval"], None),
+        (["git", "commit", "-m", "postgres"], None),
+        (["nice", "python3", "harness.py"], None),
+    ],
+)
+def test_servers_clusters_and_browsers_are_known_by_what_they_run(argv: list[str], what: str | None) -> None:
+    from tests.layers import _program
+
+    found = _program(argv)
+    assert (found is None) if what is None else (found is not None and what in found)
