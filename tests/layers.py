@@ -129,9 +129,8 @@ def _argv(args: Any) -> list[str]:
 def _program(argv: list[str]) -> str | None:
     """What ``argv`` starts, if it is a server, a cluster or a browser."""
     if argv and Path(argv[0]).name in WRAPPERS:  # runuser -u postgres -- initdb ...: what it runs counts
-        return next(
-            (SERVER_PROGRAMS[Path(a).name] for a in argv[1:] if Path(a).name in SERVER_PROGRAMS), None
-        )
+        rest = argv[argv.index("--") + 1 :] if "--" in argv else argv[1:]
+        return next((SERVER_PROGRAMS[Path(a).name] for a in rest if Path(a).name in SERVER_PROGRAMS), None)
     if not argv:
         return None
     name = Path(argv[0]).name
