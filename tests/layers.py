@@ -53,9 +53,14 @@ SERVER_PROGRAMS = {
 WRAPPERS = {"runuser", "sudo", "env", "nice", "setsid", "timeout"}
 ALLOWED_LISTENERS = (str(Path(__file__).parent / "fakes" / "llm_server.py"),)
 
+# The log a shim writes to: $ASSAY_TEST_E2E_LOG, else the one named in its folder's `current` (a jail's and a
+# candidate's environment is an allow-list, so the variable does not reach every child).
+FIND_LOG = """ASSAY_TEST_E2E_LOG="${ASSAY_TEST_E2E_LOG:-$(cat '{current}' 2>/dev/null)}"
+"""
+
 GIT_SHIM = """#!/bin/sh
-# Test shim (tests/layers.py): records `git init` and `git clone` in $ASSAY_TEST_E2E_LOG, then runs git.
-if [ -n "${ASSAY_TEST_E2E_LOG:-}" ]; then
+# Test shim (tests/layers.py): records `git init` and `git clone` in the test's log, then runs git.
+{find_log}if [ -n "${ASSAY_TEST_E2E_LOG:-}" ]; then
   skip=
   for arg in "$@"; do
     if [ -n "$skip" ]; then skip=; continue; fi
@@ -71,9 +76,9 @@ exec {real} "$@"
 """
 
 BWRAP_SHIM = """#!/bin/sh
-# Test shim (tests/layers.py): records a jail in $ASSAY_TEST_E2E_LOG (not assay's probe, `... -- true`), then
-# runs bubblewrap.
-if [ -n "${ASSAY_TEST_E2E_LOG:-}" ]; then
+# Test shim (tests/layers.py): records a jail in the test's log (not assay's probe, `... -- true`), then runs
+# bubblewrap.
+{find_log}if [ -n "${ASSAY_TEST_E2E_LOG:-}" ]; then
   last= before=
   for arg in "$@"; do before=$last; last=$arg; done
   if [ "$before $last" != "-- true" ]; then echo "a jail (bwrap)" >> "$ASSAY_TEST_E2E_LOG"; fi
@@ -104,7 +109,8 @@ def _install_shims(directory: Path) -> None:
         if real is None:  # no shim for a program the machine lacks: a shim would make it look installed
             continue
         shim = directory / name
-        shim.write_text(text.replace("{real}", real))
+        find_log = FIND_LOG.replace("{current}", str(directory / "current"))
+        shim.write_text(text.replace("{find_log}", find_log).replace("{real}", real))
         shim.chmod(shim.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     os.environ["PATH"] = f"{directory}{os.pathsep}{path}"
 
@@ -231,9 +237,11 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if item.get_closest_marker("e2e") is not None:
         yield
         return
-    log = item.config.stash[_SHIMS] / f"{uuid.uuid4().hex}.log"
+    shims = item.config.stash[_SHIMS]
+    log = shims / f"{uuid.uuid4().hex}.log"
     previous = os.environ.get(LOG_VAR)
     os.environ[LOG_VAR] = str(log)
+    (shims / "current").write_text(str(log))
     Watch.made = []
     item.stash[_MADE] = Watch.made
     item.stash[_LOG] = log
@@ -241,6 +249,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         yield
     finally:
         Watch.made = None
+        (shims / "current").unlink(missing_ok=True)
         if previous is None:
             os.environ.pop(LOG_VAR, None)
         else:

@@ -461,7 +461,12 @@ def run_assay(root: Path, args: tuple[str, ...]) -> subprocess.CompletedProcess[
         text=True,
         timeout=TIMEOUT_S,
         # No API keys: the llm runner must report its missing prompt file, not a missing key.
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root), "COLUMNS": "300"},
+        env={
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(root),
+            "COLUMNS": "300",
+            **{name: os.environ[name] for name in ("ASSAY_BWRAP",) if name in os.environ},  # no_bwrap's
+        },
     )
 
 
@@ -481,6 +486,7 @@ def test_bad_input_is_one_line_naming_file_and_field(tmp_path: Path, bad: Bad) -
     assert bad.problem in stderr, stderr
 
 
+@pytest.mark.usefixtures("no_bwrap")  # the jail is not what this tests
 def test_candidate_output_with_markup_is_printed_verbatim(tmp_path: Path) -> None:
     """An output such as ``[/x]`` is text, not rich markup (which raised an error after every case ran)."""
     root = tmp_path / "project"

@@ -10,6 +10,10 @@ import pytest
 from assay.config import LLMRunnerConfig, load_config
 from tests.cli.conftest import assay
 
+# The fast layer runs these without the jail (as on a machine without bubblewrap): the jail is not what they
+# test; tests/sandbox and the e2e attack tests prove it.
+pytestmark = pytest.mark.usefixtures("no_bwrap")
+
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}

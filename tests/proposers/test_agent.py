@@ -19,6 +19,9 @@ from assay.sandbox import bwrap_status
 from tests.extras import need_bwrap
 from tests.proposers import _planted
 
+# The agent proposer makes a fresh git repository for its copy, and a jail where bubblewrap works.
+pytestmark = pytest.mark.e2e
+
 PROMPT = "You are a support bot.\nBe helpful.\n"
 FAKE_AGENT = """\
 import os, pathlib, re, shutil, sys
@@ -195,7 +198,6 @@ def test_without_bubblewrap_the_agent_refuses_unless_allowed(no_bwrap: None) -> 
     assert allowed.unsandboxed is not None and allowed.jail(Path("/tmp"), {}) is None
 
 
-@pytest.mark.e2e
 @pytest.mark.bwrap
 def test_with_bubblewrap_the_agent_is_jailed() -> None:
     proposer = AgentProposer("true")

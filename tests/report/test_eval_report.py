@@ -13,6 +13,10 @@ import pytest
 from .browser import Browser
 from .conftest import assay
 
+# The fast layer runs these without the jail (as on a machine without bubblewrap): the jail is not what they
+# test; tests/sandbox and the e2e attack tests prove it.
+pytestmark = pytest.mark.usefixtures("no_bwrap")
+
 SLUGIFY = Path(__file__).parents[2] / "examples" / "slugify"
 HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=\"console.error('ran')\">"
 AWS_KEY = "AKIAZ3MSJV2YNCHQXRT7"

@@ -13,6 +13,10 @@ import yaml
 from tests.cases._helpers import write
 from tests.cli.conftest import assay
 
+# The fast layer runs these without the jail (as on a machine without bubblewrap): the jail is not what they
+# test; tests/sandbox and the e2e attack tests prove it.
+pytestmark = pytest.mark.usefixtures("no_bwrap")
+
 PROVIDER_PY = """\
 import sys
 
