@@ -13,9 +13,10 @@ The marker is enforced twice:
 1. **At collection.** A test that uses a fixture decorated with :func:`e2e_fixture`, or is marked ``bwrap``, but
    is not marked ``e2e`` is a collection error naming the test and what it makes.
 2. **While it runs.** A test without the marker that makes one of these things anyway (directly or in a child
-   process: ``git init``/``git clone`` and ``bwrap`` are seen through shims on ``PATH``; servers, clusters and
-   browsers through :class:`subprocess.Popen` and :meth:`socket.socket.listen` in this process) fails, naming
-   what it made. The scripted LLM server (``tests/fakes/llm_server.py``) is our stand-in for a paid API, not a
+   process: ``git init``/``git clone`` and ``bwrap`` are seen through shims first on ``PATH``, which log to the
+   running test's file even from a child whose environment was cut down to an allow-list; servers, clusters and
+   browsers through :class:`subprocess.Popen` and :meth:`socket.socket.listen` in this process; a repository
+   copied from a template by ``tests/repos.py`` counts too) fails at its teardown, naming what it made. The scripted LLM server (``tests/fakes/llm_server.py``) is our stand-in for a paid API, not a
    server under test: it may listen in the fast layer.
 """
 
