@@ -10,9 +10,13 @@ from assay.sandbox import bwrap_status
 from tests import hermetic, layers
 from tests.extras import need, need_bwrap
 from tests.fakes.llm_server import ScriptedLLMServer
-from tests.layers import pytest_runtest_makereport, pytest_runtest_protocol
+from tests.layers import pytest_runtest_makereport, pytest_runtest_protocol, pytest_runtest_teardown
 
-__all__ = ["pytest_runtest_makereport", "pytest_runtest_protocol"]  # the layers' hooks, registered here
+__all__ = [
+    "pytest_runtest_makereport",
+    "pytest_runtest_protocol",
+    "pytest_runtest_teardown",
+]  # the layers' hooks, registered here
 
 # Markers that imply an optional extra (see tests/extras.py).
 MARKER_EXTRAS = {"embed": "embed", "local_model": "local"}

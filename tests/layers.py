@@ -258,6 +258,17 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         log.unlink(missing_ok=True)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Tearing down makes nothing: a module's server stopped (``pg_ctl stop``) after a fast test that ran last
+    on its worker is not that test's doing."""
+    made, Watch.made = Watch.made, None
+    try:
+        yield
+    finally:
+        Watch.made = made
+
+
 _MADE = pytest.StashKey[list[str]]()
 _LOG = pytest.StashKey[Path]()
 

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFTEST = """
 from tests.conftest import (
     pytest_collection_modifyitems, pytest_configure, pytest_runtest_makereport, pytest_runtest_protocol,
+    pytest_runtest_teardown,
 )
 """
 
@@ -201,3 +202,29 @@ def test_servers_clusters_and_browsers_are_known_by_what_they_run(argv: list[str
 
     found = _program(argv)
     assert (found is None) if what is None else (found is not None and what in found)
+
+
+TEARDOWN = """
+import subprocess, pytest
+
+@pytest.fixture(scope="module")
+def stopped_at_the_end():
+    yield
+    try:  # what a module's server fixture runs when it stops, after the last test of the module
+        subprocess.run(["/nonexistent/pg_ctl", "stop"])
+    except FileNotFoundError:
+        pass
+
+def test_first(stopped_at_the_end):
+    pass
+
+def test_last(stopped_at_the_end):
+    pass
+"""
+
+
+def test_a_fixture_stopping_a_server_at_teardown_is_not_the_tests_doing(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = run_suite(pytester, monkeypatch, TEARDOWN)
+    result.assert_outcomes(passed=2)
