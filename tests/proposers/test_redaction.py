@@ -127,3 +127,15 @@ def test_secrets_for_values_of_every_shape() -> None:
         assert value in secrets, value
     assert "True" not in secrets and "5" not in secrets
     assert secrets == sorted(secrets, key=lambda s: (-len(s), s))
+
+
+def test_base64_right_after_an_escape_is_decoded() -> None:
+    """JSON and Python escapes glue their letters to what follows (`\\u201cMDAg...`): found by the property
+    test with the secret `00 0000`, base64-encoded between escaped curly quotes."""
+    import base64
+
+    redactor = Redactor(["00 0000"])
+    encoded = base64.b64encode(b"00 0000").decode()
+    for text in (f"\\u201c{encoded}\\u201d", f"\\x22{encoded}\\x22", f"\\n{encoded}"):
+        assert encoded not in redactor.redact(text), text
+    assert redactor.redact("\\u201cnothing here\\u201d") == "\\u201cnothing here\\u201d"

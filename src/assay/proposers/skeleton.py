@@ -39,6 +39,8 @@ _HEX_RUN = re.compile(
 )
 _URL_RUN = re.compile(rf"[^\s\"'<>]+(?:{_BREAK}+[^\s\"'<>]+)*")
 _NOT_B64 = re.compile(r"[^A-Za-z0-9+/]")
+# The letters of a JSON or Python escape (after its backslash) that a base64 run would otherwise start with.
+_ESCAPE_HEAD = re.compile(r"u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[nrtbf]")
 _ESCAPED_BREAK = re.compile(r"\\+[nr]")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 
@@ -181,10 +183,18 @@ def decodings(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, decoded)`` for every run of ``text`` that may be base64, hex or URL-encoding (bytes that
     are not UTF-8 decode to U+FFFD, a separator)."""
     for match in _B64_RUN.finditer(text):
-        run = match.group()
-        if MIN_ENCODED <= len(run) <= MAX_ENCODED:
-            for decoded in _b64_texts(run):
-                yield match.start(), match.end(), decoded
+        runs = [(match.start(), match.group())]
+        if (
+            match.start()
+            and text[match.start() - 1] == "\\"
+            and (escape := _ESCAPE_HEAD.match(match.group()))
+        ):
+            # `\u201cMDAg...`: the escape's letters may not be part of the base64 that follows them
+            runs.append((match.start() + escape.end(), match.group()[escape.end() :]))
+        for start, run in runs:
+            if MIN_ENCODED <= len(run) <= MAX_ENCODED:
+                for decoded in _b64_texts(run):
+                    yield start, match.end(), decoded
     for match in _HEX_RUN.finditer(text):
         if MIN_ENCODED <= len(match.group()) <= MAX_ENCODED:
             for decoded in _hex_texts(match.group()):
