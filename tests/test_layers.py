@@ -23,12 +23,16 @@ from tests.conftest import (
 
 
 def run_suite(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, body: str, *args: str
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    body: str,
+    *args: str,
+    conftest: str = CONFTEST,
 ) -> pytest.RunResult:
     """Run ``body`` as a test file under this suite's hooks, in a child pytest."""
     monkeypatch.delenv(LOG_VAR, raising=False)  # the child's git and bwrap calls are its own, not this test's
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    pytester.makeconftest(CONFTEST)
+    pytester.makeconftest(conftest)
     pytester.makepyfile(test_suite=body)
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:xdist", *args)
 
@@ -89,11 +93,7 @@ def test_servers_are_e2e_but_the_scripted_llm_server_is_not(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     conftest = CONFTEST + "from tests.conftest import llm_server\n"
-    monkeypatch.delenv(LOG_VAR, raising=False)
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    pytester.makeconftest(conftest)
-    pytester.makepyfile(test_suite=SERVERS)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:xdist", "-rA")
+    result = run_suite(pytester, monkeypatch, SERVERS, "-rA", conftest=conftest)
     out = result.stdout.str()
     result.assert_outcomes(passed=4, errors=2)
     assert "test_listens made a server (a listening socket)" in out
