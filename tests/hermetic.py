@@ -10,9 +10,10 @@ content cache whose conversion takes a minute; the tests never write anything el
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from pathlib import Path
+
+from assay.llm.local_model import cache_root
 
 # Variables of the caller that would change what a test sees. Provider keys stay: the live tests need them.
 DROPPED_PREFIXES = ("RAY_", "GIT_", "XDG_")
@@ -26,19 +27,9 @@ DROPPED = {
 }
 
 
-def local_model_cache() -> Path:
-    """Where the local model's converted weights are kept for the caller (the rule of assay.llm.local_model)."""
-    if override := os.environ.get("ASSAY_CACHE_DIR"):
-        return Path(override)
-    if xdg := os.environ.get("XDG_CACHE_HOME"):
-        return Path(xdg) / "assay"
-    return Path.home() / ".cache" / "assay"
-
-
 def isolate() -> Path:
-    """Point this process (and so every child) at a new empty HOME; returns it. Undone by nothing: the test
-    process ends with it."""
-    cache = local_model_cache()
+    """Point this process (and so every child) at a new empty HOME; returns it (the caller removes it)."""
+    cache = cache_root().parent  # read before HOME and XDG_CACHE_HOME change
     home = Path(tempfile.mkdtemp(prefix="assay-test-home-"))
     for name in list(os.environ):
         if name in DROPPED or name.startswith(DROPPED_PREFIXES):
@@ -55,7 +46,3 @@ def isolate() -> Path:
         }
     )
     return home
-
-
-def remove(home: Path) -> None:
-    shutil.rmtree(home, ignore_errors=True)

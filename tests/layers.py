@@ -54,8 +54,8 @@ SERVER_PROGRAMS = {
 WRAPPERS = {"runuser", "sudo", "env", "nice", "setsid", "timeout"}
 ALLOWED_LISTENERS = (str(Path(__file__).parent / "fakes" / "llm_server.py"),)
 
-# The log a shim writes to: $ASSAY_TEST_E2E_LOG, else the one named in its folder's `current` (a jail's and a
-# candidate's environment is an allow-list, so the variable does not reach every child).
+# The log a shim writes to: the one its folder's `current` names, written there for each fast test (a file, not
+# a variable: a jail's and a candidate's environment is an allow-list). $ASSAY_TEST_E2E_LOG overrides it.
 FIND_LOG = """ASSAY_TEST_E2E_LOG="${ASSAY_TEST_E2E_LOG:-$(cat '{current}' 2>/dev/null)}"
 """
 
@@ -223,8 +223,6 @@ def check_collection(items: list[pytest.Item]) -> None:
             made.append("marked bwrap (a jail)")
         if made:
             wrong.append(f"{item.nodeid}: {'; '.join(made)}")
-    if wrong and _audit(wrong):
-        return
     if wrong:
         raise pytest.UsageError(
             "tests that make a git repository, a jail, a server or a cluster must be marked "
@@ -240,8 +238,6 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return
     shims = item.config.stash[_SHIMS]
     log = shims / f"{uuid.uuid4().hex}.log"
-    previous = os.environ.get(LOG_VAR)
-    os.environ[LOG_VAR] = str(log)
     (shims / "current").write_text(str(log))
     Watch.made = []
     item.stash[_MADE] = Watch.made
@@ -251,10 +247,6 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     finally:
         Watch.made = None
         (shims / "current").unlink(missing_ok=True)
-        if previous is None:
-            os.environ.pop(LOG_VAR, None)
-        else:
-            os.environ[LOG_VAR] = previous
         log.unlink(missing_ok=True)
 
 
@@ -271,17 +263,6 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 _MADE = pytest.StashKey[list[str]]()
 _LOG = pytest.StashKey[Path]()
-
-
-def _audit(lines: list[str]) -> bool:
-    """With ``ASSAY_TEST_LAYERS_AUDIT=FILE``, offenders are listed in FILE instead of failing: for sorting a
-    suite into layers."""
-    path = os.environ.get("ASSAY_TEST_LAYERS_AUDIT")
-    if not path:
-        return False
-    with open(path, "a", encoding="utf-8") as out:
-        out.write("".join(f"{line}\n" for line in lines))
-    return True
 
 
 def made_by(item: pytest.Item) -> list[str]:
@@ -303,8 +284,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return
     made = made_by(item)
     if not made:
-        return
-    if _audit([f"{item.nodeid}: made {', '.join(made)}"]):
         return
     report = outcome.get_result()
     report.outcome = "failed"

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-from tests.layers import LOG_VAR
+from tests.layers import Watch
 
 _templates: dict[str, Path] = {}
 _base: Path | None = None
@@ -33,38 +32,27 @@ def _template_dir() -> Path:
     return _base
 
 
-def _key(files: dict[str, str | bytes]) -> str:
+def _key(files: dict[str, str]) -> str:
     digest = hashlib.sha256()
     for name in sorted(files):
-        text = files[name]
-        digest.update(name.encode() + b"\0" + (text.encode() if isinstance(text, str) else text) + b"\0")
+        digest.update(f"{name}\0{files[name]}\0".encode())
     return digest.hexdigest()[:16]
 
 
-def _write(root: Path, files: dict[str, str | bytes]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text)
-
-
-def committed(root: Path, files: dict[str, str | bytes], message: str = "start") -> Path:
+def committed(root: Path, files: dict[str, str], message: str = "start") -> Path:
     """``root`` (created) as a git repository whose one commit on ``main`` holds ``files``."""
     key = _key({**files, "\0message": message})
     template = _templates.get(key)
     if template is None:
         template = _template_dir() / key
         template.mkdir()
-        _write(template, files)
+        for name, text in files.items():
+            (template / name).parent.mkdir(parents=True, exist_ok=True)
+            (template / name).write_text(text)
         git(template, "init", "-q", "-b", "main")
         git(template, "add", "-A")
         git(template, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message)
         _templates[key] = template
     shutil.copytree(template, root, symlinks=True, dirs_exist_ok=True)
-    if log := os.environ.get(LOG_VAR):  # a copy is a new repository too, as the layers see it
-        with open(log, "a", encoding="utf-8") as out:
-            out.write("a git repository (a copy of a template)\n")
+    Watch.saw("a git repository (a copy of a template)")  # a copy is a new repository too
     return root

@@ -30,7 +30,6 @@ def run_suite(
     conftest: str = CONFTEST,
 ) -> pytest.RunResult:
     """Run ``body`` as a test file under this suite's hooks, in a child pytest."""
-    monkeypatch.delenv(LOG_VAR, raising=False)  # the child's git and bwrap calls are its own, not this test's
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     pytester.makeconftest(conftest)
     pytester.makepyfile(test_suite=body)
