@@ -158,14 +158,27 @@ def test_unknown_prefix_suggests_the_near_one(tmp_path: Path) -> None:
     assert "did you mean" not in one_line(excinfo, "unknown expectation prefix '[zzz]'")
 
 
+@pytest.mark.parametrize("field", ["expectations", "assertions"])
+@pytest.mark.parametrize(("value", "kind"), [("[contains] x", "string"), ({"a": "b"}, "mapping"), (3, "number")])
+def test_expectations_must_be_a_list(tmp_path: Path, field: str, value: object, kind: str) -> None:
+    # A string taken as one expectation would hide the author's slip (a list was meant).
+    path = _evals(tmp_path, {"id": 1, "prompt": "p", field: value})
+    with pytest.raises(ConfigError) as raised:
+        read_case_file(path)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert f"evals[0].{field}" in message and f"expected a list of {field}, got {kind}" in message
+    assert str(path) in message
+
+
 def test_lenient_where_public_skills_are(tmp_path: Path) -> None:
-    # Files in the wild omit ids, give numbers as expected output, a single expectation as a string, and
+    # Files in the wild omit ids, give numbers as expected output, a single file as a string, and
     # sometimes two input fields: all load, and what is not read is said.
     path = _evals(
         tmp_path,
         {"prompt": "p"},
         {"id": 2, "prompt": "p", "expected_output": 5},
-        {"id": 3, "prompt": "p", "files": "a.pdf", "expectations": "Names the file"},
+        {"id": 3, "prompt": "p", "files": "a.pdf", "expectations": ["Names the file"]},
         {"id": 4, "prompt": "from prompt", "input": "from input", "expectations": ["x"]},
     )
     loaded = read_case_file(path)

@@ -73,6 +73,8 @@ CHECK_FIELDS: dict[str, str] = {
     "forbidden_behaviours": "avoid",
     "anti_patterns": "avoid",
 }
+# Fields skill-creator's own schema defines as lists: anything else is an error, not one entry.
+LIST_ONLY = frozenset(("expectations", "assertions"))
 # Read for the case itself, or metadata that says nothing about a good output: not reported.
 QUIET_KEYS = frozenset(
     (
@@ -171,6 +173,9 @@ def _entries(value: Any) -> list[tuple[int | str | None, Any]]:
 
 def _field_checks(name: str, value: Any, loc: Loc, notes: Notes) -> list[CheckSpec]:
     how = CHECK_FIELDS[name]
+    if name in LIST_ONLY and not isinstance(value, list):
+        # skill-creator's schema: a list. A string read as one check would hide a typo'd file from its author.
+        raise loc.at(name).error(f'expected a list of {name}, got {type_name(value)}; write ["..."]')
     make: Callable[[Any, Loc], CheckSpec]
     if how == "present":
         make = lambda entry, at: presence_check(entry, at, present=True)  # noqa: E731
