@@ -16,6 +16,7 @@ from assay.cases.loader import load_case_files
 from assay.checks import needs_judge
 from assay.config import AssayConfig, CommandRunnerConfig, PythonRunnerConfig
 from assay.errors import ConfigError, UnreadableFile
+from assay.evaluation.answer_key import refuse_editable_key
 from assay.evaluation.confine import runner_jail
 from assay.evaluation.evaluator import EvalResult, Evaluator, EvaluatorRecipe
 from assay.evaluation.executor import Executor, LocalExecutor
@@ -42,7 +43,8 @@ def select_cases(config: AssayConfig, which: str = "all", *, unjudged: bool = Fa
 
     Unjudged cases (no checks) are split like the others but left out of the selection unless ``unjudged``
     (``assay eval`` shows them; the evolve loop never runs them: they could not tell a better candidate).
-    When every selected case is unjudged that is a ConfigError: there is nothing to measure."""
+    When every selected case is unjudged that is a ConfigError: there is nothing to measure; so is an editable
+    file that exposes the answer key (:mod:`assay.evaluation.answer_key`)."""
     files = [config.base_dir / f for f in config.cases.files]
     try:
         loaded = load_case_files(
@@ -55,6 +57,7 @@ def select_cases(config: AssayConfig, which: str = "all", *, unjudged: bool = Fa
         field = f"cases.files[{names.index(exc.file)}]"
         raise ConfigError(f"{exc.file}: {exc.message}", file=config.path, field=field) from None
     cases = loaded.cases
+    refuse_editable_key(config, cases)
     outcome = assign_splits(cases, config.cases.split, config.ensure_data_path() / "split.json")
     chosen = select(cases, outcome.splits, which)
     everything = [(c, outcome.splits[c.id]) for c in cases]
