@@ -159,7 +159,9 @@ def test_unknown_prefix_suggests_the_near_one(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("field", ["expectations", "assertions"])
-@pytest.mark.parametrize(("value", "kind"), [("[contains] x", "string"), ({"a": "b"}, "mapping"), (3, "number")])
+@pytest.mark.parametrize(
+    ("value", "kind"), [("[contains] x", "string"), ({"a": "b"}, "mapping"), (3, "number")]
+)
 def test_expectations_must_be_a_list(tmp_path: Path, field: str, value: object, kind: str) -> None:
     # A string taken as one expectation would hide the author's slip (a list was meant).
     path = _evals(tmp_path, {"id": 1, "prompt": "p", field: value})

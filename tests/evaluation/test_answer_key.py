@@ -165,3 +165,23 @@ def test_evolve_and_resume_refuse_before_running(tmp_path: Path) -> None:
             len(lines) == 1 and "the editable file notes.txt resolves to a case file, evals.json" in lines[0]
         )
     assert os.listdir(root / ".assay" / "runs") == [run]
+
+
+def test_what_the_agent_may_read(tmp_path: Path) -> None:
+    root = skill_project(tmp_path, "[params.json]")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    config = load_config(root / "assay.yaml")
+    cases = load_cases([root / "evals.json"])
+    config.evolve.proposer.type = "agent"
+    config.evolve.proposer.command = "true"
+    for home_ro, how in [([str(root / "evals.json")], "shows"), ([str(tools), str(root)], "holds")]:
+        config.evolve.proposer.home_ro = home_ro
+        with pytest.raises(ConfigError) as raised:
+            refuse_editable_key(config, cases)
+        index = len(home_ro) - 1
+        assert f"evolve.proposer.home_ro[{index}]: {how} " in str(raised.value)
+        assert "the agent proposer would read the answer key" in str(raised.value)
+    # Above the project, the agent's jail hides the project: its tools and login may be read.
+    config.evolve.proposer.home_ro = [str(tools), str(tmp_path)]
+    refuse_editable_key(config, cases)

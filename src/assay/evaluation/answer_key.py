@@ -130,10 +130,40 @@ def exposed(config: AssayConfig, cases: Sequence[Case], root: Path | None = None
     return found
 
 
+def _agent_reads(config: AssayConfig, keys: Sequence[KeyFile]) -> tuple[int, str, KeyFile] | None:
+    """The first ``home_ro`` entry of an agent proposer that shows a key file, with it and how: the entry is,
+    lies in or is a hard link to one, or holds one while inside the project (the agent's jail hides the
+    project under any entry above it, never one inside it)."""
+    proposer = config.evolve.proposer
+    if proposer.type != "agent":
+        return None
+    base = Path(os.path.realpath(config.base_dir))
+    for index, entry in enumerate(proposer.home_ro):
+        path = Path(entry).expanduser()
+        real, inode = _identity(path)
+        for key in keys:
+            key_real, key_inode = _identity(key.path)
+            if real == key_real or key_real in real.parents or (inode is not None and inode == key_inode):
+                return index, "shows", key
+            if real in key_real.parents and (real == base or base in real.parents):
+                return index, "holds", key
+    return None
+
+
 def refuse_editable_key(config: AssayConfig, cases: Sequence[Case]) -> None:
-    """Raise a one-line ConfigError (``artifact.paths``) when an editable file exposes the answer key."""
+    """Raise a one-line ConfigError when an editable file (``artifact.paths``), or a file the agent proposer
+    may read (``evolve.proposer.home_ro``), exposes the answer key."""
     found = exposed(config, cases)
     if not found:
+        agent = _agent_reads(config, answer_key(config, cases))
+        if agent is not None:
+            index, how, key = agent
+            raise ConfigError(
+                f"{how} {key.what}, {_shown(config, key.path)}: the agent proposer would read the answer key; "
+                "list only its own tools and login here",
+                file=config.path,
+                field=f"evolve.proposer.home_ro[{index}]",
+            )
         return
     first = found[0]
     more = f" (and {len(found) - 1} more editable file(s))" if len(found) > 1 else ""
