@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from assay.search import ParentSelector
     from assay.tournament import Contestant, PairVerdict, PairwiseJudge
 
-__version__ = "0.1.0"
+from assay.version import __version__ as __version__
 
 _LAZY = {
     "Case": "assay.model",

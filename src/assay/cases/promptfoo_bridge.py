@@ -24,7 +24,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from assay.cases.templating import render
+from assay.templating import render
 
 DEFAULT_TIMEOUT_S = 300.0
 _TAIL = 500

@@ -186,7 +186,7 @@ RUBRIC_PROMPT_SYSTEM = (
 def render_rubric_prompt(template: Any, rubric: str, output: Output, ctx: CheckContext) -> Messages:
     """A promptfoo ``rubricPrompt`` (text, or a list of chat messages) with ``{{output}}``, ``{{rubric}}``
     and the case's vars filled in."""
-    from assay.cases.templating import render
+    from assay.templating import render
 
     names = {**ctx.case.vars, "output": _output_text(output), "rubric": rubric}
     if isinstance(template, str):

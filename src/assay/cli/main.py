@@ -7,9 +7,9 @@ import sys
 
 import typer
 
-from assay import __version__
 from assay.cli.console import LazyConsole
 from assay.errors import AssayError
+from assay.version import __version__
 
 app = typer.Typer(
     name="assay",

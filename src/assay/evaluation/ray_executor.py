@@ -128,8 +128,8 @@ class RayExecutor(Executor):
         return the notes (bubblewrap missing) and raise, naming node and thing, for anything that is missing."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        import assay
         from assay.evaluation.ray_worker import probe, runner_commands
+        from assay.version import __version__
 
         ray = self.connect()
         commands = runner_commands(evaluator.recipe.config.runner if evaluator.recipe else None)
@@ -155,8 +155,8 @@ class RayExecutor(Executor):
                 )
                 continue
             name = f"{found['node']} ({node.get('NodeManagerAddress', '?')})"
-            if found["assay"] != assay.__version__:
-                problems.append(f"{name} has assay {found['assay']}, this machine {assay.__version__}")
+            if found["assay"] != __version__:
+                problems.append(f"{name} has assay {found['assay']}, this machine {__version__}")
             if found["python"] != python:
                 problems.append(f"{name} has Python {found['python']}, this machine {python}")
             if not found["git"]:

@@ -199,13 +199,13 @@ def run_case_job(refs: list[Any], job: CaseJob) -> CaseResult:
 
 def probe(commands: list[str]) -> dict[str, Any]:
     """What the preflight asks of each node: versions, git, bubblewrap and which ``commands`` are missing."""
-    import assay
     from assay.sandbox import bwrap_status
+    from assay.version import __version__
 
     status = bwrap_status()
     return {
         "node": platform.node(),
-        "assay": assay.__version__,
+        "assay": __version__,
         "python": f"{sys.version_info.major}.{sys.version_info.minor}",
         "git": shutil.which("git") is not None,
         "bwrap": status.reason if not status.available else None,

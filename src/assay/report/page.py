@@ -9,12 +9,12 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from assay import __version__
 from assay.loop.report import SUSPECT_AFTER
 from assay.report import svg
 from assay.report.evalview import EvalReport
 from assay.report.run import RunReport
 from assay.report.views import CaseView
+from assay.version import __version__
 
 _TEMPLATES = files("assay.report") / "templates"
 

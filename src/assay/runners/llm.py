@@ -33,10 +33,10 @@ def render_template(template: str, case: Case) -> str:
     Non-string values are rendered as JSON. An undefined name raises PromptTemplateError (a typo in a prompt
     should fail the case visibly, not silently send an empty slot). A template with more of Nunjucks than
     plain placeholders (``{% if %}``, filters; promptfoo prompts) is rendered Nunjucks-style instead
-    (:mod:`assay.cases.templating`).
+    (:mod:`assay.templating`).
     """
     if _NUNJUCKS.search(template):
-        from assay.cases.templating import TemplateError, render
+        from assay.templating import TemplateError, render
 
         names = {
             **case.vars,

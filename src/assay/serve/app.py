@@ -11,7 +11,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from assay import __version__
 from assay.errors import field_path
 from assay.serve.auth import require_read
 from assay.serve.database import ServeStorageError
@@ -20,6 +19,7 @@ from assay.serve.metrics import Metrics
 from assay.serve.routes import router
 from assay.serve.settings import ServeSettings
 from assay.serve.state import ServeState
+from assay.version import __version__
 
 
 def create_app(settings: ServeSettings, state: ServeState | None = None) -> FastAPI:

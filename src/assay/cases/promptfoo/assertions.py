@@ -19,9 +19,9 @@ from typing import Any
 
 from assay.cases._common import Loc, Notes, expect_mapping, make_spec, number, type_name
 from assay.cases.promptfoo.files import FileScope, absolute_ref, read_value_file
-from assay.cases.templating import TemplateError, has_template, render
 from assay.checks.node import node_binary, split_file_ref
 from assay.model import CheckSpec
+from assay.templating import TemplateError, has_template, render
 
 MODEL_GRADED = (
     "llm-rubric",

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from assay.cases.templating import TemplateError, has_template, render
+from assay.templating import TemplateError, has_template, render
 
 VARS: dict[str, Any] = {
     "name": "Ada",

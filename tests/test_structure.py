@@ -1,0 +1,87 @@
+"""The package's shape: no import cycle between its packages."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+PACKAGE = Path(__file__).parents[1] / "src" / "assay"
+
+
+def _unit(path: Path) -> str:
+    """The package (``loop``) or top-level module (``config``) a source file belongs to."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return "assay" if parts == ("__init__",) else parts[0]
+
+
+def _imported(tree: ast.AST) -> Iterator[str]:
+    """Every ``assay.*`` module imported anywhere in ``tree`` (a function's lazy imports too)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module
+        elif isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+
+
+def import_graph() -> dict[str, dict[str, str]]:
+    """unit -> {imported unit: the first file that imports it}."""
+    graph: dict[str, dict[str, str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        unit = _unit(path)
+        edges = graph.setdefault(unit, {})
+        for module in _imported(ast.parse(path.read_text(encoding="utf-8"))):
+            parts = module.split(".")
+            if parts[0] == "assay" and len(parts) > 1 and parts[1] != unit:
+                edges.setdefault(parts[1], str(path.relative_to(PACKAGE)))
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, str]]) -> list[list[str]]:
+    """The strongly connected components of more than one unit (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(unit: str) -> None:
+        index[unit] = low[unit] = len(index)
+        stack.append(unit)
+        for other in graph.get(unit, {}):
+            if other not in index:
+                visit(other)
+                low[unit] = min(low[unit], low[other])
+            elif other in stack:
+                low[unit] = min(low[unit], index[other])
+        if low[unit] == index[unit]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == unit:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for unit in sorted(graph):
+        if unit not in index:
+            visit(unit)
+    return found
+
+
+def test_no_import_cycle_between_packages() -> None:
+    graph = import_graph()
+    assert {"cases", "checks", "loop", "proposers"} <= graph.keys()
+    found = cycles(graph)
+    explained = [
+        " -> ".join(f"{a} ({graph[a][b]})" for a, b in zip(c, [*c[1:], c[0]], strict=True) if b in graph[a])
+        for c in found
+    ]
+    assert found == [], explained
+
+
+def test_the_cycle_finder_finds_one() -> None:
+    # The check itself can fail: a two-unit loop and a three-unit loop beside an acyclic edge.
+    graph = {"a": {"b": "a.py"}, "b": {"a": "b.py", "c": "b.py"}, "c": {"d": "c.py"}, "d": {"e": "d.py"}}
+    graph["e"] = {"c": "e.py"}
+    assert sorted(cycles(graph)) == [["a", "b"], ["c", "d", "e"]]
