@@ -1,4 +1,5 @@
-"""Servers for the serve tests: the app under uvicorn in a thread, and real ``assay serve`` subprocesses."""
+"""Servers for the serve tests: the app in-process (no socket), under uvicorn in a thread, and real
+``assay serve`` subprocesses."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,28 @@ SERVE_EXTRA = "the serve extra is not installed (pip install 'assay[serve]')"
 TOKEN = "test-token-123"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 LISTENING = re.compile(r"listening on (http://\S+)")
+
+
+@asynccontextmanager
+async def asgi_client(settings: ServeSettings) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the app on ``settings`` in this process, through httpx's ASGI transport (no socket, no
+    server: the fast layer may use it); it sends no token unless a request adds it."""
+    if uvicorn is None:
+        pytest.skip(SERVE_EXTRA)
+    state = ServeState(settings)
+    transport = httpx.ASGITransport(app=create_app(settings, state))
+    try:
+        async with httpx.AsyncClient(transport=transport, base_url="http://assay") as client:
+            yield client
+    finally:
+        state.close()
+
+
+@pytest.fixture
+async def app_client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the app in-process on a SQLite file in tmp_path, with the token set (see :func:`asgi_client`)."""
+    async with asgi_client(ServeSettings(db_url=f"sqlite:///{tmp_path / 'serve.db'}", token=TOKEN)) as client:
+        yield client
 
 
 @contextmanager

@@ -57,11 +57,40 @@ def serve_command(
     busy_timeout: float = typer.Option(
         10.0, "--busy-timeout", help="Seconds a SQLite write waits for a lock."
     ),
+    max_body_bytes: int = typer.Option(
+        1024 * 1024,
+        "--max-body-bytes",
+        min=1,
+        help="Largest request body; a larger one is refused (413) before it is read or authenticated.",
+        envvar="ASSAY_SERVE_MAX_BODY_BYTES",
+    ),
+    body_timeout: float = typer.Option(
+        30.0,
+        "--body-timeout",
+        help="Seconds a client has to send a whole body after its headers (then 408).",
+        envvar="ASSAY_SERVE_BODY_TIMEOUT",
+    ),
+    max_headers: int = typer.Option(
+        100,
+        "--max-headers",
+        min=1,
+        help="Most headers a request may have (431).",
+        envvar="ASSAY_SERVE_MAX_HEADERS",
+    ),
+    max_header_bytes: int = typer.Option(
+        64 * 1024,
+        "--max-header-bytes",
+        min=1,
+        help="Most bytes a request's header names and values may take together (431).",
+        envvar="ASSAY_SERVE_MAX_HEADER_BYTES",
+    ),
     log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
 ) -> None:
     """Serve online variant selection over HTTP: feedback in, ratings and a chosen variant out.
 
-    Writes need `Authorization: Bearer $ASSAY_SERVE_TOKEN` when that variable is set.
+    Writes need `Authorization: Bearer $ASSAY_SERVE_TOKEN` when that variable is set. A request over the
+    limits is refused before authentication: body over --max-body-bytes 413, body slower than --body-timeout
+    408, headers over --max-headers or --max-header-bytes 431; each closes the connection.
     """
     try:
         from assay.serve.fromrun import find_run, kept_variants
@@ -85,6 +114,10 @@ def serve_command(
         cost_scaling=cost_scaling,
         cost_formula=cost_formula,  # type: ignore[arg-type]
         busy_timeout=busy_timeout,
+        max_body_bytes=max_body_bytes,
+        body_timeout=body_timeout,
+        max_headers=max_headers,
+        max_header_bytes=max_header_bytes,
     )
     variants = kept_variants(find_run(from_run, data_dir)) if from_run else []
     serve(settings, host, port, variants, log_level, import_ratings)

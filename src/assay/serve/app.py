@@ -15,6 +15,7 @@ from assay.errors import field_path
 from assay.serve.auth import require_read
 from assay.serve.database import ServeStorageError
 from assay.serve.errors import ApiError
+from assay.serve.limits import RequestLimits
 from assay.serve.metrics import Metrics
 from assay.serve.routes import router
 from assay.serve.settings import ServeSettings
@@ -34,6 +35,8 @@ def create_app(settings: ServeSettings, state: ServeState | None = None) -> Fast
     app.state.serve = state
     metrics = Metrics(state)
     app.add_middleware(_Timed, metrics=metrics)
+    # Added last, so it runs first: a request that breaks a limit never reaches authentication or parsing.
+    app.add_middleware(RequestLimits, settings=settings)
     app.include_router(router)
 
     @app.exception_handler(ApiError)

@@ -1,4 +1,7 @@
-"""Request and response bodies of the HTTP API (pydantic; shown in the OpenAPI docs at ``/docs``)."""
+"""Request and response bodies of the HTTP API (pydantic; shown in the OpenAPI docs at ``/docs``).
+
+Request bodies are strict: no field converts a value of another JSON type (see :data:`REQUEST`).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 FeedbackKind = Literal["pairwise", "tie", "winner_only", "loser_only"]
+# Request bodies take JSON's types as they are: a string or a boolean where a number belongs (``"0.5"``,
+# ``true``) is refused, not converted; an integer where a float belongs is a number and is taken.
+REQUEST = ConfigDict(extra="forbid", strict=True)
 
 
 class FeedbackIn(BaseModel):
@@ -17,7 +23,7 @@ class FeedbackIn(BaseModel):
     ``feedback_type`` and ``timestamp`` are stored with the event.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST
 
     winner: str | None = Field(None, description="The variant that did better (alone: +0.1·K).")
     loser: str | None = Field(None, description="The variant that did worse (alone: −0.1·K).")
@@ -72,7 +78,7 @@ class FeedbackOut(BaseModel):
 class SelectIn(BaseModel):
     """Which variants to choose from (all registered ones when omitted), in which category, how cost-aware."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST
 
     candidates: list[str] | None = Field(None, max_length=1000)
     category: str | None = None
@@ -109,7 +115,7 @@ class SelectOut(BaseModel):
 class VariantIn(BaseModel):
     """A variant's cost, the categories it serves (none = all) and static category scores in [0, 1]."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST
 
     cost_per_1m_tokens: float = 0.0
     description: str = Field("", max_length=10_000)
@@ -151,7 +157,7 @@ class RatingOut(BaseModel):
 class RecomputeIn(BaseModel):
     """Replay the feedback log with another backend and/or a time-decay half-life (read-only)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = REQUEST
 
     backend: str = "elo"
     category: str | None = None

@@ -72,9 +72,17 @@ def serve(
             f"{len(variants)} variant(s) from the run; writes {writes}, reads {reads})",
             flush=True,
         )
-        # Keep-alive longer than a load balancer's usual idle timeout, so the server is not the side closing.
         config = uvicorn.Config(
-            app, log_level=log_level, access_log=False, lifespan="off", timeout_keep_alive=75
+            app,
+            log_level=log_level,
+            access_log=False,
+            lifespan="off",
+            # Keep-alive longer than a load balancer's usual idle timeout, so the server is not the side closing.
+            timeout_keep_alive=75,
+            # h11, not httptools even when installed: only h11 bounds what a request's head may buffer. Twice the
+            # header limit, so a head over it by less gets the API's 431 (RequestLimits), not h11's plain 400.
+            http="h11",
+            h11_max_incomplete_event_size=2 * settings.max_header_bytes,
         )
         uvicorn.Server(config).run(sockets=[sock])
     finally:

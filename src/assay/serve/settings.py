@@ -25,6 +25,10 @@ class ServeSettings:
     ``cost_scaling`` is the ``scaling`` of the cost-aware adjustment (0, the router's default, turns it off)
     and ``cost_formula`` how a cost is normalised (see :mod:`assay.serve.selection`); ``busy_timeout`` is how long a SQLite
     write waits for another writer.
+
+    The request limits (see :mod:`assay.serve.limits`): ``max_body_bytes`` per body, ``body_timeout`` seconds to
+    send it once the headers are in, ``max_headers`` headers whose names and values take ``max_header_bytes``
+    at most.
     """
 
     db_url: str = "sqlite:///.assay/serve.db"
@@ -38,6 +42,10 @@ class ServeSettings:
     cost_scaling: float = 0.0
     cost_formula: CostFormula = "seed"
     busy_timeout: float = 10.0
+    max_body_bytes: int = 1024 * 1024
+    body_timeout: float = 30.0
+    max_headers: int = 100
+    max_header_bytes: int = 64 * 1024
 
     def __post_init__(self) -> None:
         checks = {
@@ -48,6 +56,10 @@ class ServeSettings:
             or (math.isfinite(self.decay_half_life) and self.decay_half_life > 0),
             "cost_scaling": math.isfinite(self.cost_scaling) and self.cost_scaling >= 0,
             "busy_timeout": self.busy_timeout >= 0,
+            "max_body_bytes": self.max_body_bytes > 0,
+            "body_timeout": math.isfinite(self.body_timeout) and self.body_timeout > 0,
+            "max_headers": self.max_headers > 0,
+            "max_header_bytes": self.max_header_bytes > 0,
         }
         for name, ok in checks.items():
             if not ok:
