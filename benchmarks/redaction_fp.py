@@ -12,11 +12,14 @@ separators between its letters and digits (a check value echoed by a correct out
 support reply — and slugify's buggy "hello,-world!" for the expected "hello-world" are secret occurrences,
 not false positives). This is found here with a regular expression per secret, independently of the
 redactor's own matching. The false-positive rate is the share of the other characters that the redactor
-changed: windows of rubrics and hidden inputs, cut-off pieces, decoded runs and short values matched where
-no whole secret stands. The target (issue 14) is at most 1%.
+changed: windows of rubrics and hidden inputs, the distinctive fragments of secrets (rare words, rare runs of
+two words, numbers of three or more digits: issue 32), cut-off pieces, decoded runs and short values matched
+where no whole secret stands.
 
 The examples' traces are short (a few thousand characters), so a second figure applies each example's
 redactor to ordinary prose that holds none of its secrets: this repository's README.md and docs/*.md.
+
+Both rates must stay at or under :data:`CEILING` (0.5%); the benchmark exits with status 1 when one is above.
 
 Run: python benchmarks/redaction_fp.py [--examples examples] [--json]
 """
@@ -47,6 +50,7 @@ from assay.evaluation.session import evaluate_project, select_cases  # noqa: E40
 from assay.model import Split  # noqa: E402
 from assay.proposers.redaction import Redactor, secrets_for  # noqa: E402
 
+CEILING = 0.005
 SIGN_OFF = "\n\nBest regards,\nThe Northwind Support Team"
 SUPPORT_REPLIES = {
     "48213": "Hi there,\n\nI'm sorry your order #48213 hasn't arrived yet. You can follow the parcel with the "
@@ -227,9 +231,11 @@ def main() -> None:
         "false_positive_rate": changed / clean if clean else 0.0,
         "prose_false_positive_rate": prose_changed / prose_clean if prose_clean else 0.0,
     }
+    summary["ceiling"] = CEILING
+    over = [name for name in ("false_positive_rate", "prose_false_positive_rate") if summary[name] > CEILING]
     if args.json:
         print(json.dumps(summary, indent=2))
-        return
+        sys.exit(1 if over else 0)
     header = f"{'example':18s} {'cases':>5s} {'secrets':>7s} {'chars':>6s} {'no secret':>9s} {'changed':>7s}"
     print(header + f" {'FP rate':>8s}   {'prose':>7s} {'changed':>7s} {'FP rate':>8s}")
     for r in rows:
@@ -242,6 +248,9 @@ def main() -> None:
         f"{'all':18s} {'':5s} {'':7s} {'':6s} {clean:9d} {changed:7d} {summary['false_positive_rate']:8.2%}"
         f"   {prose_clean:7d} {prose_changed:7d} {summary['prose_false_positive_rate']:8.2%}"
     )
+    print(f"ceiling {CEILING:.2%}: " + (f"ABOVE ({', '.join(over)})" if over else "both rates under it"))
+    if over:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""benchmarks/redaction_fp.py: on every example's traces (and on ordinary prose) the redactor changes at most 1%
-of the characters that hold no secret."""
+"""benchmarks/redaction_fp.py: on every example's traces (and on ordinary prose) the redactor changes at most
+0.5% of the characters that hold no secret (the benchmark's ceiling; above it, it exits with status 1)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("no_bwrap")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_false_positive_rate_is_at_most_one_percent() -> None:
+def test_false_positive_rate_is_under_the_ceiling() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "redaction_fp.py"), "--json"],
         capture_output=True,
@@ -30,5 +30,6 @@ def test_false_positive_rate_is_at_most_one_percent() -> None:
     assert names == {"binpack", "sentiment-fewshot", "slugify", "support-prompt"}
     assert all(row["cases"] >= 12 for row in summary["examples"])
     assert sum(row["without_secret"] for row in summary["examples"]) > 3000
-    assert summary["false_positive_rate"] <= 0.01
-    assert summary["prose_false_positive_rate"] <= 0.01
+    assert summary["ceiling"] == 0.005
+    assert summary["false_positive_rate"] <= 0.005
+    assert summary["prose_false_positive_rate"] <= 0.005

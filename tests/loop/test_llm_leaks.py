@@ -29,6 +29,7 @@ from assay.loop.engine import Evolution
 from assay.model import Split
 from tests.fakes.llm_server import ScriptedLLMServer
 from tests.leaks import leaked
+from tests.proposers import _fragments
 from tests.proposers._legacy_redaction import LegacyRedactor
 
 from .conftest import git
@@ -94,7 +95,7 @@ def proposer_reply() -> Callable[[dict[str, Any]], str]:
     return reply
 
 
-def write_project(root: Path, url: str, show_reasons: bool) -> Path:
+def write_project(root: Path, url: str, show_reasons: bool, value: str = VALUE, rubric: str = RUBRIC) -> Path:
     root.mkdir(parents=True)
     llm = f"{{model: 'openai:scripted', base_url: '{url}', max_retries: 0, timeout: 20}}"
     (root / "prompt.md").write_text(f"{PROMPT_SENTINEL}\nAnswer the customer.\n{ANCHOR}\n")
@@ -108,8 +109,8 @@ def write_project(root: Path, url: str, show_reasons: bool) -> Path:
             "expected": EXPECTED,
             # Weight 0: the contains check cannot decide the case alone, so the judge is asked every time.
             "checks": [
-                {"type": "contains", "value": VALUE, "weight": 0},
-                {"type": "llm_judge", "value": RUBRIC},
+                {"type": "contains", "value": value, "weight": 0},
+                {"type": "llm_judge", "value": rubric},
             ],
         }
         cases.append(case)
@@ -171,6 +172,32 @@ def test_no_altered_form_reaches_the_proposer_in_ten_generations(
         assert all(CASE_LABEL.search(r.user) and "output:\n```\nHello! Refs:" in r.user for r in requests)
         reasons = ["judge said:" in r.user for r in requests]
         assert all(reasons) if protection == "on, judge reasons shown" else not any(reasons)
+
+
+def test_no_fragment_of_a_drawn_key_reaches_the_proposer_in_ten_generations(
+    tmp_path: Path, llm_server: ScriptedLLMServer
+) -> None:
+    """A key drawn for this run (a made-up word, a 3-5 digit number, a rubric of dictionary words): the program
+    under test and the judge (reasons shown) echo its fragments alone; none reaches a proposer request or a
+    trace copy."""
+    key = _fragments.draw()
+    echoed = _fragments.echoes(key)
+    llm_server.add_rule(lambda body: "VERDICT: FAIL\nREASON: " + "; ".join(echoed), system=JUDGE_SYSTEM)
+    llm_server.add_rule(proposer_reply(), system=PROPOSER_SYSTEM)
+    llm_server.default = lambda body: "Hello! Refs:\n" + "\n".join(echoed)
+    root = write_project(tmp_path / "proj", llm_server.openai_url, True, value=key.value, rubric=key.rubric)
+    outcome = run_sync(Evolution(load_config(root / "assay.yaml"), max_generations=10).start())
+    files = RunFiles(root / ".assay" / "runs" / outcome.run_id)
+    assert outcome.generations == 10
+    requests = [r for r in llm_server.requests if r.system.startswith(PROPOSER_SYSTEM)]
+    traces = sorted((files.run_dir / "proposer").rglob("*.json"))
+    assert len(requests) == 10 and len(traces) >= 10
+    assert [_fragments.leaks(r.system + "\n" + r.user, key) for r in requests] == [[]] * 10, key
+    assert [_fragments.leaks(p.read_text(), key) for p in traces] == [[]] * len(traces), key
+    # The fragments flowed through the run, and the prompts showed the outputs and the judge's reasons.
+    raw = "".join(p.read_text() for p in (files.run_dir / "traces").rglob("*.json"))
+    assert set(_fragments.leaks(raw, key)) == {key.rare, "".join(key.pair), key.number}
+    assert all("output:\n```\nHello! Refs:" in r.user and "judge said:" in r.user for r in requests)
 
 
 # -- a program under test that echoes the key into its output and its stderr, and crashes -------------------

@@ -6,10 +6,15 @@ import dataclasses
 import json
 from pathlib import Path
 
-from assay.model import CaseResult, CheckResult, Output, Split
-from assay.proposers.context import build_view, describe_failure
+import pytest
+
+from assay.evaluation.evaluator import EvalResult
+from assay.loop.proposing import retry_note
+from assay.loop.state import Retry
+from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
+from assay.proposers.context import build_view, describe_failure, render_prompt
 from assay.proposers.redaction import REDACTED, Redactor, secrets_for
-from tests.proposers import _planted
+from tests.proposers import _fragments, _planted
 
 
 def redactor() -> Redactor:
@@ -155,3 +160,53 @@ def test_long_output_is_redacted_before_it_is_cut(tmp_path: Path) -> None:
     tail = json.loads(Path(view.trace_paths[0]).read_text())["output"]["text_tail"]
     assert tail.startswith("…") and tail.endswith(" end") and len(tail) == 2001
     assert "lantern" not in tail.lower() and "7731" not in tail
+
+
+@pytest.mark.parametrize("draw", range(5))
+def test_no_fragment_of_a_drawn_key_reaches_any_channel(tmp_path: Path, draw: int) -> None:
+    """Outputs, stdout and stderr tails, errors, judge reasons (shown), trace copies, the llm proposer's
+    prompt, the agent's view file and the retry context: none shows a fragment of a random key."""
+    key = _fragments.draw()
+    case = Case(
+        id="c1",
+        input="A customer writes in.",
+        checks=[CheckSpec(type="contains", value=key.value), CheckSpec(type="llm_judge", value=key.rubric)],
+    )
+    echoes = "\n".join(_fragments.echoes(key))
+    result = CaseResult(
+        id="c1",
+        split=Split.DEV,
+        passed=False,
+        score=0.0,
+        output=Output(text=echoes, stdout_tail=echoes, stderr_tail=echoes, error=echoes, exit_code=1),
+        checks=[
+            failed("contains", f"{key.value!r} not found"),
+            failed("llm_judge", f"judge FAIL (0/1 votes pass): {echoes}"),
+            failed("runner", echoes),
+        ],
+    )
+    redactor = Redactor(secrets_for([case], []))
+    view = build_view(
+        artifact={},
+        layer=1,
+        dev_results=[(case, result)],
+        history=[{"generation": 1, "description": echoes, "decision": "discard"}],
+        last_gate=[echoes],
+        redactor=redactor,
+        trace_dir=tmp_path,
+        show_judge_reasons=True,
+    )
+    retry = Retry(candidate_id="x", dev=EvalResult(cases=[result]), score=0.1, best_score=0.5, needed=0.1)
+    note = retry_note(retry, [case], redactor)
+    assert note is not None and note.failures
+    view.retry = note
+    channels = {
+        "prompt": render_prompt(view),
+        "agent view file": render_prompt(view, format="direct"),
+        "failures": json.dumps(view.failures + note.failures),
+        **{path: Path(path).read_text() for path in view.trace_paths},
+    }
+    assert _fragments.leaks(echoes, key) == [key.rare, "".join(key.pair), key.number]
+    assert "judge said:" in channels["prompt"] and "Try again" in channels["prompt"]
+    for name, text in channels.items():
+        assert _fragments.leaks(text, key) == [], (name, key)

@@ -13,7 +13,11 @@ decoded), so separators, spacing, case, line wrapping, quoting and JSON/Python e
   (output tails are cut) is redacted;
 - base64, hex and URL-encoded runs are decoded (up to :data:`MAX_DEPTH` encodings on top of one another) and
   the whole run is redacted when its decoded text holds a secret in any of the forms above;
-- a secret with no letters or digits at all is matched literally, as a whole token.
+- a secret with no letters or digits at all is matched literally, as a whole token;
+- its distinctive fragments (:mod:`assay.proposers.fragments`) are redacted wherever they occur: a rare word
+  (as a needle like a secret of its length, and for a short one its plural too), a run of two words rare
+  together, and a number of three or more digits wherever no digit stands right next to it (``4471`` in
+  ``code 4471``, ``x4471`` and ``4 471``; not in ``14471``), in decoded runs too.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from assay.proposers.fragments import STOPWORDS, numbers, rare_runs, rare_words
 from assay.proposers.secrets import secrets_for
 from assay.proposers.skeleton import REDACTED, Skeleton, decodings, printable, skeleton, skeleton_text
 
@@ -34,103 +39,6 @@ MIN_WINDOW = LONG
 MIN_PARTIAL = 8
 MAX_DEPTH = 3
 _PREFIX = LONG
-# Four of these in a row say nothing about a rubric ("it is in the"): such windows are not secrets.
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "else",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "not",
-        "no",
-        "do",
-        "does",
-        "did",
-        "have",
-        "has",
-        "had",
-        "will",
-        "would",
-        "should",
-        "could",
-        "can",
-        "may",
-        "might",
-        "must",
-        "shall",
-        "i",
-        "you",
-        "he",
-        "she",
-        "we",
-        "they",
-        "me",
-        "him",
-        "her",
-        "us",
-        "them",
-        "my",
-        "your",
-        "our",
-        "their",
-        "so",
-        "than",
-        "too",
-        "very",
-        "just",
-        "also",
-        "only",
-        "into",
-        "over",
-        "under",
-        "about",
-        "after",
-        "before",
-        "when",
-        "where",
-        "which",
-        "who",
-        "what",
-        "how",
-        "all",
-        "any",
-        "each",
-        "some",
-        "such",
-        "more",
-        "most",
-    ]
-)
 
 
 class _Needles:
@@ -140,6 +48,7 @@ class _Needles:
     def __init__(self) -> None:
         self.long: dict[str, dict[str, bool]] = {}
         self.short: dict[int, set[str]] = {}
+        self.numbers: set[str] = set()
 
     def add(self, needle: str, *, whole: bool = False) -> None:
         if len(needle) < LONG:
@@ -168,6 +77,20 @@ class _Needles:
                         j = i + length
                         if j <= len(text) and sk.gap[j] and text[i:j] in self.short[length]:
                             spans.append((i, j))
+        return spans
+
+    def find_numbers(self, sk: Skeleton) -> list[tuple[int, int]]:
+        """Spans of the numbers, where no digit stands right next to them (separators between their digits
+        are ignored, like any separator)."""
+        text = sk.text
+        spans: list[tuple[int, int]] = []
+        for number in self.numbers:
+            at = text.find(number)
+            while at != -1:
+                end = at + len(number)
+                if (sk.gap[at] or not text[at - 1].isdigit()) and (sk.gap[end] or not text[end].isdigit()):
+                    spans.append((at, end))
+                at = text.find(number, at + 1)
         return spans
 
 
@@ -214,6 +137,7 @@ class Redactor:
                 self._needles.add(window, whole=len(window) < WINDOW_CHARS)
             for i in range(len(sk) - WINDOW_CHARS + 1):
                 self._needles.add(sk[i : i + WINDOW_CHARS])
+            self._add_fragments(secret)
         self._literal = (
             re.compile(
                 "|".join(rf"(?<!\S){re.escape(s)}(?!\S)" for s in sorted(literal, key=len, reverse=True))
@@ -222,10 +146,20 @@ class Redactor:
             else None
         )
 
+    def _add_fragments(self, secret: str) -> None:
+        for word in rare_words(secret):
+            self._needles.add(word, whole=len(word) < LONG)
+            if len(word) < LONG:
+                self._needles.add(word + "s", whole=True)
+                self._needles.add(word + "es", whole=True)
+        for run in rare_runs(secret):
+            self._needles.add(run, whole=len(run) < LONG)
+        self._needles.numbers |= numbers(secret)
+
     def redact(self, text: str, *, short: bool = True) -> str:
         """``text`` with every secret replaced by ``[redacted]``. ``short=False`` leaves whole-word matches of
-        secrets shorter than :data:`LONG` skeleton characters alone (for text such as numbers that assay
-        wrote itself)."""
+        secrets shorter than :data:`LONG` skeleton characters alone, and numbers (for text such as numbers that
+        assay wrote itself)."""
         if not text:
             return text
         spans = self._spans(text, short=short, depth=0)
@@ -261,6 +195,8 @@ class Redactor:
             for i, j in self._needles.find(sk)
             if short or j - i >= LONG or not self._is_short_only(sk.text[i:j])
         ]
+        if short:
+            spans += [sk.span(i, j) for i, j in self._needles.find_numbers(sk)]
         spans += self._edges(sk)
         if self._literal is not None:
             spans += [m.span() for m in self._literal.finditer(text)]
@@ -275,6 +211,8 @@ class Redactor:
         decoded noise by chance), and further encodings when the text is mostly printable."""
         sk = skeleton(decoded)
         if any(j - i >= LONG for i, j in self._needles.find(sk)) or self._edges(sk):
+            return True
+        if printable(decoded) and self._needles.find_numbers(sk):
             return True
         if self._literal is not None and self._literal.search(decoded):
             return True
