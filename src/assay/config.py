@@ -107,11 +107,12 @@ SandboxMode = Literal["strict", "none"]
 class ProcessRunnerConfig(Strict):
     """What every runner that starts a process has: the sandbox and the environment.
 
-    ``sandbox``: ``strict`` runs each case in the jail (bubblewrap: its own PID namespace, no view of the case
-    files, the configuration, ``.git``, the data directory or any file a check reads; it writes only its
-    worktree and a private /tmp), ``none`` as a plain process. Unset: ``strict`` where bubblewrap works, else
-    ``none`` (and the evaluation says it ran unsandboxed). ``read_only``: more paths the command needs (relative
-    to the artifact root, or absolute), visible read-only in the jail. ``network``: whether a jailed case can
+    ``sandbox``: ``strict`` runs each case in the jail (bubblewrap: its own PID namespace; of the project it sees
+    only the artifact, the files the command names and ``read_only``, never the case files, the configuration,
+    ``.git``, the data directory or any file a check reads; it writes only its worktree and a private /tmp),
+    ``none`` as a plain process. Unset: ``strict`` where bubblewrap works, else ``none`` (and the evaluation says
+    it ran unsandboxed). ``read_only``: what else the command reads (relative to the artifact root, globs too,
+    or absolute), visible read-only in the jail. ``network``: whether a jailed case can
     reach the network. ``env`` is added to the environment, ``env_allow`` names (or patterns) of variables
     passed besides PATH, HOME, USER, LOGNAME, LANG, LANGUAGE, LC_*, TZ and TMPDIR."""
 

@@ -53,9 +53,11 @@ def test_hidden_readonly_and_protected(tmp_path: Path) -> None:
         ".git",
         "assay.yaml",
         "cases.yaml",
+        "graders",  # a check program's folder, with whatever else lies in it
         "graders/rubric.txt",
         "graders/strict.py",
         "judge_data.json",
+        "lib",
         "lib/score.py",
         "notes.md",
         "vars.txt",
@@ -64,6 +66,8 @@ def test_hidden_readonly_and_protected(tmp_path: Path) -> None:
     # Never hidden: the editable prompt.md, even named by a check; the harness the runner's command names.
     assert "prompt.md" not in jail.hidden and "harness.py" not in jail.hidden
     assert set(jail.read_only) == {"harness.py", "cases.yaml", "assay.yaml"}
+    # Deny by default: nothing else of the work directory is shown.
+    assert set(jail.shown or ()) == {"prompt.md", "harness.py", "cases.yaml", "assay.yaml"}
     assert set(jail.protected) == {root.resolve(), (root / ".assay").resolve()}
     assert jail.network is False
 
@@ -78,6 +82,31 @@ def test_helper_named_by_an_option_is_hidden_and_runner_files_are_not(tmp_path: 
     assert "helper.py" not in jail.hidden  # the runner's own command names it
     assert "notes.md" not in jail.hidden  # runner.read_only wins
     assert "notes.md" in jail.read_only
+
+
+@pytest.mark.e2e
+def test_a_python_runner_shows_its_module_and_the_packages_on_the_way(tmp_path: Path) -> None:
+    root = project(tmp_path, runner="{type: python, function: 'solver.core.main:run'}")
+    config = load_config(root / "assay.yaml")
+    jail = candidate_jail(config, [c for c, _ in select_cases(config).everything])
+    assert {
+        "solver/core/main.py",
+        "solver/core/main/__init__.py",
+        "solver/__init__.py",
+        "solver/core/__init__.py",
+    } <= set(jail.shown or ())
+
+
+@pytest.mark.e2e
+def test_outputs_of_file_exists_checks_are_shown_and_never_hidden(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "report.json").write_text("{}")  # left by an earlier evaluation
+    (root / "assay.yaml").write_text(
+        (root / "assay.yaml").read_text() + "checks: [{type: file_exists, value: report.json}]\n"
+    )
+    config = load_config(root / "assay.yaml")
+    jail = candidate_jail(config, [c for c, _ in select_cases(config).everything])
+    assert "report.json" not in jail.hidden and "report.json" in (jail.shown or ())
 
 
 @pytest.mark.e2e

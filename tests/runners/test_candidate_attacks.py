@@ -288,3 +288,98 @@ def test_stopping_assay_mid_case_leaves_no_process_behind(tmp_path: Path, mode: 
     finally:
         process.kill()
         kill_marked(marker)
+
+
+KEY = "OCELOT-5581-TAPIR"
+# Ways to reach key/answers.txt, a file only the check program (checker.py) reads and nothing names.
+KEY_PATHS = {
+    "relative": 'print(open("key/answers.txt").read())',
+    "absolute": 'print(open(os.path.join(os.getcwd(), "key", "answers.txt")).read())',
+    "dotdot": 'print(open(os.path.join("..", os.path.basename(os.getcwd()), "key", "answers.txt")).read())',
+    "proc-self-root": 'print(open("/proc/self/root" + os.getcwd() + "/key/answers.txt").read())',
+    "proc-self-cwd": 'print(open(f"/proc/{os.getpid()}/cwd/key/answers.txt").read())',
+    "proc-parent-cwd": 'print(open(f"/proc/{os.getppid()}/cwd/key/answers.txt").read())',
+    "symlink": """
+for name, target in [("leak-rel", "key/answers.txt"), ("leak-abs", os.path.join(os.getcwd(), "key/answers.txt"))]:
+    os.symlink(target, name)
+    try:
+        print(open(name).read())
+    except OSError as exc:
+        print("refused", exc)
+""",
+    "hardlink": """
+for name, source in [("leak-rel", "key/answers.txt"), ("leak-abs", os.path.join(os.getcwd(), "key/answers.txt"))]:
+    try:
+        os.link(source, name)
+        print(open(name).read())
+    except OSError as exc:
+        print("refused", exc)
+""",
+}
+
+
+def write_checked_project(root: Path, runner: str, attack: str, mode: str, extra_runner: str = "") -> Path:
+    """A project checked by ``python3 checker.py``, which compares the output with ``key/answers.txt``: a data
+    file no check, case or config names. The candidate passes only if it prints the key."""
+    write_project(root, runner, attack, mode, extra_runner)
+    (root / "cases.yaml").write_text("cases:\n  - {id: leak, input: 'find the key'}\n")
+    (root / "key").mkdir()
+    (root / "key" / "answers.txt").write_text(KEY + "\n")
+    (root / "checker.py").write_text(
+        "import sys\nkey = open('key/answers.txt').read().strip()\nsys.exit(0 if key in sys.stdin.read() else 1)\n"
+    )
+    config = root / "assay.yaml"
+    config.write_text(config.read_text().replace("sh graders/check.sh", "python3 checker.py"))
+    return root
+
+
+@pytest.mark.parametrize("way", list(KEY_PATHS))
+@pytest.mark.parametrize("mode", MODES)
+def test_reading_a_data_file_only_a_check_program_reads(tmp_path: Path, way: str, mode: str) -> None:
+    root = write_checked_project(tmp_path / "p", "command", KEY_PATHS[way], mode)
+    case = summary(assay_eval(root))["cases"][0]
+    leaked = KEY in outputs(root)
+    if mode == "strict":
+        assert not case["passed"] and not leaked
+    else:
+        assert case["passed"] and leaked  # the harm, without the jail
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_python_candidate_reading_a_data_file_only_a_check_program_reads(tmp_path: Path, mode: str) -> None:
+    """Every way at once, from the python runner (whose parent in the jail is the jail's worker)."""
+    attack = "\n".join(
+        f"try:\n{textwrap.indent(textwrap.dedent(code).strip(), '    ')}\nexcept OSError:\n    pass"
+        for way, code in KEY_PATHS.items()
+        if way not in ("symlink", "hardlink")
+    )
+    root = write_checked_project(tmp_path / "p", "python", attack, mode)
+    case = summary(assay_eval(root))["cases"][0]
+    assert case["passed"] == (mode == "none") and (KEY in outputs(root)) == (mode == "none")
+
+
+READ_DATA = """
+print(open("data/table.csv").read().strip())
+"""
+
+
+@pytest.mark.bwrap
+@pytest.mark.parametrize("runner", ["command", "python"])
+def test_a_file_the_runner_reads_must_be_declared(tmp_path: Path, runner: str) -> None:
+    """Deny by default: a file the runner reads but nothing declares is not there, and the case's evidence says
+    how to declare it in one line; declared in runner.read_only, it is there (read-only)."""
+    root = write_project(tmp_path / "p", runner, READ_DATA, "strict")
+    (root / "data").mkdir()
+    (root / "data" / "table.csv").write_text(f"{SCRIPT_SECRET} {SECRET}\n")
+    case = summary(assay_eval(root))["cases"][0]
+    hint = (
+        "the jail does not show data/table.csv to candidates; declare what the runner reads in "
+        "runner.read_only (docs/evolve.md)"
+    )
+    evidence = next(c["evidence"] for c in case["checks"] if c["type"] == "runner")
+    assert not case["passed"] and hint in case["error"] and hint in evidence
+    config = root / "assay.yaml"
+    config.write_text(
+        config.read_text().replace(", timeout: 60", ", timeout: 60, read_only: [data/table.csv]")
+    )
+    assert summary(assay_eval(root))["cases"][0]["passed"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from assay.sandbox import (
     run_process,
     scrubbed_env,
 )
-from assay.sandbox.jail import BwrapStatus
+from assay.sandbox.jail import BwrapStatus, WorkdirJail
 from assay.sandbox.workers import KEPT_JAILS, JailWorkers
 from tests.sandbox.procs import marked_processes, unique_marker
 
@@ -376,5 +377,23 @@ async def test_a_hidden_file_that_appears_later_is_masked(workers: JailWorkers, 
     first = await run_process(script, cwd=worktree, jail=jail, workers=workers)
     (worktree / "answers.txt").write_text("SECRET\n")
     second = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    assert "SECRET" not in second.stdout.decode()
+    assert jail_id(second) != jail_id(first)
+
+
+async def test_a_masked_directory_replaced_outside_stays_masked(workers: JailWorkers, worktree: Path) -> None:
+    """Deny by default: a directory the survey masked, removed and made again outside (a checkout), is masked
+    in the jail the next case gets, though its worker's mount on it is gone."""
+    (worktree / "candidate.py").write_text("")
+    (worktree / "key").mkdir()
+    (worktree / "key" / "answers.txt").write_text("old\n")
+    plan = WorkdirJail(readable=(*interpreter_paths(), *path_dirs(scrubbed_env())), shown=("candidate.py",))
+    script = f"{JAIL_ID}; cat key/answers.txt 2>/dev/null; ls; true"
+    first = await run_process(script, cwd=worktree, jail=plan.for_workdir(worktree), workers=workers)
+    assert first.stdout.decode().split()[1:] == ["candidate.py", "key"]
+    shutil.rmtree(worktree / "key")
+    (worktree / "key").mkdir()
+    (worktree / "key" / "answers.txt").write_text("SECRET\n")
+    second = await run_process(script, cwd=worktree, jail=plan.for_workdir(worktree), workers=workers)
     assert "SECRET" not in second.stdout.decode()
     assert jail_id(second) != jail_id(first)

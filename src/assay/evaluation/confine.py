@@ -1,12 +1,18 @@
 """The candidates' jail (``runner.sandbox``): what it hides and what it shows, from the configuration and cases.
 
-Hidden from a candidate wherever its jail would show them: the case files, ``assay.yaml``, the repository's
-``.git``, the data directory, and every file a check runs or reads — found generically in every string of
-every check's ``value``, ``options`` and ``text`` (``file://x``, ``x.py:fn``, ``pkg.mod:fn``, and any other word
-naming an existing file or directory by a path with a ``/`` or an extension), and every ``file://`` a case
-file names. Editable files, the files the runner's own command names and ``runner.read_only`` are never
-hidden. ``artifact.forbid`` paths that are not hidden stay readable, read-only (a harness); the project, the
-repository and the data directory themselves are never mounted, except the work directory.
+Deny by default: in the work directory (the artifact root, in a run's worktree or the project) a candidate
+sees only the editable files (``artifact.paths``), the files the runner's own command or function names (for
+``pkg.mod:fn`` its module and the ``__init__.py`` of the packages on the way), ``runner.read_only``, the
+``artifact.forbid`` files (a harness, read-only) and the outputs ``file_exists`` checks look for; every other
+entry is masked (:mod:`assay.sandbox.survey`).
+
+Hidden even when declared so: the case files, ``assay.yaml``, the repository's ``.git``, the data directory,
+and every file a check runs or reads — found generically in every string of every check's ``value``,
+``options`` and ``text`` (``file://x``, ``x.py:fn``, ``pkg.mod:fn``, and any other word naming an existing file or
+directory by a path with a ``/`` or an extension) — with the folder it lies in (unless the artifact root, or
+a folder holding an editable or runner file), and every ``file://`` a case file names. Editable files, the
+files the runner's own command names and ``runner.read_only`` are never hidden. The project, the repository
+and the data directory themselves are never mounted, except the work directory.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from assay.history.scope import matches_any
 from assay.model import Case, CheckSpec
 from assay.sandbox import bwrap_status, interpreter_paths, path_dirs, scrubbed_env
 from assay.sandbox.jail import WorkdirJail
+from assay.sandbox.survey import literal
 
 _TOKEN = re.compile(r"[^\s'\"`=,;()\[\]{}<>|&]+")
 _FILE_URL = re.compile(r"file://([^\s'\"`,;()\[\]{}<>|&]+)")
@@ -109,7 +116,31 @@ def _runner_words(config: AssayConfig) -> set[Path]:
     for token in _TOKEN.findall(text):
         for name in _candidates(token):
             words.add(Path(os.path.normpath(config.artifact_dir / name)))
+    if isinstance(runner, PythonRunnerConfig):
+        packages = runner.function.partition(":")[0].split(".")[:-1]
+        for depth in range(1, len(packages) + 1):
+            words.add(config.artifact_dir.joinpath(*packages[:depth], "__init__.py"))
     return words
+
+
+def _outputs(specs: Iterable[CheckSpec]) -> list[str]:
+    """The paths or globs ``file_exists`` checks look for: what candidates write, never check data."""
+    return [s.value.strip() for s in specs if s.type == "file_exists" and isinstance(s.value, str)]
+
+
+def _check_folder(path: Path, config: AssayConfig, keep: Iterable[Path]) -> Path | None:
+    """The folder of a file a check names, to hide with it: None for the artifact root and above, or a
+    folder that holds a file the candidate is made of or the runner needs."""
+    folder, artifact = path.parent, config.artifact_dir
+    if not path.is_file() or folder == artifact or artifact not in folder.parents:
+        return None
+    if any(folder == k or folder in k.parents for k in keep):
+        return None
+    for where, _, files in os.walk(folder):
+        rel = Path(os.path.relpath(where, artifact))
+        if any(matches_any((rel / f).as_posix(), config.artifact.paths) for f in files):
+            return None
+    return folder
 
 
 def candidate_jail(config: AssayConfig, cases: Sequence[Case]) -> WorkdirJail:
@@ -128,9 +159,12 @@ def candidate_jail(config: AssayConfig, cases: Sequence[Case]) -> WorkdirJail:
         hidden.add(repo / ".git")
     dirs = [base, artifact, *{Path(c.source).parent for c in cases if c.source}]
     specs = [*config.checks, *(spec for case in cases for spec in case.checks)]
-    named = check_files(specs, dirs) | named_by_case_files(case_files)
+    outputs = _outputs(specs)
+    programs = check_files([s for s in specs if s.type != "file_exists"], dirs)
+    named = programs | named_by_case_files(case_files)
     inside = repo or base
-    keep = _runner_words(config)
+    words = _runner_words(config)
+    keep = set(words)
     read_only = [p for p in runner.read_only if not Path(p).expanduser().is_absolute()]
     keep |= {Path(os.path.normpath(artifact / p)) for p in read_only}
     for path in named:
@@ -140,6 +174,11 @@ def candidate_jail(config: AssayConfig, cases: Sequence[Case]) -> WorkdirJail:
         if artifact in path.parents and matches_any(Path(rel).as_posix(), config.artifact.paths):
             continue  # an editable file: the candidate is made of it
         hidden.add(path)
+        folder = _check_folder(path, config, keep) if path in programs else None
+        if folder is not None:
+            hidden.add(folder)
+    shown = [*config.artifact.paths, *config.artifact.forbid, *read_only, *outputs]
+    shown += [literal(os.path.relpath(w, artifact)) for w in words if artifact in w.parents]
     env = scrubbed_env(runner.env_allow, runner.env)
     readable = [*interpreter_paths(), *path_dirs(env)]
     readable += [Path(p).expanduser() for p in runner.read_only if Path(p).expanduser().is_absolute()]
@@ -150,6 +189,7 @@ def candidate_jail(config: AssayConfig, cases: Sequence[Case]) -> WorkdirJail:
         protected=tuple(p for p in (base, repo, data) if p is not None),
         fallback_dir=artifact,
         network=runner.network,
+        shown=tuple(dict.fromkeys(shown)),
     )
 
 

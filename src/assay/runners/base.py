@@ -61,7 +61,10 @@ class Runner(ABC):
         return 32 if self.io_bound else max(2, os.cpu_count() or 2)
 
     async def release(self, workdir: Path) -> None:
-        """The evaluation of ``workdir`` (a candidate) ended: stop the jails that ran its cases."""
+        """The evaluation of ``workdir`` (a candidate) ended: stop the jails that ran its cases (the next
+        evaluation surveys it afresh)."""
+        if self.context.jail is not None:
+            self.context.jail.forget(workdir)
         if self.workers is not None:
             await self.workers.close(workdir)
 

@@ -29,9 +29,15 @@ from assay.sandbox import (
     run_process,
     scrubbed_env,
 )
+from assay.sandbox.jail import Jail
+from assay.sandbox.survey import unshown_path
 from assay.sandbox.workers import JailWorkers
 
 TAIL_CHARS = 2048
+REFUSAL = (
+    "the jail does not show {path} to candidates; declare what the runner reads in runner.read_only "
+    "(docs/evolve.md)"
+)
 
 _NAME = r"[A-Za-z_][\w-]*(?:\.[^{}\s.]*)*"
 # A placeholder is a dotted name in braces, not preceded by "$" (shell ${VAR}); {{name}} is an escape.
@@ -212,6 +218,16 @@ def output_from_process(result: ProcessResult, workdir: Path) -> Output:
     )
 
 
+def note_refusal(output: Output, jail: Jail | None, workdir: Path) -> None:
+    """When a jailed case failed on a project path its jail does not show (its error or stderr names it),
+    say so in its error: one line, the case's evidence."""
+    if jail is None or output.error is None:
+        return
+    path = unshown_path(f"{output.error}\n{output.stderr_tail}", workdir, jail)
+    if path is not None:
+        output.error = f"{output.error}; {REFUSAL.format(path=path)}"
+
+
 @RUNNERS.register("command")
 class CommandRunner(Runner):
     """Runs ``config.command`` through the shell in the workdir for each case (see the module docstring).
@@ -257,4 +273,6 @@ class CommandRunner(Runner):
             jail=jail,
             workers=self.workers,
         )
-        return output_from_process(result, workdir)
+        output = output_from_process(result, workdir)
+        note_refusal(output, jail, workdir)
+        return output

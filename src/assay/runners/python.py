@@ -17,7 +17,7 @@ from assay.config import PythonRunnerConfig
 from assay.model import Case, Output
 from assay.runners import _python_worker
 from assay.runners.base import RUNNERS, RunContext, Runner
-from assay.runners.command import TAIL_CHARS, decode_capped, output_from_process
+from assay.runners.command import TAIL_CHARS, decode_capped, note_refusal, output_from_process
 from assay.sandbox import SandboxLimits, run_process, scrubbed_env
 from assay.sandbox.workers import JailWorkers
 
@@ -99,6 +99,7 @@ class PythonRunner(Runner):
             if output.error is None:
                 output.error = "python worker wrote no response (did the code call os._exit?)"
             output.text = output.stdout_tail = ""
+            note_refusal(output, jail, workdir)
             return output
         truncated = result.truncated or len(body) > self.max_output_bytes
         text, binary = decode_capped(body[: self.max_output_bytes], truncated)
@@ -109,4 +110,5 @@ class PythonRunner(Runner):
         if not header.get("ok"):
             output.error = output.error or str(header.get("error") or "the function failed")
             output.meta["traceback"] = str(header.get("traceback") or "")
+        note_refusal(output, jail, workdir)
         return output

@@ -12,7 +12,8 @@ It sees a file system assembled from nothing:
   them re-mounted read-only;
 - never: the ``protected`` roots (the project, the repository, the run data) — an empty directory stands where
   one would have been visible — and the ``hidden`` paths (case files, the configuration, check scripts,
-  ``.git``), masked by an empty file or directory wherever a mount would show them;
+  ``.git``, and for a candidate whatever of its work directory is not declared: :class:`WorkdirJail`), masked
+  by an empty file or directory wherever a mount would show them;
 - ``/proc`` of its own PID namespace only, and a minimal ``/dev``.
 
 A runner runs its cases in long-lived jails (:mod:`assay.sandbox.workers`), one per case in flight, reused
@@ -31,8 +32,10 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from assay.sandbox.survey import masked_entries
 
 BWRAP_ENV = "ASSAY_BWRAP"
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/gnu")
@@ -314,7 +317,13 @@ def jail_env(env: Mapping[str, str]) -> dict[str, str]:
 class WorkdirJail:
     """The jail of a project's candidates, for any work directory that holds the artifact root (the project
     itself, or a run's worktree). Relative paths are relative to the artifact root and may start with ``..``;
-    ``read_only`` entries may be glob patterns (``artifact.forbid``)."""
+    ``read_only`` entries may be glob patterns (``artifact.forbid``).
+
+    ``shown``: deny by default. When set (patterns, as ``artifact.paths``), the work directory shows only what
+    they and ``read_only`` match; every other entry that exists when a work directory is first jailed is
+    masked (:mod:`assay.sandbox.survey`). That survey holds until :meth:`forget`, at the end of the work
+    directory's evaluation: entries that appear meanwhile are the candidate's own output and stay visible.
+    None: everything but ``hidden`` is shown."""
 
     hidden: tuple[str, ...] = ()
     read_only: tuple[str, ...] = ()
@@ -322,6 +331,10 @@ class WorkdirJail:
     protected: tuple[Path, ...] = ()
     fallback_dir: Path | None = None
     network: bool = False
+    shown: tuple[str, ...] | None = None
+    _surveys: dict[Path, tuple[Path, ...]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def for_workdir(self, workdir: Path, *, readable: Iterable[Path] = ()) -> Jail:
         """The jail of a process running in ``workdir`` (writable), with ``readable`` paths besides."""
@@ -340,6 +353,12 @@ class WorkdirJail:
             if not path.exists() and self.fallback_dir is not None:
                 path = Path(os.path.normpath(self.fallback_dir / pattern))
             (read_only if _under(path, root) else outside).append(path)
+        if self.shown is not None:
+            masked = self._surveys.get(root)
+            if masked is None:
+                shown = (*self.shown, *self.read_only)
+                masked = self._surveys[root] = tuple(masked_entries(root, shown, hidden))
+            hidden.update(masked)
         return Jail(
             writable=(root,),
             readable=(*self.readable, *outside, *readable),
@@ -348,3 +367,7 @@ class WorkdirJail:
             protected=self.protected,
             network=self.network,
         )
+
+    def forget(self, workdir: Path) -> None:
+        """End the survey of ``workdir``: the next process jailed there gets a fresh one."""
+        self._surveys.pop(Path(os.path.realpath(workdir)), None)
