@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from assay.checks import CheckContext, CheckSpecError, build_check
+from assay.checks.programs import import_file_function
 from assay.model import Case, CheckResult, CheckSpec, Output
 from assay.sandbox import SandboxLimits
 
@@ -280,3 +281,18 @@ def test_python_errors_known_at_load(tmp_path: Path) -> None:
 def test_python_stdlib_module_function_resolves_at_load() -> None:
     check = build_check(CheckSpec(type="python", value="os.path:isabs"))
     assert check.resolve(None) is sys.modules["os.path"].isabs  # type: ignore[attr-defined]
+
+
+def test_importing_a_python_check_writes_no_bytecode_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A compiled check appearing in the work directory mid-evaluation would be a file the jail never masked.
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as for a user (the suite may run without)
+    (tmp_path / "grading").mkdir()
+    (tmp_path / "grading" / "helper.py").write_text("LIMIT = 3\n")
+    (tmp_path / "grading" / "score.py").write_text(
+        "from helper import LIMIT\ndef check(output, context):\n    return len(output) <= LIMIT\n"
+    )
+    check = import_file_function(tmp_path / "grading" / "score.py", "check")
+    assert check("abc", {}) is True and check("abcd", {}) is False
+    assert not list(tmp_path.rglob("__pycache__")) and sys.dont_write_bytecode is False

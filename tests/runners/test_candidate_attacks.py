@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -383,3 +384,36 @@ def test_a_file_the_runner_reads_must_be_declared(tmp_path: Path, runner: str) -
         config.read_text().replace(", timeout: 60", ", timeout: 60, read_only: [data/table.csv]")
     )
     assert summary(assay_eval(root))["cases"][0]["passed"]
+
+
+REWRITE_LEFTOVER = """
+try:
+    before = open("scratch.log").read()
+except OSError:
+    before = "missing"
+with open("scratch.log", "w") as handle:
+    handle.write(f"LEFTOVER-{os.getpid()}")
+print(f"before={before!r} wrote")
+"""
+
+
+@pytest.mark.bwrap
+def test_a_file_an_earlier_evaluation_left_can_be_rewritten_not_read(tmp_path: Path) -> None:
+    """What the survey masks takes writes: a candidate that rewrites its own scratch file keeps working in the
+    next evaluation, which neither shows it what was there nor changes it on the host."""
+    root = write_project(tmp_path / "p", "command", REWRITE_LEFTOVER, "strict")
+    (root / "cases.yaml").write_text("cases:\n  - {id: scratch, input: 'x'}\n")
+    config = root / "assay.yaml"
+    config.write_text(
+        config.read_text().replace(
+            "{type: script, value: 'sh graders/check.sh'}", "{type: contains, value: wrote}"
+        )
+    )
+    first = summary(assay_eval(root))["cases"][0]
+    assert first["passed"] and "before='missing'" in outputs(root)
+    left = (root / "scratch.log").read_text()
+    assert left.startswith("LEFTOVER-")
+    shutil.rmtree(root / ".assay" / "evals")
+    second = summary(assay_eval(root))["cases"][0]
+    assert second["passed"] and "before=''" in outputs(root), outputs(root)
+    assert (root / "scratch.log").read_text() == left

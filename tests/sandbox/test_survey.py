@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from assay.sandbox.jail import BwrapStatus, Jail, WorkdirJail, jail_argv
+from assay.sandbox.jail import BwrapStatus, Jail, WorkdirJail, jail_argv, scratch_file
 from assay.sandbox.survey import literal, masked_entries, unshown_path
 
 STATUS = BwrapStatus("/usr/bin/bwrap")
@@ -65,34 +65,48 @@ def test_the_survey_holds_until_the_evaluation_ends(tmp_path: Path) -> None:
     what is then in the work directory."""
     root = tree(tmp_path / "wt", "candidate.py", "key/answers.txt").resolve()
     plan = WorkdirJail(hidden=("cases.yaml",), shown=("candidate.py",))
-    assert root / "key" in plan.for_workdir(root).hidden
+    assert root / "key" in plan.for_workdir(root).scratch
     tree(root, "out/report.json")
     jail = plan.for_workdir(root)
-    assert root / "out" not in jail.hidden and root / "key" in jail.hidden
+    assert root / "out" not in jail.scratch and root / "key" in jail.scratch
+    assert jail.scratch_dir is not None and jail.scratch_dir.is_dir()
     plan.forget(root)
-    assert {root / "out", root / "key", root / "cases.yaml"} <= set(plan.for_workdir(root).hidden)
+    assert not jail.scratch_dir.exists()  # what candidates wrote over masked files goes with the survey
+    again = plan.for_workdir(root)
+    assert {root / "out", root / "key"} <= set(again.scratch) and again.hidden == (root / "cases.yaml",)
 
 
 def test_without_shown_patterns_only_the_hidden_paths_are_masked(tmp_path: Path) -> None:
     root = tree(tmp_path / "wt", "candidate.py", "key/answers.txt").resolve()
-    assert WorkdirJail(hidden=("cases.yaml",)).for_workdir(root).hidden == (root / "cases.yaml",)
+    jail = WorkdirJail(hidden=("cases.yaml",)).for_workdir(root)
+    assert (jail.hidden, jail.scratch) == ((root / "cases.yaml",), ())
 
 
 def test_read_only_entries_are_shown(tmp_path: Path) -> None:
     root = tree(tmp_path / "wt", "candidate.py", "data/table.csv", "data/other.csv").resolve()
     jail = WorkdirJail(read_only=("data/table.csv",), shown=("candidate.py",)).for_workdir(root)
-    assert jail.hidden == (root / "data" / "other.csv",)
+    assert jail.scratch == (root / "data" / "other.csv",)
     assert jail.read_only == (root / "data" / "table.csv",)
 
 
 def test_masked_directories_get_an_empty_mount_and_masked_files_an_empty_file(tmp_path: Path) -> None:
-    root = tree(tmp_path / "wt", "candidate.py", "key/answers.txt", "notes.md").resolve()
-    jail = WorkdirJail(shown=("candidate.py",)).for_workdir(root)
+    # What the survey masks takes writes (lost): a candidate may rewrite what an earlier one left. What the
+    # configuration hides (case files, check files) is read-only.
+    root = tree(tmp_path / "wt", "candidate.py", "key/answers.txt", "notes.md", "cases.yaml", "grader/c.py")
+    root = root.resolve()
+    jail = WorkdirJail(hidden=("cases.yaml", "grader"), shown=("candidate.py",)).for_workdir(root)
     argv = jail_argv(jail, home=None, status=STATUS)
     key, notes = str(root / "key"), str(root / "notes.md")
     at = argv.index(key)
-    assert argv[at - 1 : at + 3] == ["--tmpfs", key, "--remount-ro", key]
-    assert argv[argv.index(notes) - 2 : argv.index(notes)] == ["--ro-bind", "/dev/null"]
+    assert argv[at - 1 : at + 1] == ["--tmpfs", key] and argv[at + 1] != "--remount-ro"
+    assert jail.scratch_dir is not None
+    stand_in = scratch_file(jail.scratch_dir, root / "notes.md")
+    assert argv[argv.index(notes) - 2 : argv.index(notes)] == ["--bind", str(stand_in)]
+    assert stand_in.read_bytes() == b""
+    cases, grader = str(root / "cases.yaml"), str(root / "grader")
+    assert argv[argv.index(cases) - 2 : argv.index(cases)] == ["--ro-bind", "/dev/null"]
+    at = argv.index(grader)
+    assert argv[at - 1 : at + 3] == ["--tmpfs", grader, "--remount-ro", grader]
     assert str(root / "candidate.py") not in argv
     assert argv.index(key) > argv.index(str(root))  # masked inside the writable bind, after it
 

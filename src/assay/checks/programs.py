@@ -138,6 +138,17 @@ def _on_sys_path(directory: Path | None) -> Iterator[None]:
                 sys.path.remove(entry)  # type: ignore[arg-type]
 
 
+@contextlib.contextmanager
+def _no_bytecode() -> Iterator[None]:
+    """Import without writing ``__pycache__`` beside the check: a compiled check in the work directory would be
+    a file the candidates' jail did not mask (it appears after the jail is set up)."""
+    before, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        yield
+    finally:
+        sys.dont_write_bytecode = before
+
+
 def _import_file(path: Path) -> ModuleType:
     key = f"file:{path}"
     with _import_lock:
@@ -151,7 +162,7 @@ def _import_file(path: Path) -> ModuleType:
             raise CheckSpecError(f"python: cannot load {str(path)!r} as a Python module")
         module = importlib.util.module_from_spec(spec)
         try:
-            with _on_sys_path(path.parent):
+            with _on_sys_path(path.parent), _no_bytecode():
                 spec.loader.exec_module(module)
         except Exception as exc:
             raise CheckSpecError(
@@ -171,7 +182,7 @@ def _import_module(name: str, project_dir: Path | None) -> ModuleType:
         if name in _modules:
             return _modules[name]
         try:
-            with _on_sys_path(project_dir):
+            with _on_sys_path(project_dir), _no_bytecode():
                 module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
             raise CheckSpecError(f"python: cannot import module {name!r}: {exc}") from None

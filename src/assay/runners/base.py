@@ -70,6 +70,8 @@ class Runner(ABC):
 
     async def aclose(self) -> None:
         """Release clients and pools (the jail workers by default)."""
+        if self.context.jail is not None:
+            self.context.jail.forget()
         if self.workers is not None:
             await self.workers.close()
 

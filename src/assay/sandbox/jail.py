@@ -10,6 +10,7 @@ It sees a file system assembled from nothing:
 - a private ``/tmp`` and a private, empty ``$HOME`` (both discarded at exit);
 - read-write: only ``writable`` (a candidate's worktree, an agent's copy), with ``read_only`` paths inside
   them re-mounted read-only;
+- masked but writable (what is written there is lost): the ``scratch`` paths;
 - never: the ``protected`` roots (the project, the repository, the run data) — an empty directory stands where
   one would have been visible — and the ``hidden`` paths (case files, the configuration, check scripts,
   ``.git``, and for a candidate whatever of its work directory is not declared: :class:`WorkdirJail`), masked
@@ -27,10 +28,12 @@ or the memory a private ``/tmp`` holds beyond its size cap.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +133,8 @@ class Jail:
     protected: tuple[Path, ...] = ()
     network: bool = False
     tmp_mb: int = 1024
+    scratch: tuple[Path, ...] = ()
+    scratch_dir: Path | None = None
 
     def with_paths(
         self,
@@ -145,6 +150,8 @@ class Jail:
             readable=(*self.readable, *readable),
             read_only=(*self.read_only, *read_only),
             hidden=(*self.hidden, *hidden),
+            scratch=self.scratch,
+            scratch_dir=self.scratch_dir,
             protected=self.protected,
             network=self.network,
             tmp_mb=self.tmp_mb,
@@ -295,17 +302,30 @@ def jail_argv(jail: Jail, *, home: str | None, status: BwrapStatus | None = None
         if plan.shows(path):
             plan.add(path, ["--ro-bind", str(path), str(path)], shows_host=True)
     hidden = [_real(p.parent) / p.name for p in jail.hidden]
-    for path in _by_depth([*_system_secrets(), *hidden]):
+    scratch = {_real(p.parent) / p.name for p in jail.scratch} - set(hidden)
+    for path in _by_depth([*_system_secrets(), *hidden, *scratch]):
         if not plan.shows(path) or path.is_symlink() or not path.exists():
             continue
+        # A scratch mask takes writes (and loses them): a candidate rewriting a file that an earlier one left
+        # keeps working, without seeing what was there.
         if path.is_dir():
-            plan.add(path, ["--tmpfs", str(path), "--remount-ro", str(path)], shows_host=False)
+            ro = [] if path in scratch else ["--remount-ro", str(path)]
+            plan.add(path, [*(size if path in scratch else []), "--tmpfs", str(path), *ro], shows_host=False)
+            continue
+        stand_in = scratch_file(jail.scratch_dir, path) if path in scratch and jail.scratch_dir else None
+        if stand_in is not None and stand_in.is_file():
+            plan.add(path, ["--bind", str(stand_in), str(path)], shows_host=False)
         else:
             plan.add(path, ["--ro-bind", "/dev/null", str(path)], shows_host=False)
     for root in masked_roots:
         if root not in writable and root not in readable:
             plan.args += ["--remount-ro", str(root)]
     return [*args, *plan.args, "--"]
+
+
+def scratch_file(scratch_dir: Path, path: Path) -> Path:
+    """The empty file in ``scratch_dir`` that stands in for the masked file ``path`` (it takes the writes)."""
+    return scratch_dir / hashlib.sha256(str(path).encode()).hexdigest()[:32]
 
 
 def jail_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -321,7 +341,8 @@ class WorkdirJail:
 
     ``shown``: deny by default. When set (patterns, as ``artifact.paths``), the work directory shows only what
     they and ``read_only`` match; every other entry that exists when a work directory is first jailed is
-    masked (:mod:`assay.sandbox.survey`). That survey holds until :meth:`forget`, at the end of the work
+    masked, writable (``Jail.scratch``: a candidate may rewrite a file an earlier one left, and what it writes
+    there is lost; :mod:`assay.sandbox.survey`). That survey holds until :meth:`forget`, at the end of the work
     directory's evaluation: entries that appear meanwhile are the candidate's own output and stay visible.
     None: everything but ``hidden`` is shown."""
 
@@ -332,7 +353,7 @@ class WorkdirJail:
     fallback_dir: Path | None = None
     network: bool = False
     shown: tuple[str, ...] | None = None
-    _surveys: dict[Path, tuple[Path, ...]] = field(
+    _surveys: dict[Path, tuple[tuple[Path, ...], Path]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
 
@@ -353,21 +374,39 @@ class WorkdirJail:
             if not path.exists() and self.fallback_dir is not None:
                 path = Path(os.path.normpath(self.fallback_dir / pattern))
             (read_only if _under(path, root) else outside).append(path)
+        masked: tuple[Path, ...] = ()
+        scratch_dir = None
         if self.shown is not None:
-            masked = self._surveys.get(root)
-            if masked is None:
-                shown = (*self.shown, *self.read_only)
-                masked = self._surveys[root] = tuple(masked_entries(root, shown, hidden))
-            hidden.update(masked)
+            known = self._surveys.get(root)
+            if known is None:
+                known = self._surveys[root] = _survey(root, (*self.shown, *self.read_only), hidden)
+            masked, scratch_dir = known
         return Jail(
             writable=(root,),
             readable=(*self.readable, *outside, *readable),
-            read_only=tuple(p for p in read_only if p not in hidden),
+            read_only=tuple(p for p in read_only if p not in hidden and p not in masked),
             hidden=tuple(sorted(hidden)),
             protected=self.protected,
             network=self.network,
+            scratch=masked,
+            scratch_dir=scratch_dir,
         )
 
-    def forget(self, workdir: Path) -> None:
-        """End the survey of ``workdir``: the next process jailed there gets a fresh one."""
-        self._surveys.pop(Path(os.path.realpath(workdir)), None)
+    def forget(self, workdir: Path | None = None) -> None:
+        """End the survey of ``workdir`` (None: of every work directory): the next process jailed there gets a
+        fresh one, and what candidates wrote over its masked files is deleted."""
+        roots = list(self._surveys) if workdir is None else [Path(os.path.realpath(workdir))]
+        for root in roots:
+            known = self._surveys.pop(root, None)
+            if known is not None:
+                shutil.rmtree(known[1], ignore_errors=True)
+
+
+def _survey(root: Path, shown: Sequence[str], hidden: set[Path]) -> tuple[tuple[Path, ...], Path]:
+    """What to mask in ``root``, and a new folder of empty stand-ins for the masked files."""
+    masked = tuple(masked_entries(root, shown, hidden))
+    scratch_dir = Path(tempfile.mkdtemp(prefix="assay-scratch-"))
+    for path in masked:
+        if not path.is_dir():
+            scratch_file(scratch_dir, path).touch()
+    return masked, scratch_dir

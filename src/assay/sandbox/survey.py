@@ -89,7 +89,7 @@ def _in(path: Path, roots: Iterable[Path]) -> bool:
 
 def _hides(jail: Jail, path: Path) -> bool:
     """Whether ``jail`` keeps ``path`` out of sight: masked, or in a protected root and not mounted."""
-    if _in(path, jail.hidden):
+    if _in(path, (*jail.hidden, *jail.scratch)):
         return True
     if _in(path, (*jail.writable, *jail.readable, *jail.read_only)):
         return False

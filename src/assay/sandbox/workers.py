@@ -46,7 +46,7 @@ def _layout(jail: Jail) -> tuple[int | None, ...]:
     """The kind of file (or None: missing) at each path of ``jail`` that its mounts depend on: a file that
     appears where a hidden or read-only one was missing needs a jail that masks it or shows it read-only."""
     kinds: list[int | None] = []
-    for path in (*jail.writable, *jail.read_only, *jail.hidden):
+    for path in (*jail.writable, *jail.read_only, *jail.hidden, *jail.scratch):
         try:
             kinds.append(stat.S_IFMT(os.lstat(path).st_mode))
         except OSError:
