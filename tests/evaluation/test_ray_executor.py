@@ -249,8 +249,9 @@ def test_a_case_whose_worker_always_dies_is_a_failed_case_with_evidence(cluster,
     (root / "cases.yaml").write_text(
         "".join(f"- {{id: ok{i}, input: 'w{i}'}}\n" for i in range(5)) + "- {id: die, input: die}\n"
     )
+    (root / "notes.txt").write_text("an artifact\n")
     (root / "assay.yaml").write_text(
-        "artifact: {kind: code, paths: [cases.yaml]}\ncases: {files: [cases.yaml]}\n"
+        "artifact: {kind: code, paths: [notes.txt]}\ncases: {files: [cases.yaml]}\n"
         "runner: {type: command, command: 'printf %s {input}', timeout: 30}\n"
         "checks: [{type: python, value: \"__import__('os')._exit(3) if output == 'die' else True\"}]\n"
         f"executor: {{type: ray, address: '{cluster.address}', max_retries: 1}}\n"
