@@ -12,11 +12,21 @@ if TYPE_CHECKING:
     from assay.api import evaluate, evaluate_async, evolve, evolve_async
     from assay.config import AssayConfig, load_config
     from assay.evaluation.evaluator import EvalResult
+    from assay.extensions import ExtensionError
     from assay.gates import Gate, GateDecision, GateInput
     from assay.loop.engine import RunOutcome
     from assay.loop.stops import StopRule
     from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
     from assay.proposers import Proposal, Proposer, ProposerView
+    from assay.protocols import (
+        CheckProtocol,
+        GateProtocol,
+        PairwiseJudgeProtocol,
+        ParentSelectorProtocol,
+        ProposerProtocol,
+        RunnerProtocol,
+        StopRuleProtocol,
+    )
     from assay.search import ParentSelector
     from assay.tournament import Contestant, PairVerdict, PairwiseJudge
 
@@ -36,6 +46,14 @@ _LAZY = {
     "AssayConfig": "assay.config",
     "load_config": "assay.config",
     "EvalResult": "assay.evaluation.evaluator",
+    "ExtensionError": "assay.extensions",
+    "CheckProtocol": "assay.protocols",
+    "GateProtocol": "assay.protocols",
+    "PairwiseJudgeProtocol": "assay.protocols",
+    "ParentSelectorProtocol": "assay.protocols",
+    "ProposerProtocol": "assay.protocols",
+    "RunnerProtocol": "assay.protocols",
+    "StopRuleProtocol": "assay.protocols",
     "Gate": "assay.gates",
     "GateDecision": "assay.gates",
     "GateInput": "assay.gates",
@@ -54,23 +72,31 @@ __all__ = [
     "AssayConfig",
     "Case",
     "CaseResult",
+    "CheckProtocol",
     "CheckResult",
     "CheckSpec",
     "Contestant",
     "EvalResult",
+    "ExtensionError",
     "Gate",
     "GateDecision",
     "GateInput",
+    "GateProtocol",
     "Output",
     "PairVerdict",
     "PairwiseJudge",
+    "PairwiseJudgeProtocol",
     "ParentSelector",
+    "ParentSelectorProtocol",
     "Proposal",
     "Proposer",
+    "ProposerProtocol",
     "ProposerView",
     "RunOutcome",
+    "RunnerProtocol",
     "Split",
     "StopRule",
+    "StopRuleProtocol",
     "evaluate",
     "evaluate_async",
     "evolve",

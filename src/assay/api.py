@@ -21,12 +21,14 @@ from assay.aio import run_sync
 from assay.config import AssayConfig, load_config
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import evaluate_project, select_cases
-from assay.gates import Gate
 from assay.loop.engine import Evolution, RunOutcome
-from assay.loop.stops import StopRule
-from assay.proposers import Proposer
-from assay.search import ParentSelector
-from assay.tournament import PairwiseJudge
+from assay.protocols import (
+    GateProtocol,
+    PairwiseJudgeProtocol,
+    ParentSelectorProtocol,
+    ProposerProtocol,
+    StopRuleProtocol,
+)
 
 ConfigLike = AssayConfig | str | Path
 
@@ -76,11 +78,11 @@ def evaluate(
 async def evolve_async(
     config: ConfigLike = "assay.yaml",
     *,
-    proposer: Proposer | None = None,
-    gate: Gate | str | None = None,
-    search: ParentSelector | str | None = None,
-    judge: PairwiseJudge | None = None,
-    stop_rules: Sequence[StopRule] = (),
+    proposer: ProposerProtocol | None = None,
+    gate: GateProtocol | str | None = None,
+    search: ParentSelectorProtocol | str | None = None,
+    judge: PairwiseJudgeProtocol | None = None,
+    stop_rules: Sequence[StopRuleProtocol] = (),
     max_generations: int | None = None,
     preset: str | None = None,
     resume: bool | str = False,
@@ -89,7 +91,11 @@ async def evolve_async(
 ) -> RunOutcome:
     """Run the evolve loop on the project of ``config`` (which must be a clean git repository: see
     ``assay init``) and return what the run found. ``resume`` continues the latest unfinished run (True) or
-    the run with that id instead of starting a new one. ``report`` receives one line per generation."""
+    the run with that id instead of starting a new one. ``report`` receives one line per generation.
+
+    The parts given as objects need not subclass assay's base classes: each is checked against its Protocol
+    (:mod:`assay.protocols`) and one that lacks a required method, or has one of the wrong kind, raises
+    :class:`~assay.extensions.ExtensionError` (a ConfigError, one line) before anything runs."""
     evolution = Evolution(
         _config(config),
         preset=preset,
@@ -110,11 +116,11 @@ async def evolve_async(
 def evolve(
     config: ConfigLike = "assay.yaml",
     *,
-    proposer: Proposer | None = None,
-    gate: Gate | str | None = None,
-    search: ParentSelector | str | None = None,
-    judge: PairwiseJudge | None = None,
-    stop_rules: Sequence[StopRule] = (),
+    proposer: ProposerProtocol | None = None,
+    gate: GateProtocol | str | None = None,
+    search: ParentSelectorProtocol | str | None = None,
+    judge: PairwiseJudgeProtocol | None = None,
+    stop_rules: Sequence[StopRuleProtocol] = (),
     max_generations: int | None = None,
     preset: str | None = None,
     resume: bool | str = False,

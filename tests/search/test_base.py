@@ -12,7 +12,6 @@ from assay.search import (
     SearchError,
     make_selector,
 )
-from assay.search.base import ParentSelector
 
 
 def _archive() -> Archive:
@@ -48,40 +47,14 @@ def test_make_selector_accepts_objects_and_names_with_options() -> None:
     assert isinstance(built, RankedSelector) and built.alpha == 2.0
 
 
-@pytest.mark.parametrize("name", ["greedy", "ranked", "dgm"])
-def test_probabilities_cover_every_node_and_sum_to_one(name: str) -> None:
-    probs = make_selector(name).probabilities(_archive())
-    assert list(probs) == ["a", "b", "c", "d"]
-    assert sum(probs.values()) == pytest.approx(1.0)
-    assert all(p >= 0 for p in probs.values())
-
-
-@pytest.mark.parametrize("name", ["greedy", "ranked", "dgm"])
-def test_empty_archive_is_a_clear_error(name: str) -> None:
-    with pytest.raises(SearchError, match="archive is empty"):
-        make_selector(name).choose(Archive(), random.Random(0))
+# The contract every registered strategy meets (probabilities, choose, seeds, frequencies, an empty archive)
+# is tests/search/test_conformance.py.
 
 
 @pytest.mark.parametrize("name", ["ranked", "dgm"])
-def test_choose_is_deterministic_for_a_seed(name: str) -> None:
+def test_the_samplers_are_not_constant(name: str) -> None:
     selector = make_selector(name)
-    runs = [[selector.choose(_archive(), random.Random(seed)) for seed in range(40)] for _ in range(2)]
-    assert runs[0] == runs[1]
-    assert len(set(runs[0])) > 1  # a sampler, not a constant
-
-
-@pytest.mark.parametrize("name", ["ranked", "dgm"])
-def test_frequencies_match_probabilities(name: str) -> None:
-    selector: ParentSelector = make_selector(name)
-    archive = _archive()
-    probs = selector.probabilities(archive)
-    rng = random.Random(1234)
-    draws = 20_000
-    counts = dict.fromkeys(probs, 0)
-    for _ in range(draws):
-        counts[selector.choose(archive, rng)] += 1
-    for node_id, p in probs.items():
-        assert counts[node_id] / draws == pytest.approx(p, abs=0.012), node_id
+    assert len({selector.choose(_archive(), random.Random(seed)) for seed in range(40)}) > 1
 
 
 def test_choose_never_returns_a_zero_probability_node() -> None:

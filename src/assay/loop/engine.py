@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from assay.config import AssayConfig
 from assay.errors import AssayError, ConfigError
-from assay.gates import Gate
+from assay.extensions import GATE, PAIRWISE_JUDGE, PARENT_SELECTOR, PROPOSER, STOP_RULE, conform
 from assay.gates.factory import make_gate
 from assay.history.git import Git
 from assay.history.owner import RunOwner, live_status, resumable
@@ -52,10 +52,14 @@ from assay.loop.runlog import RunLog
 from assay.loop.state import LoopState, fold
 from assay.loop.stops import StopRule, first_reason, standard_rules
 from assay.presets import resolve
-from assay.proposers import Proposer
+from assay.protocols import (
+    GateProtocol,
+    PairwiseJudgeProtocol,
+    ParentSelectorProtocol,
+    ProposerProtocol,
+    StopRuleProtocol,
+)
 from assay.registry import UnknownName
-from assay.search import ParentSelector
-from assay.tournament import PairwiseJudge
 
 
 @dataclass
@@ -82,7 +86,8 @@ class Evolution:
 
     ``proposer``, ``gate``, ``search`` and ``judge`` (the tournament's pairwise judge) replace the configured
     ones (an object, or for gate and search a registry name); ``stop_rules`` are checked besides the standard
-    ones.
+    ones. An object is checked against its Protocol (:mod:`assay.protocols`) by
+    :func:`assay.extensions.conform`: one that does not conform is an ExtensionError, never replaced.
     """
 
     def __init__(
@@ -93,11 +98,11 @@ class Evolution:
         max_generations: int | None = None,
         use_cache: bool = True,
         report: Callable[[str], None] | None = None,
-        proposer: Proposer | None = None,
-        gate: Gate | str | None = None,
-        search: ParentSelector | str | None = None,
-        judge: PairwiseJudge | None = None,
-        stop_rules: Sequence[StopRule] = (),
+        proposer: ProposerProtocol | None = None,
+        gate: GateProtocol | str | None = None,
+        search: ParentSelectorProtocol | str | None = None,
+        judge: PairwiseJudgeProtocol | None = None,
+        stop_rules: Sequence[StopRuleProtocol] = (),
     ) -> None:
         if isinstance(gate, str):
             config = config.model_copy(update={"evolve": config.evolve.model_copy(update={"gate": gate})})
@@ -108,11 +113,15 @@ class Evolution:
         self.max_generations = max_generations or self.settings.max_generations
         self.use_cache = use_cache
         self.report = report or (lambda line: None)
-        self._proposer = proposer
-        self._gate = gate if isinstance(gate, Gate) else None
-        self._selector = search if isinstance(search, ParentSelector) else None
-        self._stop_rules = list(stop_rules)
-        self._judge = judge
+        # A name went into the configuration above; an object is checked, never replaced by the default.
+        self._proposer = None if proposer is None else conform(PROPOSER, proposer)
+        self._gate = None if gate is None or isinstance(gate, str) else conform(GATE, gate)
+        self._selector = (
+            None if search is None or isinstance(search, str) else conform(PARENT_SELECTOR, search)
+        )
+        # The loop calls only a rule's check, which conform checked.
+        self._stop_rules = [cast(StopRule, conform(STOP_RULE, rule)) for rule in stop_rules]
+        self._judge = None if judge is None else conform(PAIRWISE_JUDGE, judge)
         self.state: LoopState | None = None  # the run's state, once a run has started
         git = Git.discover(config.base_dir)
         if git is None:

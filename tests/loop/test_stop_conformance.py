@@ -1,0 +1,109 @@
+"""One suite every stop rule must pass: the built-in ones (each rule class of assay.loop.stops is among the
+standard rules when every option is on, so a new one joins) and rules of the user's own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.config import EvolveConfig
+from assay.extensions import STOP_RULE, conform
+from assay.loop import stops
+from assay.loop.events import Spend
+from assay.loop.layers import LayerTracker
+from assay.loop.state import LoopState
+from assay.presets import resolve
+from assay.protocols import StopRuleProtocol
+
+EVERY_OPTION = EvolveConfig(
+    target_pass_rate=0.9,
+    stop_on_oscillation=True,
+    max_tokens=100,
+    max_cost_usd=1.0,
+    max_evaluations=100,
+    max_judge_calls=10,
+)
+
+
+def rules(run_dir: Path, *, clock: float = 0.0, pressed: bool = False, limit: int = 10) -> list[Any]:
+    return stops.standard_rules(
+        EVERY_OPTION,
+        resolve(EVERY_OPTION),
+        limit,
+        run_dir=run_dir,
+        now=lambda: clock,
+        pressed=lambda: pressed,
+    )
+
+
+def fresh() -> LoopState:
+    return LoopState(tracker=LayerTracker())
+
+
+def worn() -> LoopState:
+    """A run that has been going for a long time and is going nowhere."""
+    state = fresh()
+    state.generation = state.since_keep = 500
+    state.best_holdouts = [0.9, 0.8, 0.7]
+    state.content_hashes = ["a", "b", "a", "b"]
+    state.search_exhausted = True
+    state.spent = Spend(case_runs=10**4, tokens=10**6, cost_usd=100.0, judge_calls=100)
+    return state
+
+
+def check_rule(rule: StopRuleProtocol, states: list[LoopState]) -> list[str | None]:
+    """The contract: conforms, and says None or a one-line reason in every state."""
+    assert isinstance(rule, StopRuleProtocol) and conform(STOP_RULE, rule) is rule
+    said = [rule.check(state) for state in states]
+    for reason in said:
+        assert reason is None or (isinstance(reason, str) and reason.strip() and "\n" not in reason)
+    return said
+
+
+def test_every_rule_class_is_a_standard_rule(tmp_path: Path) -> None:
+    classes = {
+        value
+        for value in vars(stops).values()
+        if isinstance(value, type) and issubclass(value, stops.StopRule) and value is not stops.StopRule
+    }
+    assert {type(rule) for rule in rules(tmp_path)} == classes
+
+
+def test_built_in_rules_let_a_new_run_go_on(tmp_path: Path) -> None:
+    for rule in rules(tmp_path):
+        assert check_rule(rule, [fresh()]) == [None], type(rule).__name__
+
+
+def test_built_in_rules_stop_a_worn_run_with_one_line_each(tmp_path: Path) -> None:
+    (tmp_path / "STOP").write_text("")
+    said = {
+        type(rule).__name__: check_rule(rule, [worn()])[0]
+        for rule in rules(tmp_path, clock=1e9, pressed=True)
+    }
+    silent = {name for name, reason in said.items() if reason is None}
+    assert silent <= {"TargetReached", "LayersExhausted"}, said  # no best, and the tracker has not moved
+
+
+class EveryOther:
+    """A stop rule of the user's own, with no base class."""
+
+    def check(self, run: Any) -> str | None:
+        return "an even generation" if run.generation and run.generation % 2 == 0 else None
+
+
+def test_a_rule_of_ones_own_runs_through_the_suite() -> None:
+    state = fresh()
+    assert check_rule(EveryOther(), [fresh()]) == [None]
+    state.generation = 4
+    assert check_rule(EveryOther(), [state]) == ["an even generation"]
+
+
+def test_a_rule_with_an_async_check_is_refused() -> None:
+    class Awaits:
+        async def check(self, run: Any) -> str | None:
+            return None
+
+    with pytest.raises(TypeError, match="check must be a plain `def`"):
+        conform(STOP_RULE, Awaits())
