@@ -289,10 +289,14 @@ def test_importing_a_python_check_writes_no_bytecode_beside_it(
     # A compiled check appearing in the work directory mid-evaluation would be a file the jail never masked.
     monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as for a user (the suite may run without)
     (tmp_path / "grading").mkdir()
-    (tmp_path / "grading" / "helper.py").write_text("LIMIT = 3\n")
+    (tmp_path / "grading" / "bytecode_probe_limit.py").write_text("LIMIT = 3\n")
     (tmp_path / "grading" / "score.py").write_text(
-        "from helper import LIMIT\ndef check(output, context):\n    return len(output) <= LIMIT\n"
+        "from bytecode_probe_limit import LIMIT\ndef check(output, context):\n    return len(output) <= LIMIT\n"
     )
+    # Whatever the import leaves in sys.modules goes at teardown (set, then deleted: the undo removes it).
+    monkeypatch.setitem(sys.modules, "bytecode_probe_limit", None)
+    monkeypatch.delitem(sys.modules, "bytecode_probe_limit")
     check = import_file_function(tmp_path / "grading" / "score.py", "check")
     assert check("abc", {}) is True and check("abcd", {}) is False
     assert not list(tmp_path.rglob("__pycache__")) and sys.dont_write_bytecode is False
+    assert "bytecode_probe_limit" in sys.modules
