@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[3]))
 
-from tests.loop.conftest import make_project  # noqa: E402
+from tests.loop.conftest import make_project
 
 EXTRA = (
     "evolve:\n  search: ranked\n  pipeline: 3\n  gate: trend\n  gate_options: {min_delta: 0.02, max_retries: 1}\n"
