@@ -183,6 +183,7 @@ class LoopContext:
     clock: Clock
     report: Callable[[str], None]
     interrupted: bool = False
+    on_event: Callable[[LoopState], None] | None = None  # called after each event is folded
     file_cache: dict[str, dict[str, str]] = field(default_factory=dict)
     _gates: dict[bool, tuple[Gate, bool]] = field(default_factory=dict)
 
@@ -208,6 +209,8 @@ class LoopContext:
         event.elapsed = self.clock.now()
         self.log.append(event)
         apply(state, event)
+        if self.on_event is not None:
+            self.on_event(state)
 
     def gate_for(self, estimate: NoiseEstimate | None) -> tuple[Gate, bool]:
         """The gate and whether it is the paired one (built once per kind of baseline noise)."""
