@@ -51,7 +51,7 @@ from assay.loop.report import baseline_lines, generation_line, plan_text
 from assay.loop.runlog import RunLog
 from assay.loop.state import LoopState, RunView, fold
 from assay.loop.stops import StopRule, first_reason, standard_rules
-from assay.presets import resolve
+from assay.presets import EvolveSettings, resolve
 from assay.proposers import Proposer
 from assay.registry import UnknownName
 from assay.search import ParentSelector
@@ -212,21 +212,11 @@ class Evolution:
 
     def new_state(self) -> LoopState:
         """An empty state for this configuration (the fold starts from it)."""
-        evolve = self.config.evolve
-        return LoopState.new(
-            LayerTracker(
-                layers=list(evolve.layers),
-                discards_per_layer=evolve.discards_per_layer,
-                cycle=evolve.layers_cycle and self._proposer is None,
-            ),
-            keep_all_measurements=evolve.search != "greedy" or self._selector is not None,
-            tournament=(
-                evolve.tournament.model_copy(
-                    update={"matches_per_generation": self.settings.matches_per_generation}
-                )
-                if evolve.tournament.enabled
-                else None
-            ),
+        return new_state(
+            self.config,
+            self.settings,
+            own_proposer=self._proposer is not None,
+            own_selector=self._selector is not None,
         )
 
     async def _run(self, parts: Parts, run: RunRecord) -> RunOutcome:
@@ -423,6 +413,27 @@ class Evolution:
             suspects=state.watchers.suspects,
             unsandboxed=list(run.unsandboxed),
         )
+
+
+def new_state(
+    config: AssayConfig, settings: EvolveSettings, *, own_proposer: bool = False, own_selector: bool = False
+) -> LoopState:
+    """The empty state a run of ``config`` folds its events into (``own_proposer``, ``own_selector``: the
+    caller gave a proposer or a parent selector of its own)."""
+    evolve = config.evolve
+    return LoopState.new(
+        LayerTracker(
+            layers=list(evolve.layers),
+            discards_per_layer=evolve.discards_per_layer,
+            cycle=evolve.layers_cycle and not own_proposer,
+        ),
+        keep_all_measurements=evolve.search != "greedy" or own_selector,
+        tournament=(
+            evolve.tournament.model_copy(update={"matches_per_generation": settings.matches_per_generation})
+            if evolve.tournament.enabled
+            else None
+        ),
+    )
 
 
 def status_after(ctx: LoopContext, reason: str) -> Literal["finished", "stopped"]:
