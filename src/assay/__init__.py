@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from assay.evaluation.evaluator import EvalResult
     from assay.gates import Gate, GateDecision, GateInput
     from assay.loop.engine import RunOutcome
+    from assay.loop.state.view import CandidateView, RunView
     from assay.loop.stops import StopRule
     from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
     from assay.proposers import Proposal, Proposer, ProposerView
@@ -40,6 +41,8 @@ _LAZY = {
     "GateDecision": "assay.gates",
     "GateInput": "assay.gates",
     "RunOutcome": "assay.loop.engine",
+    "RunView": "assay.loop.state.view",
+    "CandidateView": "assay.loop.state.view",
     "StopRule": "assay.loop.stops",
     "Proposal": "assay.proposers",
     "Proposer": "assay.proposers",
@@ -52,6 +55,7 @@ _LAZY = {
 
 __all__ = [
     "AssayConfig",
+    "CandidateView",
     "Case",
     "CaseResult",
     "CheckResult",
@@ -69,6 +73,7 @@ __all__ = [
     "Proposer",
     "ProposerView",
     "RunOutcome",
+    "RunView",
     "Split",
     "StopRule",
     "evaluate",
