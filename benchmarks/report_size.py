@@ -34,7 +34,6 @@ from assay.gates.base import Gate, GateDecision, GateInput  # noqa: E402
 from assay.history.runfiles import read_events  # noqa: E402
 from assay.loop.engine import Evolution  # noqa: E402
 from assay.loop.events import typed_events  # noqa: E402
-from assay.loop.layers import LayerTracker  # noqa: E402
 from assay.loop.state import LoopState, fold  # noqa: E402
 from assay.model import Dimension  # noqa: E402
 from assay.report import render_run, run_report  # noqa: E402
@@ -127,7 +126,7 @@ def measure(args: argparse.Namespace, gate: Gate | None, label: str) -> int:
 
         started = time.perf_counter()
         events = typed_events(read_events(run_dir))
-        fold(LoopState(tracker=LayerTracker(), keep_all_measurements=True), events)
+        fold(LoopState.new(keep_all_measurements=True), events)
         fold_seconds = time.perf_counter() - started
 
         started = time.perf_counter()

@@ -40,7 +40,7 @@ import yaml
 import assay
 from assay.history.runfiles import RunFiles
 from assay.loop.events import typed_events
-from assay.loop.state import LoopState
+from assay.loop.state import RunView
 from assay.tournament import Contestant, PairVerdict, PairwiseJudge
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "binpack"
@@ -92,8 +92,8 @@ class Target(assay.StopRule):
     def __init__(self, score: float) -> None:
         self.score = score
 
-    def check(self, state: LoopState) -> str | None:
-        best = state.best.dev.mean_score if state.best else 0.0
+    def check(self, run: RunView) -> str | None:
+        best = (run.best.dev_score or 0.0) if run.best else 0.0
         return "target reached" if best >= self.score else None
 
 
@@ -103,8 +103,8 @@ class Budget(assay.StopRule):
     def __init__(self, limit: int) -> None:
         self.limit = limit
 
-    def check(self, state: LoopState) -> str | None:
-        spent = state.spent.case_runs + state.spent.judge_calls
+    def check(self, run: RunView) -> str | None:
+        spent = run.spent.case_runs + run.spent.judge_calls
         return "budget spent" if spent >= self.limit else None
 
 

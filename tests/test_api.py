@@ -41,8 +41,8 @@ def test_import_assay_is_cheap_and_exports_the_front_door() -> None:
 
 
 class StopAfterOne(assay.StopRule):
-    def check(self, state):  # type: ignore[no-untyped-def]
-        return "one is enough" if state.generation >= 1 else None
+    def check(self, run):  # type: ignore[no-untyped-def]
+        return "one is enough" if run.generation >= 1 else None
 
 
 @pytest.mark.e2e

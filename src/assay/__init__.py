@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from assay.extensions import ExtensionError
     from assay.gates import Gate, GateDecision, GateInput
     from assay.loop.engine import RunOutcome
+    from assay.loop.state.view import CandidateView, RunView
     from assay.loop.stops import StopRule
     from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
     from assay.proposers import Proposal, Proposer, ProposerView
@@ -58,6 +59,8 @@ _LAZY = {
     "GateDecision": "assay.gates",
     "GateInput": "assay.gates",
     "RunOutcome": "assay.loop.engine",
+    "RunView": "assay.loop.state.view",
+    "CandidateView": "assay.loop.state.view",
     "StopRule": "assay.loop.stops",
     "Proposal": "assay.proposers",
     "Proposer": "assay.proposers",
@@ -70,6 +73,7 @@ _LAZY = {
 
 __all__ = [
     "AssayConfig",
+    "CandidateView",
     "Case",
     "CaseResult",
     "CheckProtocol",
@@ -93,6 +97,7 @@ __all__ = [
     "ProposerProtocol",
     "ProposerView",
     "RunOutcome",
+    "RunView",
     "RunnerProtocol",
     "Split",
     "StopRule",

@@ -14,7 +14,6 @@ from assay.cli.live import Budget, status_lines
 from assay.config import EvolveConfig
 from assay.history.runfiles import read_events
 from assay.loop.events import typed_events
-from assay.loop.layers import LayerTracker
 from assay.loop.state import LoopState, fold
 from tests.loop.conftest import make_project
 
@@ -58,9 +57,9 @@ def test_evolve_shows_a_live_view_in_a_terminal_and_lines_in_a_pipe(tmp_path: Pa
     assert "best so far" not in piped.stdout and "gen   2" in piped.stdout
 
     (run_dir, *_) = sorted((root / ".assay" / "runs").iterdir())
-    state = fold(LoopState(tracker=LayerTracker()), typed_events(read_events(run_dir)))
-    rows = dict(status_lines(state, Budget.of(EvolveConfig(max_evaluations=1000), 3, 60.0), elapsed=30.0))
+    run = fold(LoopState.new(), typed_events(read_events(run_dir))).view()
+    rows = dict(status_lines(run, Budget.of(EvolveConfig(max_evaluations=1000), 3, 60.0), elapsed=30.0))
     assert rows["generation"] == "3 / 3"
-    assert rows["case runs"].endswith(f"{state.spent.case_runs / 1000:.0%})")
-    assert rows["best so far"].startswith(state.best.record.candidate_id) if state.best else False
+    assert rows["case runs"].endswith(f"{run.spent.case_runs / 1000:.0%})")
+    assert rows["best so far"].startswith(run.best.candidate_id) if run.best else False
     assert rows["left"] == "~0s for 0 more generations at most"

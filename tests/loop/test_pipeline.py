@@ -14,7 +14,6 @@ from assay.errors import ConfigError
 from assay.history.runfiles import RunFiles
 from assay.loop.engine import Evolution
 from assay.loop.events import ProposalMade, Proposed
-from assay.loop.layers import LayerTracker
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis
 from assay.loop.state import LoopState, apply
@@ -53,7 +52,7 @@ def pipeline(
 
 
 async def test_proposal_n_is_made_from_the_state_after_decision_n_minus_depth() -> None:
-    state = LoopState(tracker=LayerTracker())
+    state = LoopState.new()
     made: list[tuple[int, int]] = []
     ahead = pipeline(state, 3, {1: 5.0, 2: 1.0, 3: 3.0, 4: 0.0}, made)
     await ahead.add_basis(basis(0))
@@ -62,8 +61,8 @@ async def test_proposal_n_is_made_from_the_state_after_decision_n_minus_depth() 
     assert made == [(1, 0), (2, 0), (3, 0)]  # proposal 4 needs the state after decision 1
     first = await ahead.take(1)  # among proposals 1 and 2, the lower priority
     assert (first.number, first.priority) == (2, 1.0)
-    state.proposals.pop(2)  # generation 1 took it and was decided
-    state.generation = 1
+    state.pipeline.proposals.pop(2)  # generation 1 took it and was decided
+    state.lineage.generation = 1
     await ahead.add_basis(basis(1))
     await asyncio.sleep(0.05)
     assert made[-1] == (4, 1)
@@ -73,7 +72,7 @@ async def test_proposal_n_is_made_from_the_state_after_decision_n_minus_depth() 
 
 
 async def test_depth_two_takes_proposals_in_order() -> None:
-    state = LoopState(tracker=LayerTracker())
+    state = LoopState.new()
     ahead = pipeline(state, 2, {1: 9.0, 2: 0.0}, [])
     await ahead.add_basis(basis(0))
     ahead.start()
@@ -82,7 +81,7 @@ async def test_depth_two_takes_proposals_in_order() -> None:
 
 
 async def test_a_wider_pipeline_takes_among_older_proposals_and_skips_taken_ones() -> None:
-    state = LoopState(tracker=LayerTracker())
+    state = LoopState.new()
     made: list[tuple[int, int]] = []
     ahead = pipeline(state, 4, {1: 5.0, 2: 1.0, 3: 0.0}, made, width=2)
     await ahead.add_basis(basis(0))
@@ -97,11 +96,11 @@ async def test_a_wider_pipeline_takes_among_older_proposals_and_skips_taken_ones
 
 def test_a_pipeline_not_deeper_than_its_width_is_refused() -> None:
     with pytest.raises(ValueError, match="depth above it"):
-        pipeline(LoopState(tracker=LayerTracker()), 3, {}, [], width=3)
+        pipeline(LoopState.new(), 3, {}, [], width=3)
 
 
 async def test_a_producer_error_surfaces_in_take() -> None:
-    state = LoopState(tracker=LayerTracker())
+    state = LoopState.new()
     ahead = pipeline(state, 2, {}, [], fail_at=1)
     await ahead.add_basis(basis(0))
     ahead.start()

@@ -115,42 +115,54 @@ def generation(
 
 
 def new_state(**kwargs: object) -> LoopState:
-    return LoopState(tracker=LayerTracker(layers=[1, 2], discards_per_layer=2), **kwargs)  # type: ignore[arg-type]
+    return LoopState.new(LayerTracker(layers=[1, 2], discards_per_layer=2), **kwargs)  # type: ignore[arg-type]
 
 
 def test_the_baseline_becomes_the_best_with_its_measurement_and_what_it_spent() -> None:
     state = fold(new_state(tournament=TournamentConfig()), baseline_events())
-    assert state.baseline is not None and state.best is not None
-    assert state.best.commit == "c0" and state.best.size == 100
-    assert state.best.measurement.dev == dev("a") and state.best.measurement.holdout == holdout(0.5)
-    assert state.spent == Spend(case_runs=5) and state.elapsed == 2.5 and state.sessions == 1
-    assert [n.id for n in state.archive.nodes()] == ["c0"]
-    assert state.ratings is not None and state.ratings.commits == {"cand-0000": "c0"}
-    assert state.noise is not None and state.noise.deterministic
-    assert state.best_pass_rate == 0.25
+    assert state.lineage.baseline is not None and state.lineage.best is not None
+    assert state.lineage.best.commit == "c0" and state.lineage.best.size == 100
+    assert state.lineage.best.measurement.dev == dev(
+        "a"
+    ) and state.lineage.best.measurement.holdout == holdout(0.5)
+    assert (
+        state.spend.spent == Spend(case_runs=5) and state.spend.elapsed == 2.5 and state.spend.sessions == 1
+    )
+    assert [n.id for n in state.lineage.archive.nodes()] == ["c0"]
+    assert state.lineage.ratings is not None and state.lineage.ratings.commits == {"cand-0000": "c0"}
+    assert state.spend.noise is not None and state.spend.noise.deterministic
+    assert state.view().best_pass_rate == 0.25
 
 
 def test_a_kept_candidate_moves_the_best_and_a_discard_does_not() -> None:
     state = fold(new_state(), baseline_events() + generation(1, "keep", ("a", "b")))
-    assert state.pending is None and state.generation == 1
-    assert state.best is not None and state.best.commit == "c1" and state.best.size == 101
-    assert state.kept_scores == [0.5] and state.since_keep == 0 and state.last_gate == []
-    assert state.archive.get("c1").parent == "c0" and state.archive.get("c0").children == 1
-    assert state.content_hashes == ["h1"]
+    assert state.lineage.pending is None and state.lineage.generation == 1
+    assert (
+        state.lineage.best is not None
+        and state.lineage.best.commit == "c1"
+        and state.lineage.best.size == 101
+    )
+    assert (
+        state.watchers.kept_scores == [0.5]
+        and state.watchers.since_keep == 0
+        and state.feedback.last_gate == []
+    )
+    assert state.lineage.archive.get("c1").parent == "c0" and state.lineage.archive.get("c0").children == 1
+    assert state.watchers.content_hashes == ["h1"]
     discard = generation(2, "discard", ("a",), parent="c1")
     discard[-1].record.gate = {"progress": Dimension(passed=False, detail="pass rate fell")}  # type: ignore[union-attr]
     fold(state, discard)
-    assert state.best.commit == "c1" and state.since_keep == 1
-    assert state.last_gate == ["progress: pass rate fell"]
-    assert "c2" not in state.measurements  # greedy search never builds on a discarded candidate
+    assert state.lineage.best.commit == "c1" and state.watchers.since_keep == 1
+    assert state.feedback.last_gate == ["progress: pass rate fell"]
+    assert "c2" not in state.lineage.measurements  # greedy search never builds on a discarded candidate
     # Each differed from the best's failing set before its decision (the kept one's gain counts too).
-    assert state.failing_sets == [frozenset({"c", "d"}), frozenset({"b", "c", "d"})]
-    assert [h.decision for h in state.history] == ["keep", "discard"]
+    assert state.watchers.failing_sets == [frozenset({"c", "d"}), frozenset({"b", "c", "d"})]
+    assert [h.decision for h in state.feedback.history] == ["keep", "discard"]
 
 
 def test_a_search_that_samples_parents_keeps_every_measurement() -> None:
     state = fold(new_state(keep_all_measurements=True), baseline_events() + generation(1, "discard", ("b",)))
-    assert state.measurements["c1"].dev == dev("b")
+    assert state.lineage.measurements["c1"].dev == dev("b")
 
 
 def test_discards_promote_the_layer_once_and_a_retry_does_not_count() -> None:
@@ -160,22 +172,24 @@ def test_discards_promote_the_layer_once_and_a_retry_does_not_count() -> None:
         + generation(2, "discard", ("a",), flags=["gate-retry"])
     )
     state = fold(new_state(), events)
-    assert state.tracker.current == 1 and not state.promotion_due
+    assert state.feedback.tracker.current == 1 and not state.feedback.promotion_due
     fold(state, generation(3, "discard", ("a",)))
-    assert state.tracker.current == 2 and state.promotion_due
+    assert state.feedback.tracker.current == 2 and state.feedback.promotion_due
     apply(state, LayerPromoted(generation=3, layer=2, exhausted=False))
-    assert not state.promotion_due
+    assert not state.feedback.promotion_due
 
 
 def test_an_invalid_proposal_counts_the_sampled_parents_visit_and_takes_its_pipeline_number() -> None:
     state = fold(new_state(), baseline_events())
     proposal = ProposalMade(parent="c0", layer=1, proposer="test", description="failed", number=4)
     apply(state, Proposed(number=4, proposal=proposal, priority=0.0))
-    assert 4 in state.proposals and state.last_proposal == 4
-    assert state.archive.get("c0").visits == 0  # counted when a generation takes it, not when it is made
+    assert 4 in state.pipeline.proposals and state.pipeline.last_proposal == 4
+    assert (
+        state.lineage.archive.get("c0").visits == 0
+    )  # counted when a generation takes it, not when it is made
     apply(state, Decided(record=record(1, "invalid", None, "c0"), sampled=True, proposal=4))
-    assert state.archive.get("c0").visits == 1 and state.proposals == {}
-    assert state.last_gate == ["change 1"] and state.content_hashes == []
+    assert state.lineage.archive.get("c0").visits == 1 and state.pipeline.proposals == {}
+    assert state.feedback.last_gate == ["change 1"] and state.watchers.content_hashes == []
 
 
 def test_the_paired_gates_runs_are_settled_on_both_sides() -> None:
@@ -185,15 +199,15 @@ def test_the_paired_gates_runs_are_settled_on_both_sides() -> None:
         extra_runs=ExtraRuns(parent="c0", on_parent={"b": [0.0, 1.0]}, on_candidate={"b": [1.0]}),
     )
     state = fold(new_state(), baseline_events() + events)
-    assert state.runs["c0"]["b"] == [0.0, 0.0, 1.0]
-    assert state.runs["c1"] == {"a": [1.0], "b": [1.0, 1.0], "c": [0.0], "d": [0.0]}
+    assert state.spend.runs["c0"]["b"] == [0.0, 0.0, 1.0]
+    assert state.spend.runs["c1"] == {"a": [1.0], "b": [1.0, 1.0], "c": [0.0], "d": [0.0]}
 
 
 def test_a_verification_puts_the_holdout_on_the_best_and_its_record() -> None:
     state = fold(new_state(), baseline_events() + generation(1, "keep", ("a", "b")))
     apply(state, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(1.0)))
-    assert state.best is not None and state.best.measurement.holdout == holdout(1.0)
-    assert state.best.record.holdout_score == 1.0 and state.records[1].holdout_score == 1.0
+    assert state.lineage.best is not None and state.lineage.best.measurement.holdout == holdout(1.0)
+    assert state.lineage.best.record.holdout_score == 1.0 and state.lineage.records[1].holdout_score == 1.0
 
 
 def test_a_case_the_best_keeps_failing_becomes_a_suspect() -> None:
@@ -201,7 +215,7 @@ def test_a_case_the_best_keeps_failing_becomes_a_suspect() -> None:
     for g in range(1, SUSPECT_AFTER + 1):
         events += generation(g, "discard", ("a",))
     state = fold(new_state(), events)
-    assert state.suspects == ["b", "c", "d"]
+    assert state.watchers.suspects == ["b", "c", "d"]
 
 
 def test_events_read_back_from_disk_fold_to_the_same_state() -> None:
@@ -212,16 +226,19 @@ def test_events_read_back_from_disk_fold_to_the_same_state() -> None:
     stored = [to_record(e, run_id="r", seq=i) for i, e in enumerate(events, start=1)]
     read = [from_record(EventRecord.load(json.loads(r.model_dump_json()))) for r in stored]
     again = fold(new_state(), read)
-    assert again.records == live.records and again.spent == live.spent
-    assert again.best is not None and live.best is not None
-    assert again.best.measurement == live.best.measurement and again.best.size == live.best.size
-    assert [(n.id, n.parent, n.accuracy, n.children) for n in again.archive.nodes()] == [
-        (n.id, n.parent, n.accuracy, n.children) for n in live.archive.nodes()
+    assert again.lineage.records == live.lineage.records and again.spend.spent == live.spend.spent
+    assert again.lineage.best is not None and live.lineage.best is not None
+    assert (
+        again.lineage.best.measurement == live.lineage.best.measurement
+        and again.lineage.best.size == live.lineage.best.size
+    )
+    assert [(n.id, n.parent, n.accuracy, n.children) for n in again.lineage.archive.nodes()] == [
+        (n.id, n.parent, n.accuracy, n.children) for n in live.lineage.archive.nodes()
     ]
-    assert (again.history, again.last_gate, again.failing_sets) == (
-        live.history,
-        live.last_gate,
-        live.failing_sets,
+    assert (again.feedback.history, again.feedback.last_gate, again.watchers.failing_sets) == (
+        live.feedback.history,
+        live.feedback.last_gate,
+        live.watchers.failing_sets,
     )
 
 
@@ -233,7 +250,7 @@ def test_a_trial_measuring_exactly_the_incumbents_score_is_told_as_a_discard_and
         assert isinstance(committed, Committed)
         committed.proposal.point = TunedPoint(study="s", values={"f.py:f#1": float(g)})
         fold(state, events)
-    same, better = state.trials
+    same, better = state.feedback.trials
     assert same.unchanged and same.score == 0.25 - DISCARD_MARGIN
     # A discard that measured more (say, the gate found a regression) is told no more than the incumbent.
     assert not better.unchanged and better.score == 0.25 - DISCARD_MARGIN

@@ -30,7 +30,7 @@ def test_the_baseline_and_a_generation_step_by_step(loop_context) -> None:  # ty
     run_sync(measure_baseline(ctx, state))
     assert events_of(ctx) == ["Started", "Measured", "Measured", "NoiseMeasured", "Decided"]
     dev_cases = len(ctx.parts.cases[Split.DEV])
-    assert state.spent.case_runs == dev_cases + 3  # dev once, then holdout and regression
+    assert state.spend.spent.case_runs == dev_cases + 3  # dev once, then holdout and regression
 
     pending = run_sync(propose(ctx, state, 1, None))
     assert pending is not None and isinstance(pending.committed, Committed)
@@ -38,16 +38,16 @@ def test_the_baseline_and_a_generation_step_by_step(loop_context) -> None:  # ty
     assert git(ctx.parts.git.root, "rev-parse", "refs/assay/r1/cand-0001") == commit
     assert not pending.committed.sampled  # greedy search builds on the best without sampling
 
-    before = state.spent.case_runs
+    before = state.spend.spent.case_runs
     run_sync(measure(ctx, state, 1, commit))
     measured = pending.measured
     assert isinstance(measured, Measured) and measured.tier == "L2" and measured.dev is not None
-    assert state.spent.case_runs - before == dev_cases and measured.content and measured.size > 0
+    assert state.spend.spent.case_runs - before == dev_cases and measured.content and measured.size > 0
 
     record = run_sync(run_generation(ctx, state, None))  # resumes the pending generation: no new measuring
     assert record.generation == 1 and record.commit == commit
-    assert state.spent.case_runs - before == dev_cases
-    assert events_of(ctx)[-1] == "Decided" and state.pending is None
+    assert state.spend.spent.case_runs - before == dev_cases
+    assert events_of(ctx)[-1] == "Decided" and state.lineage.pending is None
 
 
 class Failing(Proposer):
@@ -64,7 +64,7 @@ def test_a_failed_proposal_is_decided_invalid_without_a_commit(loop_context) -> 
     assert run_sync(propose(ctx, state, 1, None)) is None
     decided = ctx.log.events()[-1]
     assert isinstance(decided, Decided) and decided.record.decision == "invalid"
-    assert decided.record.description == "proposal failed: nothing to try" and state.generation == 1
+    assert decided.record.description == "proposal failed: nothing to try" and state.lineage.generation == 1
 
 
 def test_a_blocked_candidate_fails_structure_without_the_gate(loop_context) -> None:  # type: ignore[no-untyped-def]
@@ -92,8 +92,8 @@ def test_l3_discards_a_lost_regression_case_and_flags_overfitting(loop_context) 
 
     ctx, state = loop_context
     run_sync(measure_baseline(ctx, state))
-    assert state.best is not None
-    state.best.measurement.regression = result(Split.REGRESSION, True, False)
+    assert state.lineage.best is not None
+    state.lineage.best.measurement.regression = result(Split.REGRESSION, True, False)
     lost = Judgement(True, {}, [])
     candidate = Measurement(dev=result(Split.DEV, True), regression=result(Split.REGRESSION, False, True))
     assert not l3_holds(state, candidate, lost)
@@ -118,8 +118,8 @@ def test_l3s_blind_comparison_keeps_a_candidate_only_if_the_judge_does_not_prefe
     ctx, state = loop_context
     run_sync(measure_baseline(ctx, state))
     pending = run_sync(propose(ctx, state, 1, None))
-    assert pending is not None and state.best is not None
-    holdout = state.best.measurement.holdout
+    assert pending is not None and state.lineage.best is not None
+    holdout = state.lineage.best.measurement.holdout
     assert holdout is not None and holdout.cases
     ids = [c.id for c in holdout.cases]
     worse = Measurement(dev=result(Split.DEV, True), holdout=scored(Split.HOLDOUT, ids, 0.0))

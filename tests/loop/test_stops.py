@@ -5,7 +5,7 @@ from assay.history.records import CandidateRecord
 from assay.loop.events import Spend
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement
-from assay.loop.state import Best, LoopState
+from assay.loop.state import Best, LoopState, RunView
 from assay.loop.stops import (
     Budget,
     Interrupted,
@@ -23,11 +23,15 @@ from assay.loop.stops import (
 from assay.model import CaseResult, Output, Split
 
 
-def state(**kwargs: object) -> LoopState:
-    s = LoopState(tracker=LayerTracker())
-    for key, value in kwargs.items():
-        setattr(s, key, value)
-    return s
+def state(**kwargs: object) -> RunView:
+    """A view of a run with these fields (lists given become the view's tuples)."""
+    return RunView(**{k: tuple(v) if isinstance(v, list) else v for k, v in kwargs.items()})  # type: ignore[arg-type]
+
+
+def with_best(best: Best) -> RunView:
+    s = LoopState.new()
+    s.lineage.best = best
+    return s.view()
 
 
 def best_passing(passed: int, total: int) -> Best:
@@ -70,8 +74,8 @@ def test_budgets_read_what_the_events_spent():
 
 
 def test_target_and_plateau():
-    assert TargetReached(1.0).check(state(best=best_passing(9, 10))) is None
-    assert "target" in TargetReached(0.9).check(state(best=best_passing(19, 20)))
+    assert TargetReached(1.0).check(with_best(best_passing(9, 10))) is None
+    assert "target" in TargetReached(0.9).check(with_best(best_passing(19, 20)))
     assert TargetReached(0.5).check(state()) is None  # no best yet
     assert "plateau" in Plateau(5).check(state(since_keep=5))
     assert Plateau(5).check(state(since_keep=4)) is None
@@ -99,17 +103,16 @@ def test_score_regression_watches_the_bests_holdout():
 
 def test_stop_file_layers_and_interrupt(tmp_path: Path):
     pressed = [False]
-    s = state(tracker=LayerTracker(layers=[1], discards_per_layer=1))
+    s = LoopState.new(LayerTracker(layers=[1], discards_per_layer=1))
     rules = [StopFile(tmp_path), LayersExhausted(), Interrupted(lambda: pressed[0])]
-    assert first_reason(rules, s) is None
+    assert first_reason(rules, s.view()) is None
     (tmp_path / "STOP").write_text("")
-    assert first_reason(rules, s) == "STOP file found"
+    assert first_reason(rules, s.view()) == "STOP file found"
     (tmp_path / "STOP").unlink()
-    s.tracker.record(False)
-    assert first_reason(rules, s) == "all layers exhausted"
-    s.tracker = LayerTracker()
+    s.feedback.tracker.record(False)
+    assert first_reason(rules, s.view()) == "all layers exhausted"
     pressed[0] = True
-    assert "interrupted" in first_reason(rules, s)
+    assert "interrupted" in first_reason(rules, state())
 
 
 def test_standard_rules_follow_the_config(tmp_path: Path):

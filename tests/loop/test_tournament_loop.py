@@ -120,8 +120,8 @@ def test_ranked_search_with_adaptive_bradley_terry_ranks_every_candidate(tmp_pat
     assert [m["commit"] for m in matches] == [r.commit for r in evaluated]
     # The later candidates met earlier ones, not only the baseline.
     assert any(o["b"] != "cand-0000" for m in matches[1:] for batch in m["updates"] for o in batch)
-    assert evolution.state is not None
-    ranks = {n.id: n.bt_rank for n in evolution.state.archive.nodes()}
+    assert evolution._state is not None
+    ranks = {n.id: n.bt_rank for n in evolution._state.lineage.archive.nodes()}
     assert all(ranks[r.commit] is not None for r in evaluated)
     assert sorted(r for r in ranks.values() if r is not None) == list(range(len(evaluated) + 1))
 
@@ -190,13 +190,13 @@ def test_a_backpressure_gate_fed_by_the_tournament_keeps_only_an_advances_rating
     project = make_project(tmp_path / "proj", cases=6, items=30, extra=extra)
     evolution = Evolution(load_config(project / "assay.yaml"), max_generations=8)
     run_sync(evolution.start())
-    assert evolution.state is not None and evolution.state.ratings is not None
-    files = RunFiles(project / ".assay" / "runs" / evolution.state.records[0].run_id)
+    assert evolution._state is not None and evolution._state.lineage.ratings is not None
+    files = RunFiles(project / ".assay" / "runs" / evolution._state.lineage.records[0].run_id)
     matches = {e.data["candidate"]: e.data for e in files.read_events() if e.kind == "matches"}
     best_score = 0.5  # the baseline's, against itself
     decided = [r for r in files.read_candidates()[1:] if r.candidate_id in matches]
     assert {r.decision for r in decided} == {"keep", "discard"}
-    rated = evolution.state.ratings.backend.ratings()
+    rated = evolution._state.lineage.ratings.backend.ratings()
     for record in decided:
         played = matches[record.candidate_id]
         numbers = record.gate["progress"].numbers

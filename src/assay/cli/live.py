@@ -1,5 +1,5 @@
 """The live view of ``assay evolve`` in a terminal: generation, layer, best so far, budget used and an estimate
-of what is left, redrawn from the loop's state while the per-generation lines scroll above it."""
+of what is left, redrawn from the run's view (:class:`~assay.loop.state.view.RunView`) while the per-generation lines scroll above it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
 from assay.config import EvolveConfig
-from assay.loop.state import LoopState
+from assay.loop.state.view import RunView
 
 
 @dataclass(frozen=True)
@@ -32,12 +32,12 @@ def _share(used: float, limit: float | None) -> str:
     return "" if not limit else f" / {limit:g} ({used / limit:.0%})"
 
 
-def status_lines(state: LoopState | None, budget: Budget, elapsed: float) -> list[tuple[str, str]]:
-    """The rows of the live view for ``state`` (None: the run has not started yet)."""
-    if state is None or state.best is None:
+def status_lines(run: RunView | None, budget: Budget, elapsed: float) -> list[tuple[str, str]]:
+    """The rows of the live view for ``run`` (None: the run has not started yet)."""
+    if run is None or run.best is None:
         return [("status", "measuring the baseline…")]
-    best = state.best.record
-    generation = state.generation
+    best = run.best
+    generation = run.generation
     per_generation = elapsed / generation if generation else None
     left = max(0, budget.generations - generation)
     estimate = "-"
@@ -46,11 +46,11 @@ def status_lines(state: LoopState | None, budget: Budget, elapsed: float) -> lis
         if budget.wall_clock_s:
             seconds = min(seconds, max(0.0, budget.wall_clock_s - elapsed))
         estimate = f"~{seconds:.0f}s for {left} more generations at most"
-    spent = state.spent
+    spent = run.spent
     score = "-" if best.dev_score is None else f"{best.dev_score:.4f}"
     rows = [
         ("generation", f"{generation} / {budget.generations}"),
-        ("layer", "exhausted" if state.tracker.exhausted else f"L{state.tracker.current}"),
+        ("layer", "exhausted" if run.layers_exhausted else f"L{run.layer}"),
         (
             "best so far",
             f"{best.candidate_id} dev {score}"
@@ -68,20 +68,20 @@ def status_lines(state: LoopState | None, budget: Budget, elapsed: float) -> lis
 
 
 class LiveView:
-    """A rich renderable that reads the run's state each time it is drawn."""
+    """A rich renderable that reads the run's view each time it is drawn."""
 
-    def __init__(self, state: object, budget: Budget) -> None:
-        self._holder = state  # anything with a ``state`` attribute (the Evolution)
+    def __init__(self, holder: object, budget: Budget) -> None:
+        self._holder = holder  # anything with a ``view`` attribute (the Evolution)
         self._budget = budget
         self._started = time.monotonic()
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        state: LoopState | None = getattr(self._holder, "state", None)
-        # The state's time moves at each event; between events (a long generation) the clock of this session.
-        elapsed = max(state.elapsed if state is not None else 0.0, time.monotonic() - self._started)
+        run: RunView | None = getattr(self._holder, "view", None)
+        # The run's time moves at each event; between events (a long generation) the clock of this session.
+        elapsed = max(run.elapsed if run is not None else 0.0, time.monotonic() - self._started)
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold")
         table.add_column()
-        for name, value in status_lines(state, self._budget, elapsed):
+        for name, value in status_lines(run, self._budget, elapsed):
             table.add_row(name, value)
         yield table

@@ -65,7 +65,7 @@ class CandidateRecord(_Record):
 
     ``gate`` holds each gate dimension's verdict and numbers; ``evidence`` the trace paths behind the decision;
     ``citations`` the traces a proposer said its change is based on; ``flags`` markers such as
-    ``many-files``, ``scope-violation`` or ``overfitting``.
+    ``many-files``, ``scope-violation`` or ``overfitting`` (:class:`assay.loop.flags.Flag`, kept as strings).
     """
 
     run_id: str

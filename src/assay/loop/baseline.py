@@ -14,14 +14,14 @@ async def measure_baseline(ctx: LoopContext, state: LoopState) -> None:
     """Measure the run's base commit on every split, estimate noise, and log its record."""
     base = ctx.run.base_commit
     ctx.git.reset_worktree(ctx.worktree, base)
-    known = state.measurements.get(base)
+    known = state.lineage.measurements.get(base)
     if known is None or (known.static is None and known.dev is None):
         await measure(ctx, state, 0, base)
-    measurement = state.measurements[base]
+    measurement = state.lineage.measurements[base]
     if measurement.holdout is None and measurement.regression is None and has_l3(ctx):
         await measure_l3(ctx, state, 0, base)
-    measurement = state.measurements[base]
-    if measurement.dev is not None and base not in state.runs:
+    measurement = state.lineage.measurements[base]
+    if measurement.dev is not None and base not in state.spend.runs:
         times = baseline_runs(ctx.config, ctx.parts.cases)
         before = ctx.parts.measurer.case_runs
         runs = await ctx.noise.baseline(measurement.dev, ctx.workdir, times)
@@ -33,13 +33,13 @@ async def measure_baseline(ctx: LoopContext, state: LoopState) -> None:
         generation=0,
         commit=base,
         parent=None,
-        layer=state.tracker.current,
+        layer=state.feedback.tracker.current,
         proposer="baseline",
         description="baseline",
         decision="baseline",
         seconds=0.0,
         parent_dev=None,
     )
-    record.tokens += state.noise_spent.tokens
-    record.cost_usd += state.noise_spent.cost_usd
+    record.tokens += state.spend.noise_spent.tokens
+    record.cost_usd += state.spend.noise_spent.cost_usd
     ctx.emit(state, Decided(record=record))

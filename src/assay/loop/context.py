@@ -27,13 +27,13 @@ from assay.loop.measure import Measurer
 from assay.loop.noise import NoiseSampler, sequential_options
 from assay.loop.runlog import RunLog
 from assay.loop.state import LoopState, apply
-from assay.loop.stops import StopRule
 from assay.model import Case, Split
 from assay.presets import EvolveSettings
 from assay.proposers import Proposer
 from assay.proposers.factory import make_proposer
 from assay.proposers.fingerprint import fingerprint
 from assay.proposers.redaction import Redactor, secrets_for
+from assay.protocols import StopRuleProtocol
 from assay.ratings import RATINGS
 from assay.registry import UnknownName
 from assay.search import ParentSelector, SearchError, make_selector
@@ -69,7 +69,7 @@ class Parts:
     selector: ParentSelector
     match_judge: PairwiseJudge
     gate: Gate | None = None  # an object given through the Python API; else from the configuration
-    stop_rules: list[StopRule] = field(default_factory=list)
+    stop_rules: list[StopRuleProtocol] = field(default_factory=list)
 
     def unsandboxed(self) -> dict[str, str]:
         """What runs without the jail in this session, and why: ``runner`` (the cases) and ``proposer``."""
@@ -95,7 +95,7 @@ def build_parts(
     gate: Gate | None = None,
     selector: ParentSelector | None = None,
     judge: PairwiseJudge | None = None,
-    stop_rules: Sequence[StopRule] = (),
+    stop_rules: Sequence[StopRuleProtocol] = (),
 ) -> Parts:
     """Load and split the cases, build the runner, judge and proposer (errors name assay.yaml)."""
     selection = select_cases(config, "all")
@@ -183,6 +183,7 @@ class LoopContext:
     clock: Clock
     report: Callable[[str], None]
     interrupted: bool = False
+    on_event: Callable[[LoopState], None] | None = None  # called after each event is folded
     file_cache: dict[str, dict[str, str]] = field(default_factory=dict)
     _gates: dict[bool, tuple[Gate, bool]] = field(default_factory=dict)
 
@@ -208,6 +209,8 @@ class LoopContext:
         event.elapsed = self.clock.now()
         self.log.append(event)
         apply(state, event)
+        if self.on_event is not None:
+            self.on_event(state)
 
     def gate_for(self, estimate: NoiseEstimate | None) -> tuple[Gate, bool]:
         """The gate and whether it is the paired one (built once per kind of baseline noise)."""

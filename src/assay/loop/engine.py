@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 
 from assay.config import AssayConfig
 from assay.errors import AssayError, ConfigError
@@ -49,9 +49,9 @@ from assay.loop.pipeline import start_ahead
 from assay.loop.proposing import Basis
 from assay.loop.report import baseline_lines, generation_line, plan_text
 from assay.loop.runlog import RunLog
-from assay.loop.state import LoopState, fold
-from assay.loop.stops import StopRule, first_reason, standard_rules
-from assay.presets import resolve
+from assay.loop.state import LoopState, RunView, fold
+from assay.loop.stops import first_reason, standard_rules
+from assay.presets import EvolveSettings, resolve
 from assay.protocols import (
     GateProtocol,
     PairwiseJudgeProtocol,
@@ -119,10 +119,10 @@ class Evolution:
         self._selector = (
             None if search is None or isinstance(search, str) else conform(PARENT_SELECTOR, search)
         )
-        # The loop calls only a rule's check, which conform checked.
-        self._stop_rules = [cast(StopRule, conform(STOP_RULE, rule)) for rule in stop_rules]
+        self._stop_rules = [conform(STOP_RULE, rule) for rule in stop_rules]
         self._judge = None if judge is None else conform(PAIRWISE_JUDGE, judge)
-        self.state: LoopState | None = None  # the run's state, once a run has started
+        self._state: LoopState | None = None  # the run's state, once a run has started
+        self._view: RunView | None = None
         git = Git.discover(config.base_dir)
         if git is None:
             raise AssayError(f"{config.base_dir} is not inside a git repository; run `assay init` first")
@@ -209,23 +209,22 @@ class Evolution:
 
     # -- the run ---------------------------------------------------------------------------------------
 
+    @property
+    def view(self) -> RunView | None:
+        """The run as its events have made it so far, frozen (None before a run has started); a new view after
+        every event, so a reader in another thread (the live view) never sees the state change under it."""
+        return self._view
+
+    def _publish(self, state: LoopState) -> None:
+        self._view = state.view()
+
     def new_state(self) -> LoopState:
         """An empty state for this configuration (the fold starts from it)."""
-        evolve = self.config.evolve
-        return LoopState(
-            tracker=LayerTracker(
-                layers=list(evolve.layers),
-                discards_per_layer=evolve.discards_per_layer,
-                cycle=evolve.layers_cycle and self._proposer is None,
-            ),
-            keep_all_measurements=evolve.search != "greedy" or self._selector is not None,
-            tournament=(
-                evolve.tournament.model_copy(
-                    update={"matches_per_generation": self.settings.matches_per_generation}
-                )
-                if evolve.tournament.enabled
-                else None
-            ),
+        return new_state(
+            self.config,
+            self.settings,
+            own_proposer=self._proposer is not None,
+            own_selector=self._selector is not None,
         )
 
     async def _run(self, parts: Parts, run: RunRecord) -> RunOutcome:
@@ -239,13 +238,14 @@ class Evolution:
                 f"run {run.run_id} cannot be resumed: {exc}; `assay status` and `assay log` still read it,"
                 " start a new run with `assay evolve`"
             ) from None
-        state = self.state = fold(self.new_state(), events)
+        state = self._state = fold(self.new_state(), events)
+        self._publish(state)
         log.catch_up(events)
-        if state.finished is not None and state.finished.status == "finished":
+        if state.watchers.finished is not None and state.watchers.finished.status == "finished":
             # Killed after its last event, before the store said so; a stopped run (Ctrl-C, STOP) goes on.
             await parts.measurer.aclose()
             await close_proposer(parts.proposer)
-            return self._outcome(run, state, state.finished)
+            return self._outcome(run, state, state.watchers.finished)
         unsandboxed = parts.unsandboxed()
         for what, why in unsandboxed.items():
             self.report(f"warning: the {what} runs unsandboxed: {why}")
@@ -265,18 +265,21 @@ class Evolution:
             noise=NoiseSampler(
                 parts.measurer, git, config.data_path / "worktrees" / f"{run.run_id}-parent", parts.prefix
             ),
-            clock=Clock(state.elapsed),
+            clock=Clock(state.spend.elapsed),
             report=self.report,
+            on_event=self._publish,
         )
         try:
             ctx.emit(state, Started(resumed=bool(events)))
-            if state.baseline is None:
+            if state.lineage.baseline is None:
                 await measure_baseline(ctx, state)
                 for line in baseline_lines(state):
                     self.report(line)
             self._write_plan(ctx, state)
-            assert state.best is not None
-            git.set_branch(run.branch, state.best.commit)  # the events decide what the branch points at
+            assert state.lineage.best is not None
+            git.set_branch(
+                run.branch, state.lineage.best.commit
+            )  # the events decide what the branch points at
             reason = await self._loop(ctx, state, events)
             return await self._finish(ctx, state, reason)
         finally:
@@ -306,36 +309,36 @@ class Evolution:
         reason: str | None = None
         try:
             while True:
-                if state.promotion_due:
+                if state.feedback.promotion_due:
                     holdout = await verify_best(ctx, state)
                     ctx.emit(
                         state,
                         LayerPromoted(
-                            generation=state.generation,
-                            layer=state.tracker.current,
-                            exhausted=state.tracker.exhausted,
+                            generation=state.lineage.generation,
+                            layer=state.feedback.tracker.current,
+                            exhausted=state.feedback.tracker.exhausted,
                             best_holdout_score=holdout,
                         ),
                     )
-                elif state.generation and state.generation % self.settings.l3_every == 0:
+                elif state.lineage.generation and state.lineage.generation % self.settings.l3_every == 0:
                     await verify_best(ctx, state)  # every N generations the best is measured on L3
-                reason = first_reason(rules, state)
+                reason = first_reason(rules, state.view())
                 if reason:
                     return reason
-                unfixable = state.suspects
+                unfixable = state.watchers.suspects
                 prepared = None
                 if measuring is not None:
                     measuring.fill()
-                    if measuring.started(state.generation + 1):
-                        prepared = await measuring.take(state.generation + 1)
+                    if measuring.started(state.lineage.generation + 1):
+                        prepared = await measuring.take(state.lineage.generation + 1)
                 record = await run_generation(ctx, state, ahead, prepared)
-                if state.suspects != unfixable:
+                if state.watchers.suspects != unfixable:
                     self._write_plan(ctx, state)
                 if ahead is not None:
                     await ahead.add_basis(Basis.of(state))
                 self.report(generation_line(record))
         except asyncio.CancelledError:
-            ctx.emit(state, Interrupted(generation=state.generation + 1))
+            ctx.emit(state, Interrupted(generation=state.lineage.generation + 1))
             self.store.update_run(ctx.run.run_id, status="stopped", stop_reason="interrupted (Ctrl-C twice)")
             raise KeyboardInterrupt from None
         finally:
@@ -361,8 +364,8 @@ class Evolution:
                 self.settings,
                 counts,
                 self.max_generations,
-                noise=state.noise,
-                unfixable=state.suspects,
+                noise=state.spend.noise,
+                unfixable=state.watchers.suspects,
             )
         )
 
@@ -382,8 +385,8 @@ class Evolution:
     async def _finish(self, ctx: LoopContext, state: LoopState, reason: str) -> RunOutcome:
         pick_by_rating(ctx, state)
         await verify_best(ctx, state)
-        best = state.best
-        assert best is not None and state.baseline is not None
+        best = state.lineage.best
+        assert best is not None and state.lineage.baseline is not None
         holdout = best.measurement.holdout
         status = status_after(ctx, reason)
         ctx.emit(
@@ -392,32 +395,53 @@ class Evolution:
                 reason=reason,
                 status=status,
                 best=best.commit,
-                generation=state.generation,
+                generation=state.lineage.generation,
                 best_dev_score=best.dev.mean_score if best.measurement.dev else None,
                 best_holdout_score=holdout.mean_score if holdout else None,
-                suspects=state.suspects,
+                suspects=state.watchers.suspects,
             ),
         )
-        assert state.finished is not None
-        return self._outcome(ctx.run, state, state.finished)
+        assert state.watchers.finished is not None
+        return self._outcome(ctx.run, state, state.watchers.finished)
 
     def _outcome(self, run: RunRecord, state: LoopState, finished: Finished) -> RunOutcome:
         """Mark the run as it finished in the store and say what it found."""
-        assert state.best is not None
+        assert state.lineage.best is not None
         self.store.update_run(
             run.run_id, status=finished.status, stop_reason=finished.reason, best=finished.best
         )
         return RunOutcome(
             run_id=run.run_id,
             stop_reason=finished.reason,
-            generations=state.generation,
-            baseline=state.records[0],
-            best=state.best.record,
-            case_runs=state.spent.case_runs,
-            seconds=state.elapsed,
-            suspects=state.suspects,
+            generations=state.lineage.generation,
+            baseline=state.lineage.records[0],
+            best=state.lineage.best.record,
+            case_runs=state.spend.spent.case_runs,
+            seconds=state.spend.elapsed,
+            suspects=state.watchers.suspects,
             unsandboxed=list(run.unsandboxed),
         )
+
+
+def new_state(
+    config: AssayConfig, settings: EvolveSettings, *, own_proposer: bool = False, own_selector: bool = False
+) -> LoopState:
+    """The empty state a run of ``config`` folds its events into (``own_proposer``, ``own_selector``: the
+    caller gave a proposer or a parent selector of its own)."""
+    evolve = config.evolve
+    return LoopState.new(
+        LayerTracker(
+            layers=list(evolve.layers),
+            discards_per_layer=evolve.discards_per_layer,
+            cycle=evolve.layers_cycle and not own_proposer,
+        ),
+        keep_all_measurements=evolve.search != "greedy" or own_selector,
+        tournament=(
+            evolve.tournament.model_copy(update={"matches_per_generation": settings.matches_per_generation})
+            if evolve.tournament.enabled
+            else None
+        ),
+    )
 
 
 def status_after(ctx: LoopContext, reason: str) -> Literal["finished", "stopped"]:

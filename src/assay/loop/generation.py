@@ -27,11 +27,12 @@ from assay.loop.events import (
     Spend,
     Verified,
 )
-from assay.loop.measure import Measurement, slim
+from assay.loop.flags import Flag, gate_flag
+from assay.loop.measure import Measurement, slim, verdicts
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
 from assay.loop.rating import play_matches, play_screening
-from assay.loop.state import LoopState, Pending, top_rated_kept, verdicts
+from assay.loop.state import LoopState, Pending
 from assay.model import Dimension, Split
 from assay.tournament import Contestant
 
@@ -64,19 +65,19 @@ class Prepared:
 async def run_generation(
     ctx: LoopContext, state: LoopState, ahead: ProposalsAhead | None, prepared: Prepared | None = None
 ) -> CandidateRecord:
-    """Run generation ``state.generation + 1`` to its decision and return the decided record (from its
+    """Run generation ``state.lineage.generation + 1`` to its decision and return the decided record (from its
     ``prepared`` candidate, when it was measured ahead)."""
     started = time.monotonic()
-    generation = state.generation + 1
-    pending = state.pending
+    generation = state.lineage.generation + 1
+    pending = state.lineage.pending
     if pending is None or pending.committed.generation != generation:
         pending = await propose(ctx, state, generation, ahead, prepared)
         if pending is None:
-            return state.records[-1]
+            return state.lineage.records[-1]
         if prepared is not None and prepared.measured is not None:
             ctx.emit(state, prepared.measured)
     ctx.git.reset_worktree(ctx.worktree, pending.commit)
-    if ctx.config.evolve.screening == "judge" and state.ratings is not None:
+    if ctx.config.evolve.screening == "judge" and state.lineage.ratings is not None:
         if pending.screened is None:
             await screen(ctx, state, pending)
         if not beats_parent(state, pending):
@@ -84,7 +85,7 @@ async def run_generation(
     if pending.measured is None:
         await measure(ctx, state, generation, pending.commit)
     measurement = pending.measurement()
-    rated = state.ratings is not None and measurement.dev is not None and not _screened_out(pending)
+    rated = state.lineage.ratings is not None and measurement.dev is not None and not _screened_out(pending)
     played: tuple[MatchesPlayed, Spend] | None = None
     if rated and ctx.config.evolve.gate_input == "tournament" and measurement.dev is not None:
         # autocontext's wiring: the matches come first and their score feeds the gate.
@@ -130,7 +131,7 @@ async def propose(
             generation=generation,
             candidate_id=candidate_id(generation),
             parent=proposal.parent,
-            layer=state.tracker.current,
+            layer=state.feedback.tracker.current,
             proposer=proposal.proposer,
             description=proposal.description,
             decision="invalid",
@@ -143,7 +144,7 @@ async def propose(
         return None
     ctx.git.set_ref(f"refs/assay/{ctx.run.run_id}/{candidate_id(generation)}", proposal.commit)
     ctx.emit(state, Committed(generation=generation, proposal=proposal, sampled=sampled, spent=spend))
-    return state.pending
+    return state.lineage.pending
 
 
 def _screened_out(pending: Pending) -> bool:
@@ -244,21 +245,21 @@ async def judge(
             " not evaluated further",
             numbers={"probe": [c.id for c in dev.cases]},
         )
-        return Judgement(False, {"structure": broken}, [*flags, "screened-out"])
-    best, baseline = state.best, state.baseline
+        return Judgement(False, {"structure": broken}, [*flags, Flag.SCREENED_OUT])
+    best, baseline = state.lineage.best, state.lineage.baseline
     assert best is not None and baseline is not None
     measurer = ctx.parts.measurer
-    gate, paired = ctx.gate_for(state.noise)
+    gate, paired = ctx.gate_for(state.spend.noise)
     extra = ExtraRuns()
     before = measurer.case_runs
     noise_extra = (
         ctx.noise.gate_extra(
-            best.commit, state.runs.get(best.commit) or verdicts(best.dev), ctx.workdir, extra
+            best.commit, state.spend.runs.get(best.commit) or verdicts(best.dev), ctx.workdir, extra
         )
         if paired
         else {}
     )
-    gate.restore(state.gate_state)
+    gate.restore(state.feedback.gate_state)
     decision = await gate.decide(
         GateInput(
             parent=best.dev,
@@ -270,12 +271,16 @@ async def judge(
             candidate_size=pending.measured.size,
             rerun=lambda case_id, times: measurer.rerun(case_id, times, ctx.workdir),
             extra={"parent": best.commit, **noise_extra},
-            unfixable=frozenset() if ctx.config.evolve.unfixable_in_progress else frozenset(state.suspects),
-            scores=(state.best_tournament_score, tournament.score) if tournament is not None else None,
+            unfixable=frozenset()
+            if ctx.config.evolve.unfixable_in_progress
+            else frozenset(state.watchers.suspects),
+            scores=(state.lineage.best_tournament_score, tournament.score)
+            if tournament is not None
+            else None,
         )
     )
     if decision.action not in ("keep", "discard"):
-        flags.append(f"gate-{decision.action}")
+        flags.append(gate_flag(decision.action))
     regression = decision.dimensions.get("regression")
     tokens, cost = ctx.noise.take_cost()
     return Judgement(
@@ -300,8 +305,10 @@ def l3_due(ctx: LoopContext, generation: int, measurement: Measurement) -> bool:
 def l3_holds(state: LoopState, measurement: Measurement, judgement: Judgement) -> bool:
     """L3: the regression split must not lose a case the best candidate passed; a holdout far below dev is
     flagged as overfitting."""
-    assert state.best is not None and state.baseline is not None
-    best_regression = state.best.measurement.regression or state.baseline.measurement.regression
+    assert state.lineage.best is not None and state.lineage.baseline is not None
+    best_regression = (
+        state.lineage.best.measurement.regression or state.lineage.baseline.measurement.regression
+    )
     if measurement.regression and best_regression:
         before = {c.id for c in best_regression.cases if c.passed}
         lost = sorted(c.id for c in measurement.regression.cases if c.id in before and not c.passed)
@@ -315,16 +322,16 @@ def l3_holds(state: LoopState, measurement: Measurement, judgement: Judgement) -
             return False
     dev, holdout = measurement.dev, measurement.holdout
     if dev and holdout and holdout.pass_rate < dev.pass_rate - OVERFIT_GAP:
-        judgement.flags.append("overfitting")
+        judgement.flags.append(Flag.OVERFITTING)
     return True
 
 
 async def screen(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
     """SIFT's judge-first ranking: the candidate, before any evaluation, against its parent and the best-rated
     candidates, judged on the files; the ratings take the outcomes."""
-    assert state.ratings is not None
+    assert state.lineage.ratings is not None
     event, calls, tokens, cost = await play_screening(
-        state.ratings,
+        state.lineage.ratings,
         candidate_id(pending.committed.generation),
         commit=pending.commit,
         parent=pending.committed.proposal.parent,
@@ -341,10 +348,11 @@ def beats_parent(state: LoopState, pending: Pending) -> bool:
     (a candidate the judge finds no better would not be kept by a ratchet either). The other screening matches
     place it in the ratings, which ranked search reads."""
     screened = pending.screened
-    if screened is None or state.ratings is None:
+    if screened is None or state.lineage.ratings is None:
         return True
     parent = next(
-        (cid for cid, c in state.ratings.commits.items() if c == pending.committed.proposal.parent), None
+        (cid for cid, c in state.lineage.ratings.commits.items() if c == pending.committed.proposal.parent),
+        None,
     )
     against = [m for m in screened.matches if m.opponent == parent]
     return not against or against[0].won
@@ -355,7 +363,7 @@ def decide_screened_out(
 ) -> CandidateRecord:
     """Log a candidate the judge ranked below its parent: discarded without a case run."""
     screened = pending.screened
-    assert screened is not None and state.ratings is not None
+    assert screened is not None and state.lineage.ratings is not None
     proposal = pending.committed.proposal
     record = CandidateRecord(
         run_id=ctx.run.run_id,
@@ -363,14 +371,14 @@ def decide_screened_out(
         candidate_id=candidate_id(pending.committed.generation),
         commit=pending.commit,
         parent=proposal.parent,
-        layer=state.tracker.current,
+        layer=state.feedback.tracker.current,
         proposer=proposal.proposer,
         description=proposal.description,
         decision="discard",
         tokens=proposal.tokens + screened.spent.tokens,
         cost_usd=proposal.cost_usd + screened.spent.cost_usd,
         seconds=seconds,
-        flags=[*proposal.flags, "screened-by-judge"],
+        flags=[*proposal.flags, Flag.SCREENED_BY_JUDGE],
         citations=list(proposal.citations),
         gate={
             "screen": Dimension(
@@ -390,10 +398,10 @@ async def l3_compare(
     """Seed 001's blind A/B at L3: the pairwise judge compares the candidate with the best it would replace (on
     the holdout results, or the files, as the judge is set to look), under neutral labels; the candidate is kept
     unless the judge prefers the old best."""
-    assert state.best is not None
+    assert state.lineage.best is not None
     await verify_best(ctx, state)
     ctx.git.reset_worktree(ctx.worktree, pending.commit)
-    best = state.best
+    best = state.lineage.best
     new = Contestant("new", ctx.files_at(pending.commit), measurement.holdout or measurement.dev)
     old = Contestant("old", ctx.files_at(best.commit), best.measurement.holdout or best.dev)
     verdict = await ctx.parts.match_judge.compare(new, old, round=pending.committed.generation)
@@ -413,11 +421,11 @@ async def matches(
     ctx: LoopContext, state: LoopState, pending: Pending, dev: EvalResult
 ) -> tuple[MatchesPlayed, Spend]:
     """The candidate's matches, played but not logged (a resumed generation gets the logged ones back)."""
-    assert state.ratings is not None
+    assert state.lineage.ratings is not None
     if pending.matches is not None:
         return pending.matches, Spend()
     event, calls, tokens, cost = await play_matches(
-        state.ratings,
+        state.lineage.ratings,
         candidate_id(pending.committed.generation),
         dev,
         False,
@@ -466,7 +474,7 @@ def decide(
     ctx: LoopContext, state: LoopState, pending: Pending, judgement: Judgement, seconds: float
 ) -> CandidateRecord:
     """Log the decision on the candidate (its record, its costs, the gate's numbers)."""
-    assert state.best is not None
+    assert state.lineage.best is not None
     proposal: ProposalMade = pending.committed.proposal
     measurement = pending.measurement()
     generation = pending.committed.generation
@@ -475,12 +483,12 @@ def decide(
         generation=generation,
         commit=pending.commit,
         parent=proposal.parent,
-        layer=state.tracker.current,
+        layer=state.feedback.tracker.current,
         proposer=proposal.proposer,
         description=proposal.description,
         decision="keep" if judgement.keep else "discard",
         seconds=seconds,
-        parent_dev=state.best.measurement.dev,
+        parent_dev=state.lineage.best.measurement.dev,
     )
     matches = pending.matches.spent if pending.matches else Spend()
     record.tokens += proposal.tokens + judgement.spend.tokens + matches.tokens
@@ -500,11 +508,11 @@ def decide(
 
 def pick_by_rating(ctx: LoopContext, state: LoopState) -> None:
     """SIFT's final pick (``evolve.final_pick: rating``): the best becomes the kept candidate rated highest."""
-    if ctx.config.evolve.final_pick != "rating" or state.finished is not None:
+    if ctx.config.evolve.final_pick != "rating" or state.watchers.finished is not None:
         return
-    top = top_rated_kept(state)
-    assert state.best is not None
-    if top is None or top[0].candidate_id == state.best.record.candidate_id:
+    top = state.lineage.top_rated_kept()
+    assert state.lineage.best is not None
+    if top is None or top[0].candidate_id == state.lineage.best.record.candidate_id:
         return
     record, rating = top
     assert record.commit is not None
@@ -514,14 +522,14 @@ def pick_by_rating(ctx: LoopContext, state: LoopState) -> None:
             candidate_id=record.candidate_id,
             commit=record.commit,
             rating=rating,
-            replaced=state.best.record.candidate_id,
+            replaced=state.lineage.best.record.candidate_id,
         ),
     )
 
 
 async def verify_best(ctx: LoopContext, state: LoopState) -> float | None:
     """L3 on the best candidate unless it already ran; its holdout score."""
-    best = state.best
+    best = state.lineage.best
     assert best is not None
     if best.measurement.holdout is None and has_l3(ctx):
         ctx.git.reset_worktree(ctx.worktree, best.commit)

@@ -37,6 +37,16 @@ def slim(result: EvalResult | None) -> EvalResult | None:
     return result.model_copy(update={"cases": cases})
 
 
+def verdicts(result: EvalResult | None) -> dict[str, list[float]]:
+    """One run per case: 1.0 for a pass, 0.0 for a failure."""
+    return {c.id: [1.0 if c.passed else 0.0] for c in (result.cases if result else [])}
+
+
+def crashed(dev: EvalResult | None) -> bool:
+    """Not evaluated (L1 stopped it), or every case crashed, timed out or printed nothing."""
+    return dev is None or all(not c.output.ok or not c.output.text.strip() for c in dev.cases)
+
+
 @dataclass
 class Measurement:
     """One candidate measured: its L1 report and its results per split (None: not run)."""

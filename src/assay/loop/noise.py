@@ -17,8 +17,7 @@ from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import uses_judge
 from assay.history.git import Git
 from assay.loop.events import ExtraRuns, Runs
-from assay.loop.measure import Measurer
-from assay.loop.state import verdicts
+from assay.loop.measure import Measurer, verdicts
 from assay.model import Split
 from assay.stats import SequentialOptions, default_repeats
 

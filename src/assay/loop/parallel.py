@@ -39,8 +39,8 @@ class CandidatesAhead:
     def fill(self) -> None:
         """Start the next ``width`` generations that are not started yet (a generation the events show
         committed, resumed, goes on in the run's own worktree instead)."""
-        first = self.state.generation + 1
-        pending = self.state.pending
+        first = self.state.lineage.generation + 1
+        pending = self.state.lineage.pending
         for generation in range(first, first + self.width):
             if generation in self._tasks or (
                 pending is not None and pending.committed.generation == generation

@@ -45,7 +45,7 @@ class ProposalsAhead:
 
     def needed_from(self) -> int:
         """The first decision whose basis the producer will still need."""
-        return max(0, self.state.last_proposal + 1 - self.depth)
+        return max(0, self.state.pipeline.last_proposal + 1 - self.depth)
 
     async def add_basis(self, basis: Basis) -> None:
         """The state after decision ``basis.after`` (call after the baseline and after every decision)."""
@@ -65,7 +65,7 @@ class ProposalsAhead:
                 self._changed.notify_all()
 
     async def _produce(self) -> None:
-        number = self.state.last_proposal
+        number = self.state.pipeline.last_proposal
         while True:
             number += 1
             after = max(0, number - self.depth)
@@ -85,13 +85,13 @@ class ProposalsAhead:
         last = generation + self.depth - 1 - self.width
 
         def ready() -> bool:
-            return self.state.last_proposal >= last or self._task is None or self._task.done()
+            return self.state.pipeline.last_proposal >= last or self._task is None or self._task.done()
 
         async with self._changed:
             await self._changed.wait_for(ready)
-        if self._task.done() and self.state.last_proposal < last:
+        if self._task.done() and self.state.pipeline.last_proposal < last:
             self._task.result()  # the producer failed: raise its error here
-        waiting = [p for n, p in self.state.proposals.items() if n <= last and n not in taken]
+        waiting = [p for n, p in self.state.pipeline.proposals.items() if n <= last and n not in taken]
         return min(waiting, key=lambda p: (p.priority, p.number))
 
     async def close(self) -> list[int]:
@@ -101,7 +101,7 @@ class ProposalsAhead:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self._task = None
-        return sorted(self.state.proposals)
+        return sorted(self.state.pipeline.proposals)
 
 
 async def start_ahead(
@@ -132,11 +132,11 @@ async def start_ahead(
     evolve = ctx.config.evolve
     ahead = ProposalsAhead(make, state, depth=evolve.pipeline_depth, width=evolve.parallel_candidates)
     first = ahead.needed_from()
-    if first < state.generation:
+    if first < state.lineage.generation:
         replay = fresh()
         for event in events:
             apply(replay, event)
-            if isinstance(event, Decided) and first <= replay.generation < state.generation:
+            if isinstance(event, Decided) and first <= replay.lineage.generation < state.lineage.generation:
                 await ahead.add_basis(Basis.of(replay))
     await ahead.add_basis(Basis.of(state))
     ahead.start()

@@ -18,6 +18,7 @@ from assay.evaluation.traces import read_trace
 from assay.history.git import Git
 from assay.loop.context import LoopContext
 from assay.loop.events import ProposalMade
+from assay.loop.flags import Flag
 from assay.loop.measure import OUTPUT_KEPT
 from assay.loop.state import HistoryItem, LoopState, Retry
 from assay.model import Case, Split
@@ -48,16 +49,16 @@ class Basis:
 
     @classmethod
     def of(cls, state: LoopState) -> Basis:
-        assert state.best is not None
+        assert state.lineage.best is not None
         return cls(
-            after=state.generation,
-            archive=copy.deepcopy(state.archive),
-            layer=state.tracker.current,
-            history=list(state.history[-HISTORY_SHOWN:]),
-            last_gate=list(state.last_gate),
-            best=state.best.commit,
-            retry=state.retry,
-            trials=list(state.trials),
+            after=state.lineage.generation,
+            archive=copy.deepcopy(state.lineage.archive),
+            layer=state.feedback.tracker.current,
+            history=list(state.feedback.history[-HISTORY_SHOWN:]),
+            last_gate=list(state.feedback.last_gate),
+            best=state.lineage.best.commit,
+            retry=state.feedback.retry,
+            trials=list(state.feedback.trials),
         )
 
 
@@ -101,7 +102,7 @@ async def make_proposal(
     workdir = worktree / prefix if prefix else worktree
     git.reset_worktree(worktree, parent)
     artifact = ctx.artifact_texts(workdir)
-    seen = set(state.trees)
+    seen = set(state.pipeline.trees)
     view = _view(ctx, state, basis, artifact, parent, number, label)
     proposer = ctx.parts.proposer
     proposer.generation = number
@@ -148,7 +149,7 @@ async def make_proposal(
     failed.description = (
         "no new candidate: every layer's draws repeated earlier candidates or found nothing to change"
     )
-    failed.flags.append("no-new-candidate")
+    failed.flags.append(Flag.NO_NEW_CANDIDATE)
     return failed
 
 
@@ -176,7 +177,7 @@ def _view(
     label: str,
 ) -> ProposerView:
     config = ctx.config
-    measurement = state.measurement(parent)
+    measurement = state.lineage.measurement(parent)
     dev = with_full_outputs(measurement.dev if measurement else None)
     cases = ctx.parts.cases[Split.DEV]
     redactor = ctx.parts.redactor
@@ -277,10 +278,10 @@ def _commit(
 ) -> ProposalMade:
     """Flag what the proposer did beyond its scope (restored already) and commit the change."""
     if outside:
-        proposal.flags.append("scope-violation")
+        proposal.flags.append(Flag.SCOPE_VIOLATION)
         proposal.violations = outside
     if len(set(changed) - set(outside)) > ctx.config.evolve.max_files_changed:
-        proposal.flags.append("many-files")
+        proposal.flags.append(Flag.MANY_FILES)
     proposal.commit = ctx.git.commit_all(
         worktree, f"{title} ({proposal.proposer}): {proposal.description}"[:200]
     )
@@ -308,7 +309,7 @@ def with_full_outputs(dev: EvalResult | None) -> EvalResult | None:
 
 def regressed_cases(state: LoopState, dev: EvalResult | None) -> set[str]:
     """The dev cases the parent fails that the baseline passed."""
-    base = state.baseline.dev if state.baseline is not None else None
+    base = state.lineage.baseline.dev if state.lineage.baseline is not None else None
     if dev is None or base is None:
         return set()
     passed = {r.id for r in base.cases if r.passed}
@@ -317,9 +318,9 @@ def regressed_cases(state: LoopState, dev: EvalResult | None) -> set[str]:
 
 def best_diff(ctx: LoopContext, state: LoopState, basis: Basis, paths: list[str]) -> str:
     """The best candidate's diff against the baseline over the artifact's files ('' when they are the same)."""
-    if state.baseline is None or state.baseline.commit == basis.best or not paths:
+    if state.lineage.baseline is None or state.lineage.baseline.commit == basis.best or not paths:
         return ""
-    return ctx.git.diff(state.baseline.commit, basis.best, paths)
+    return ctx.git.diff(state.lineage.baseline.commit, basis.best, paths)
 
 
 def retry_note(retry: Retry | None, cases: list[Case], redactor: Redactor) -> RetryNote | None:

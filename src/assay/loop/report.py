@@ -110,9 +110,9 @@ def generation_line(record: CandidateRecord) -> str:
 
 def baseline_lines(state: LoopState) -> list[str]:
     """What a run says once its baseline is measured: the noise estimate and the baseline's scores."""
-    assert state.baseline is not None
-    record = state.baseline.record
-    lines = [f"noise at the baseline: {state.noise.summary()}"] if state.noise is not None else []
+    assert state.lineage.baseline is not None
+    record = state.lineage.baseline.record
+    lines = [f"noise at the baseline: {state.spend.noise.summary()}"] if state.spend.noise is not None else []
     lines.append(
         f"baseline: dev pass rate {score(record.dev_pass_rate)}, score {score(record.dev_score)},"
         f" holdout score {score(record.holdout_score)}"

@@ -1,7 +1,8 @@
-"""Stop rules: small objects that look at the run's folded state before each generation and may end it.
+"""Stop rules: small objects that look at the run before each generation and may end it.
 
-Rules about the run's own history read :class:`~assay.loop.state.LoopState`; the few that watch something
-live (the clock, a STOP file, Ctrl-C) hold it themselves.
+Rules about the run's own history read a :class:`~assay.loop.state.view.RunView`, a frozen view of the folded
+state (a rule cannot change the run); the few that watch something live (the clock, a STOP file, Ctrl-C) hold
+it themselves.
 """
 
 from __future__ import annotations
@@ -14,23 +15,25 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from assay.config import EvolveConfig
-    from assay.loop.state import LoopState
+    from assay.loop.state.view import RunView
     from assay.presets import EvolveSettings
+    from assay.protocols import StopRuleProtocol
 
 
 class StopRule(ABC):
-    """Returns a one-line reason to stop, or None to go on."""
+    """Returns a one-line reason to stop, or None to go on, from the run as ``run`` shows it (frozen: a rule
+    that tries to change it raises)."""
 
     @abstractmethod
-    def check(self, state: LoopState) -> str | None: ...
+    def check(self, run: RunView) -> str | None: ...
 
 
 @dataclass
 class MaxGenerations(StopRule):
     limit: int
 
-    def check(self, state: LoopState) -> str | None:
-        return f"reached {self.limit} generations" if state.generation >= self.limit else None
+    def check(self, run: RunView) -> str | None:
+        return f"reached {self.limit} generations" if run.generation >= self.limit else None
 
 
 @dataclass
@@ -40,7 +43,7 @@ class WallClock(StopRule):
     seconds: float
     now: Callable[[], float]
 
-    def check(self, state: LoopState) -> str | None:
+    def check(self, run: RunView) -> str | None:
         return f"wall clock of {self.seconds:g}s used" if self.now() >= self.seconds else None
 
 
@@ -51,8 +54,8 @@ class Budget(StopRule):
     evaluations: int | None = None
     judge_calls: int | None = None
 
-    def check(self, state: LoopState) -> str | None:
-        spent = state.spent
+    def check(self, run: RunView) -> str | None:
+        spent = run.spent
         if self.tokens is not None and spent.tokens >= self.tokens:
             return f"token budget of {self.tokens} used"
         if self.cost_usd is not None and spent.cost_usd >= self.cost_usd:
@@ -68,10 +71,10 @@ class Budget(StopRule):
 class TargetReached(StopRule):
     pass_rate: float
 
-    def check(self, state: LoopState) -> str | None:
+    def check(self, run: RunView) -> str | None:
         return (
             f"target dev pass rate {self.pass_rate:g} reached"
-            if state.best_pass_rate >= self.pass_rate
+            if run.best_pass_rate >= self.pass_rate
             else None
         )
 
@@ -80,8 +83,8 @@ class TargetReached(StopRule):
 class Plateau(StopRule):
     generations: int
 
-    def check(self, state: LoopState) -> str | None:
-        if state.since_keep >= self.generations:
+    def check(self, run: RunView) -> str | None:
+        if run.since_keep >= self.generations:
             return f"plateau: no candidate kept in {self.generations} generations"
         return None
 
@@ -100,8 +103,8 @@ class Oscillation(StopRule):
     """Seed 003's oscillation: the candidates bounce A → B → A → B, in artifact content or in the set of failing
     cases (among candidates that ran and changed something; crashes and no-gain candidates do not count)."""
 
-    def check(self, state: LoopState) -> str | None:
-        for label, seq in (("content", state.content_hashes), ("failing cases", state.failing_sets)):
+    def check(self, run: RunView) -> str | None:
+        for label, seq in (("content", run.content_hashes), ("failing cases", run.failing_sets)):
             if alternates(seq):
                 return f"oscillation: the {label} bounced A -> B -> A -> B"
         return None
@@ -112,24 +115,24 @@ class ScoreRegression(StopRule):
     """Seed 003's score regression, on what can fall under a ratchet: the best candidate's holdout score, as L3
     measured it after each change of the best, fell two times in a row (the run is fitting the dev cases)."""
 
-    def check(self, state: LoopState) -> str | None:
-        s = state.best_holdouts[-3:]
+    def check(self, run: RunView) -> str | None:
+        s = run.best_holdouts[-3:]
         if len(s) == 3 and s[0] > s[1] > s[2]:
             return "regression: the best's holdout score fell at two L3 checks in a row"
         return None
 
 
 class LayersExhausted(StopRule):
-    def check(self, state: LoopState) -> str | None:
-        return "all layers exhausted" if state.layers_exhausted else None
+    def check(self, run: RunView) -> str | None:
+        return "all layers exhausted" if run.layers_exhausted else None
 
 
 class SearchExhausted(StopRule):
     """The last proposal found nothing new at any layer: every draw repeated an earlier candidate."""
 
-    def check(self, state: LoopState) -> str | None:
+    def check(self, run: RunView) -> str | None:
         return (
-            "search exhausted: no layer gives a candidate not seen before" if state.search_exhausted else None
+            "search exhausted: no layer gives a candidate not seen before" if run.search_exhausted else None
         )
 
 
@@ -139,7 +142,7 @@ class StopFile(StopRule):
 
     run_dir: Path
 
-    def check(self, state: LoopState) -> str | None:
+    def check(self, run: RunView) -> str | None:
         return "STOP file found" if (self.run_dir / "STOP").exists() else None
 
 
@@ -149,14 +152,14 @@ class Interrupted(StopRule):
 
     pressed: Callable[[], bool]
 
-    def check(self, state: LoopState) -> str | None:
+    def check(self, run: RunView) -> str | None:
         return "interrupted (Ctrl-C)" if self.pressed() else None
 
 
-def first_reason(rules: list[StopRule], state: LoopState) -> str | None:
+def first_reason(rules: Sequence[StopRuleProtocol], run: RunView) -> str | None:
     """The first rule that says stop, in order."""
     for rule in rules:
-        reason = rule.check(state)
+        reason = rule.check(run)
         if reason:
             return reason
     return None

@@ -31,6 +31,7 @@ from assay.loop.events import (
     Verified,
     typed_events,
 )
+from assay.loop.flags import retried
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement
 from assay.loop.state import LoopState, Pending, apply
@@ -87,7 +88,7 @@ class Node:
 
     @property
     def retried(self) -> bool:
-        return "gate-retry" in self.flags
+        return retried(self.flags)
 
     @property
     def mark(self) -> str:
@@ -178,8 +179,8 @@ def load_run_report(run: RunRecord, run_dir: Path, config: AssayConfig | None) -
     builder = _Builder(state)
     for event in events:
         builder.add(event)
-    if state.pending is not None:
-        builder.pending(state.pending)
+    if state.lineage.pending is not None:
+        builder.pending(state.lineage.pending)
     nodes = builder.nodes
     _link(nodes)
     _fit(nodes)
@@ -188,19 +189,19 @@ def load_run_report(run: RunRecord, run_dir: Path, config: AssayConfig | None) -
         status=live_status(run, run_dir),
         config=run_config,
         nodes=nodes,
-        spent=state.spent,
-        elapsed=state.elapsed,
-        stop_reason=state.finished.reason if state.finished else run.stop_reason,
+        spent=state.spend.spent,
+        elapsed=state.spend.elapsed,
+        stop_reason=state.watchers.finished.reason if state.watchers.finished else run.stop_reason,
         layer_changes=builder.layer_changes,
         holdout_points=builder.holdout_points,
         ratings=builder.ratings,
         spend=builder.spend,
-        flaky=state.noise.flaky if state.noise else [],
-        suspects=state.finished.suspects if state.finished else state.suspects,
-        noise_summary=state.noise.summary() if state.noise else "",
+        flaky=state.spend.noise.flaky if state.spend.noise else [],
+        suspects=state.watchers.finished.suspects if state.watchers.finished else state.watchers.suspects,
+        noise_summary=state.spend.noise.summary() if state.spend.noise else "",
     )
-    if state.ratings is not None:
-        rated = state.ratings.backend.ratings()
+    if state.lineage.ratings is not None:
+        rated = state.lineage.ratings.backend.ratings()
         report.leaderboard = sorted(
             ((cid, r.rating, r.uncertainty) for cid, r in rated.items()), key=lambda row: -row[1]
         )
@@ -218,10 +219,10 @@ def _run_config(run: RunRecord) -> AssayConfig | None:
 
 def _new_state(config: AssayConfig | None) -> LoopState:
     if config is None:
-        return LoopState(tracker=LayerTracker(), keep_all_measurements=True)
+        return LoopState.new(keep_all_measurements=True)
     evolve = config.evolve
-    return LoopState(
-        tracker=LayerTracker(layers=list(evolve.layers), discards_per_layer=evolve.discards_per_layer),
+    return LoopState.new(
+        LayerTracker(layers=list(evolve.layers), discards_per_layer=evolve.discards_per_layer),
         keep_all_measurements=True,
         tournament=evolve.tournament if evolve.tournament.enabled else None,
     )
@@ -241,7 +242,7 @@ class _Builder:
 
     def add(self, event: Event) -> None:
         state = self.state
-        pending = state.pending
+        pending = state.lineage.pending
         apply(state, event)
         match event:
             case Decided():
@@ -291,13 +292,13 @@ class _Builder:
         node = _node(record)
         node.extra_runs = event.extra_runs
         if record.decision == "baseline":
-            measurement = self.state.measurement(record.commit or "") or Measurement()
+            measurement = self.state.lineage.measurement(record.commit or "") or Measurement()
         else:
             measurement = pending.measurement() if pending is not None else Measurement()
             node.matches = pending.matches if pending is not None else None
         self._measure(node, measurement, kept=record.decision in ("baseline", "keep"))
         self.nodes.append(node)
-        self.spend.append(SpendPoint(record.generation, self.state.elapsed, self.state.spent))
+        self.spend.append(SpendPoint(record.generation, self.state.spend.elapsed, self.state.spend.spent))
 
     def _measure(self, node: Node, measurement: Measurement, *, kept: bool) -> None:
         parent = self._by_commit(node.parent_commit)

@@ -16,7 +16,6 @@ from assay.history.records import RunRecord
 from assay.history.runfiles import read_events
 from assay.history.store import RunStore
 from assay.loop.events import UntypedRun, typed_events
-from assay.loop.layers import LayerTracker
 from assay.loop.state import LoopState, fold
 from assay.report.run import RunReport, load_run_report
 
@@ -56,12 +55,12 @@ def best_result(config: AssayConfig, which: str | None) -> tuple[str, EvalResult
         events = typed_events(read_events(config.data_path / "runs" / run.run_id))
     except UntypedRun as exc:
         raise AssayError(f"run {run.run_id} cannot be compared: {exc}") from None
-    state = fold(LoopState(tracker=LayerTracker()), events)
-    if state.best is None:
+    state = fold(LoopState.new(), events)
+    if state.lineage.best is None:
         raise AssayError(f"run {run.run_id} has no baseline yet")
-    measured = state.best.measurement
+    measured = state.lineage.best.measurement
     cases = [c for r in (measured.dev, measured.holdout, measured.regression) if r for c in r.cases]
-    return f"run {run.run_id} best ({state.best.record.candidate_id})", EvalResult(cases=cases)
+    return f"run {run.run_id} best ({state.lineage.best.record.candidate_id})", EvalResult(cases=cases)
 
 
 def eval_result(folder: Path) -> EvalResult:

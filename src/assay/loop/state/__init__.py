@@ -1,0 +1,104 @@
+"""Loop state as a fold over the run's events: ``apply(state, event) -> state`` is the one way it changes,
+live and on resume, so a resumed run continues exactly where the events end.
+
+The state is a few parts, each with one owner and its own ``apply``, each folding only the events that concern
+it:
+
+- :class:`~assay.loop.state.lineage.Lineage`: the candidates and what is known of them (the generation, the
+  records, the baseline and the best, measurements, sizes, the archive and its ratings, the pending candidate);
+- :class:`~assay.loop.state.spend.Spending`: what was spent, for how long, in how many sessions, and the noise runs;
+- :class:`~assay.loop.state.proposals.Pipeline`: proposals made ahead and the candidate trees seen;
+- :class:`~assay.loop.state.feedback.Feedback`: what the next proposal and gate decision are given (the layer,
+  the history, the last gate's reasons, a retry, tuning's trials, the gate's memory);
+- :class:`~assay.loop.state.watchers.Watchers`: what the stop rules watch, and the run's end.
+
+:func:`apply` folds an event into the lineage first; the decision on a candidate gives an
+:class:`~assay.loop.state.lineage.Outcome` (what it did to the lineage), and the other parts fold the event
+from it, in this order: spend, pipeline, feedback, watchers (which also read the lineage's best at
+``verified``). No part writes another. Code outside the loop (stop rules, the live view, the API) reads a
+frozen :class:`~assay.loop.state.view.RunView`, never the state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from assay.config import TournamentConfig
+from assay.loop.events import Event
+from assay.loop.layers import LayerTracker
+from assay.loop.report import SUSPECT_AFTER
+from assay.loop.state.feedback import DISCARD_MARGIN, Feedback, HistoryItem, Retry, told_score
+from assay.loop.state.lineage import Best, Lineage, Outcome, Pending
+from assay.loop.state.proposals import Pipeline
+from assay.loop.state.spend import Spending
+from assay.loop.state.view import CandidateView, RunView
+from assay.loop.state.watchers import Watchers
+
+__all__ = [
+    "DISCARD_MARGIN",
+    "SUSPECT_AFTER",
+    "Best",
+    "CandidateView",
+    "Feedback",
+    "HistoryItem",
+    "Lineage",
+    "LoopState",
+    "Outcome",
+    "Pending",
+    "Pipeline",
+    "Retry",
+    "RunView",
+    "Spending",
+    "Watchers",
+    "apply",
+    "fold",
+    "told_score",
+]
+
+
+@dataclass
+class LoopState:
+    """Everything the loop knows, folded from the events, in owned parts (see the module docstring)."""
+
+    lineage: Lineage = field(default_factory=Lineage)
+    spend: Spending = field(default_factory=Spending)
+    pipeline: Pipeline = field(default_factory=Pipeline)
+    feedback: Feedback = field(default_factory=Feedback)
+    watchers: Watchers = field(default_factory=Watchers)
+
+    @classmethod
+    def new(
+        cls,
+        tracker: LayerTracker | None = None,
+        *,
+        keep_all_measurements: bool = False,
+        tournament: TournamentConfig | None = None,
+    ) -> LoopState:
+        """An empty state: the layers as ``tracker`` counts them, every measurement kept or only the kept
+        candidates' (a greedy search builds on the best only), ratings when a ``tournament`` is played."""
+        return cls(
+            lineage=Lineage(keep_all_measurements=keep_all_measurements, tournament=tournament),
+            feedback=Feedback(tracker=tracker or LayerTracker()),
+        )
+
+    def view(self) -> RunView:
+        """The run as it is now, frozen: what stop rules and code outside the loop read."""
+        return RunView.of(self)
+
+
+def apply(state: LoopState, event: Event) -> LoopState:
+    """Fold one event into ``state``'s parts (changed in place; ``state`` is returned), in the order the module
+    docstring gives."""
+    outcome = state.lineage.apply(event)
+    state.spend.apply(event, outcome)
+    state.pipeline.apply(event)
+    state.feedback.apply(event, outcome)
+    state.watchers.apply(event, state.lineage, outcome)
+    return state
+
+
+def fold(state: LoopState, events: list[Event]) -> LoopState:
+    """Apply every event in order."""
+    for event in events:
+        apply(state, event)
+    return state

@@ -1,0 +1,138 @@
+"""A run recorded before loop state was split into owned parts (data/run-v2.tar.gz, made by
+data/record_run_v2.py with the assay of that time): its events fold to what that assay's fold gave, after
+every event, and `assay status`, `log`, `report` and `resume` work on it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.config import load_config
+from assay.history.runfiles import read_events
+from assay.loop.engine import new_state
+from assay.loop.events import Decided, Finished, typed_events
+from assay.loop.flags import Flag, retried
+from assay.loop.state import LoopState, apply
+from assay.presets import resolve
+from tests.cli.conftest import assay
+
+DATA = Path(__file__).parent / "data"
+RUN_ID = "20261203-113519-9f58"
+
+
+def unpack(where: Path) -> Path:
+    with tarfile.open(DATA / "run-v2.tar.gz") as tar:
+        tar.extractall(where, filter="data")
+    return where / "proj"
+
+
+def summary(state: LoopState) -> dict[str, Any]:
+    """The fold as comparable data, as data/record_run_v2.py's ``summary`` takes it from the flat state of
+    before, here from the owned parts."""
+    lineage, spend, pipeline, feedback, watchers = (
+        state.lineage,
+        state.spend,
+        state.pipeline,
+        state.feedback,
+        state.watchers,
+    )
+    best, retry = lineage.best, feedback.retry
+    return {
+        "generation": lineage.generation,
+        "records": [r.model_dump(mode="json", exclude={"time"}) for r in lineage.records],
+        "baseline": lineage.baseline.record.candidate_id if lineage.baseline else None,
+        "best": best.record.candidate_id if best else None,
+        "best_measurement": [best.measurement.dev is not None, best.measurement.holdout is not None]
+        if best
+        else None,
+        "best_tournament_score": lineage.best_tournament_score,
+        "measured": sorted(lineage.measurements),
+        "sizes": lineage.sizes,
+        "archive": [
+            [n.id, n.parent, n.accuracy, n.children, n.visits, n.bt_rank] for n in lineage.archive.nodes()
+        ],
+        "ratings": {k: [v.rating, v.uncertainty] for k, v in lineage.ratings.backend.ratings().items()}
+        if lineage.ratings
+        else None,
+        "pending": lineage.pending.commit if lineage.pending else None,
+        "spent": spend.spent.model_dump(),
+        "elapsed": spend.elapsed,
+        "sessions": spend.sessions,
+        "runs": spend.runs,
+        "noise": spend.noise.deterministic if spend.noise else None,
+        "proposals": sorted(pipeline.proposals),
+        "last_proposal": pipeline.last_proposal,
+        "trees": sorted(pipeline.trees),
+        "tracker": [feedback.tracker.position, feedback.tracker.discards],
+        "promotion_due": feedback.promotion_due,
+        "history": [
+            [h.generation, h.description, h.decision, h.parent, h.delta, h.proposer] for h in feedback.history
+        ],
+        "last_gate": feedback.last_gate,
+        "retry": [retry.candidate_id, retry.score, retry.best_score, retry.needed] if retry else None,
+        "trials": [[t.point.study, t.score, t.commit, t.unchanged, t.crashed] for t in feedback.trials],
+        "gate_state": feedback.gate_state,
+        "since_keep": watchers.since_keep,
+        "kept_scores": watchers.kept_scores,
+        "best_holdouts": watchers.best_holdouts,
+        "content_hashes": watchers.content_hashes,
+        "failing_sets": [sorted(s) for s in watchers.failing_sets],
+        "failing_streak": watchers.failing_streak,
+        "search_exhausted": watchers.search_exhausted,
+        "suspects": watchers.suspects,
+    }
+
+
+def digest(data: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def test_the_recorded_events_fold_to_what_the_assay_that_wrote_them_folded(tmp_path: Path) -> None:
+    root = unpack(tmp_path)
+    config = load_config(root / "assay.yaml")
+    events = typed_events(read_events(root / ".assay" / "runs" / RUN_ID))
+    recorded = json.loads((DATA / "run-v2.fold.json").read_text())
+    state = new_state(config, resolve(config.evolve))
+    hashes = [digest(summary(apply(state, event))) for event in events]
+    first_differing = next(
+        (i for i, (a, b) in enumerate(zip(hashes, recorded["after_each_event"], strict=True)) if a != b), None
+    )
+    assert first_differing is None, f"the fold differs after event {first_differing + 1}"
+    assert summary(state) == recorded["at_the_end"]
+    # Its flags, recorded as strings, are the enum's members.
+    flags = {flag for e in events if isinstance(e, Decided) for flag in e.record.flags}
+    assert {Flag.GATE_RETRY, Flag.GATE_ROLLBACK, Flag.SCREENED_OUT} <= flags
+    assert any(retried(e.record.flags) for e in events if isinstance(e, Decided))
+
+
+@pytest.mark.e2e
+def test_status_log_report_and_resume_work_on_the_recorded_run(tmp_path: Path) -> None:
+    root = unpack(tmp_path)
+    status = assay("status", cwd=root)
+    assert status.returncode == 0, status.stderr
+    assert RUN_ID in status.stdout and "interrupted" in status.stdout
+    log = assay("log", cwd=root)
+    assert log.returncode == 0, log.stderr
+    assert "cand-0009" in log.stdout and "baseline" in log.stdout
+    report = assay("report", "-o", str(tmp_path / "before.html"), cwd=root)
+    assert report.returncode == 0, report.stderr
+    assert "cand-0005" in (tmp_path / "before.html").read_text()
+
+    resumed = assay("resume", "-n", "11", cwd=root)
+    assert resumed.returncode == 0, resumed.stderr
+    events = typed_events(read_events(root / ".assay" / "runs" / RUN_ID))
+    decided = [e.record for e in events if isinstance(e, Decided)]
+    assert [r.generation for r in decided] == list(range(12))
+    assert isinstance(events[-1], Finished) and events[-1].reason == "reached 11 generations"
+    status = assay("status", cwd=root)
+    assert status.returncode == 0 and "finished" in status.stdout, status.stdout
+    log = assay("log", cwd=root)
+    assert log.returncode == 0 and "cand-0011" in log.stdout, log.stderr
+    report = assay("report", "-o", str(tmp_path / "after.html"), cwd=root)
+    assert report.returncode == 0, report.stderr
+    assert "cand-0011" in (tmp_path / "after.html").read_text()
