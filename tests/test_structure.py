@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import re
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,3 +87,30 @@ def test_the_cycle_finder_finds_one() -> None:
     graph = {"a": {"b": "a.py"}, "b": {"a": "b.py", "c": "b.py"}, "c": {"d": "c.py"}, "d": {"e": "d.py"}}
     graph["e"] = {"c": "e.py"}
     assert sorted(cycles(graph)) == [["a", "b"], ["c", "d", "e"]]
+
+
+def public_classes() -> dict[str, list[str]]:
+    """Each public top-level class name of the package, with the modules that define one."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                found.setdefault(node.name, []).append(str(path.relative_to(PACKAGE)))
+    return found
+
+
+def test_one_class_per_name() -> None:
+    found = public_classes()
+    assert {"Node", "RunView", "Gate"} <= found.keys()
+    assert {name: where for name, where in found.items() if len(where) > 1} == {}
+
+
+def test_the_event_kinds_the_docs_list_are_the_unions() -> None:
+    from assay.loop.events import Event
+
+    union = typing.get_args(typing.get_args(Event)[0])
+    kinds = {typing.get_args(cls.model_fields["type"].annotation)[0] for cls in union}
+    docs = (PACKAGE.parents[1] / "docs" / "evolve.md").read_text(encoding="utf-8")
+    listed = re.search(r"Its events are typed \(([^;]*);", docs)
+    assert listed is not None, "docs/evolve.md no longer lists the event kinds"
+    assert set(re.findall(r"`(\w+)`", listed.group(1))) == kinds and len(kinds) == 13

@@ -14,10 +14,11 @@ if TYPE_CHECKING:
     from assay.evaluation.evaluator import EvalResult
     from assay.extensions import ExtensionError
     from assay.gates import Gate, GateDecision, GateInput
+    from assay.history.records import CandidateRecord
     from assay.loop.engine import RunOutcome
     from assay.loop.state.view import CandidateView, RunView
     from assay.loop.stops import StopRule
-    from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
+    from assay.model import Case, CaseResult, CheckResult, CheckSpec, Dimension, Output, Split
     from assay.proposers import Proposal, Proposer, ProposerView
     from assay.protocols import (
         CheckProtocol,
@@ -39,6 +40,8 @@ _LAZY = {
     "CheckResult": "assay.model",
     "CheckSpec": "assay.model",
     "Output": "assay.model",
+    "Dimension": "assay.model",
+    "CandidateRecord": "assay.history.records",
     "Split": "assay.model",
     "evaluate": "assay.api",
     "evaluate_async": "assay.api",
@@ -73,6 +76,7 @@ _LAZY = {
 
 __all__ = [
     "AssayConfig",
+    "CandidateRecord",
     "CandidateView",
     "Case",
     "CaseResult",
@@ -80,6 +84,7 @@ __all__ = [
     "CheckResult",
     "CheckSpec",
     "Contestant",
+    "Dimension",
     "EvalResult",
     "ExtensionError",
     "Gate",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.cli.live import Budget, status_lines
+from assay.cli.live import RunLimits, status_lines
 from assay.config import EvolveConfig
 from assay.history.runfiles import read_events
 from assay.loop.events import typed_events
@@ -58,7 +58,7 @@ def test_evolve_shows_a_live_view_in_a_terminal_and_lines_in_a_pipe(tmp_path: Pa
 
     (run_dir, *_) = sorted((root / ".assay" / "runs").iterdir())
     run = fold(LoopState.new(), typed_events(read_events(run_dir))).view()
-    rows = dict(status_lines(run, Budget.of(EvolveConfig(max_evaluations=1000), 3, 60.0), elapsed=30.0))
+    rows = dict(status_lines(run, RunLimits.of(EvolveConfig(max_evaluations=1000), 3, 60.0), elapsed=30.0))
     assert rows["generation"] == "3 / 3"
     assert rows["case runs"].endswith(f"{run.spent.case_runs / 1000:.0%})")
     assert rows["best so far"].startswith(run.best.candidate_id) if run.best else False

@@ -8,7 +8,7 @@ from assay.loop.measure import Measurement
 from assay.loop.state import Best, LoopState, RunView
 from assay.loop.stops import (
     Budget,
-    Interrupted,
+    InterruptPressed,
     LayersExhausted,
     MaxGenerations,
     Oscillation,
@@ -104,7 +104,7 @@ def test_score_regression_watches_the_bests_holdout():
 def test_stop_file_layers_and_interrupt(tmp_path: Path):
     pressed = [False]
     s = LoopState.new(LayerTracker(layers=[1], discards_per_layer=1))
-    rules = [StopFile(tmp_path), LayersExhausted(), Interrupted(lambda: pressed[0])]
+    rules = [StopFile(tmp_path), LayersExhausted(), InterruptPressed(lambda: pressed[0])]
     assert first_reason(rules, s.view()) is None
     (tmp_path / "STOP").write_text("")
     assert first_reason(rules, s.view()) == "STOP file found"

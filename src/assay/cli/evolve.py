@@ -142,10 +142,10 @@ def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolut
         if out.is_terminal:
             from rich.live import Live
 
-            from assay.cli.live import Budget, LiveView
+            from assay.cli.live import LiveView, RunLimits
 
             settings = evolution.settings
-            budget = Budget.of(evolution.config.evolve, evolution.max_generations, settings.wall_clock_s)
+            budget = RunLimits.of(evolution.config.evolve, evolution.max_generations, settings.wall_clock_s)
             with Live(LiveView(evolution, budget), console=out.real, refresh_per_second=2, transient=True):
                 outcome = run_sync(start())
         else:

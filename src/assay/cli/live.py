@@ -14,7 +14,7 @@ from assay.loop.state.view import RunView
 
 
 @dataclass(frozen=True)
-class Budget:
+class RunLimits:
     """The limits a run stops at (None: no limit of that kind)."""
 
     generations: int
@@ -24,7 +24,7 @@ class Budget:
     cost_usd: float | None
 
     @classmethod
-    def of(cls, evolve: EvolveConfig, generations: int, wall_clock_s: float | None) -> Budget:
+    def of(cls, evolve: EvolveConfig, generations: int, wall_clock_s: float | None) -> RunLimits:
         return cls(generations, wall_clock_s, evolve.max_evaluations, evolve.max_tokens, evolve.max_cost_usd)
 
 
@@ -32,7 +32,7 @@ def _share(used: float, limit: float | None) -> str:
     return "" if not limit else f" / {limit:g} ({used / limit:.0%})"
 
 
-def status_lines(run: RunView | None, budget: Budget, elapsed: float) -> list[tuple[str, str]]:
+def status_lines(run: RunView | None, budget: RunLimits, elapsed: float) -> list[tuple[str, str]]:
     """The rows of the live view for ``run`` (None: the run has not started yet)."""
     if run is None or run.best is None:
         return [("status", "measuring the baseline…")]
@@ -70,7 +70,7 @@ def status_lines(run: RunView | None, budget: Budget, elapsed: float) -> list[tu
 class LiveView:
     """A rich renderable that reads the run's view each time it is drawn."""
 
-    def __init__(self, holder: object, budget: Budget) -> None:
+    def __init__(self, holder: object, budget: RunLimits) -> None:
         self._holder = holder  # anything with a ``view`` attribute (the Evolution)
         self._budget = budget
         self._started = time.monotonic()

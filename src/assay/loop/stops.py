@@ -147,7 +147,7 @@ class StopFile(StopRule):
 
 
 @dataclass
-class Interrupted(StopRule):
+class InterruptPressed(StopRule):
     """Ctrl-C once: ``pressed`` says so, and the run ends after the current generation."""
 
     pressed: Callable[[], bool]
@@ -176,7 +176,7 @@ def standard_rules(
 ) -> list[StopRule]:
     """The rules every run checks before each generation, in the order their reasons are preferred."""
     rules: list[StopRule] = [
-        Interrupted(pressed),
+        InterruptPressed(pressed),
         StopFile(run_dir),
         MaxGenerations(max_generations),
         WallClock(settings.wall_clock_s, now),

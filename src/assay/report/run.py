@@ -48,7 +48,7 @@ MIN_CUT = 80
 
 
 @dataclass
-class Node:
+class CandidateNode:
     """One candidate: its record's fields, what measured it, what the gate said, its diff and its cases.
 
     ``decision`` is the record's, or ``pending`` for a candidate committed but not decided when the log ends.
@@ -138,7 +138,7 @@ class RunReport:
     run: RunRecord
     status: str
     config: AssayConfig | None
-    nodes: list[Node]
+    nodes: list[CandidateNode]
     spent: Spend
     elapsed: float
     stop_reason: str | None
@@ -155,19 +155,19 @@ class RunReport:
     best_diff_note: str = ""
 
     @property
-    def baseline(self) -> Node | None:
+    def baseline(self) -> CandidateNode | None:
         return next((n for n in self.nodes if n.decision == "baseline"), None)
 
     @property
-    def best(self) -> Node | None:
+    def best(self) -> CandidateNode | None:
         kept = [n for n in self.nodes if n.decision in ("baseline", "keep")]
         return kept[-1] if kept else None
 
     @property
-    def kept(self) -> list[Node]:
+    def kept(self) -> list[CandidateNode]:
         return [n for n in self.nodes if n.decision in ("baseline", "keep")]
 
-    def node(self, candidate_id: str) -> Node | None:
+    def node(self, candidate_id: str) -> CandidateNode | None:
         return next((n for n in self.nodes if n.id == candidate_id), None)
 
 
@@ -233,7 +233,7 @@ class _Builder:
 
     def __init__(self, state: LoopState) -> None:
         self.state = state
-        self.nodes: list[Node] = []
+        self.nodes: list[CandidateNode] = []
         self.layer_changes: list[LayerPromoted] = []
         self.holdout_points: list[HoldoutPoint] = []
         self.ratings: list[RatingPoint] = []
@@ -268,7 +268,7 @@ class _Builder:
 
     def pending(self, pending: Pending) -> None:
         proposal = pending.committed.proposal
-        node = Node(
+        node = CandidateNode(
             id="pending",
             generation=pending.committed.generation,
             commit=proposal.commit,
@@ -300,7 +300,7 @@ class _Builder:
         self.nodes.append(node)
         self.spend.append(SpendPoint(record.generation, self.state.spend.elapsed, self.state.spend.spent))
 
-    def _measure(self, node: Node, measurement: Measurement, *, kept: bool) -> None:
+    def _measure(self, node: CandidateNode, measurement: Measurement, *, kept: bool) -> None:
         parent = self._by_commit(node.parent_commit)
         before = {c.id: c.passed for c in parent.cases} if parent else {}
         dev = measurement.dev.cases if measurement.dev else []
@@ -320,7 +320,7 @@ class _Builder:
             setattr(node, split, views)
         node.findings = list(measurement.static.findings) if measurement.static else []
 
-    def _by_commit(self, commit: str | None) -> Node | None:
+    def _by_commit(self, commit: str | None) -> CandidateNode | None:
         if commit is None:
             return None
         return next((n for n in reversed(self.nodes) if n.commit == commit and n.cases), None)
@@ -353,8 +353,8 @@ class _Builder:
         )
 
 
-def _node(record: CandidateRecord) -> Node:
-    return Node(
+def _node(record: CandidateRecord) -> CandidateNode:
+    return CandidateNode(
         id=record.candidate_id,
         generation=record.generation,
         commit=record.commit,
@@ -377,7 +377,7 @@ def _node(record: CandidateRecord) -> Node:
     )
 
 
-def _fit(nodes: list[Node]) -> None:
+def _fit(nodes: list[CandidateNode]) -> None:
     """The baseline and the best show every output and all evidence. The other candidates show the outputs of
     the cases whose verdict changed against the parent and the evidence of their failing checks, cut to share
     :data:`TEXT_BUDGET` characters between them."""
@@ -394,7 +394,7 @@ def _fit(nodes: list[Node]) -> None:
         node.cases = [case.cut(limit) for case in node.cases]
 
 
-def _link(nodes: list[Node]) -> None:
+def _link(nodes: list[CandidateNode]) -> None:
     """Each node's parent candidate id, from the commit its record names."""
     by_commit: dict[str, str] = {}
     for node in nodes:

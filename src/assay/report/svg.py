@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from assay.report.run import Node, RunReport
+from assay.report.run import CandidateNode, RunReport
 
 COLOURS = {
     "baseline": "#4c6ef5",
@@ -75,7 +75,7 @@ def _gen_ticks(x: Scale) -> list[int]:
     return list(range(0, last + 1, step))
 
 
-def _title(node: Node) -> str:
+def _title(node: CandidateNode) -> str:
     score = "-" if node.dev_score is None else f"{node.dev_score:.4f}"
     text = f"{node.id} (gen {node.generation}, {node.mark}): dev {score}; {node.description}"
     if node.paired_test:
@@ -135,7 +135,7 @@ def trajectory(report: RunReport) -> Markup:
     return _svg(body, width=WIDTH, height=HEIGHT, label="score trajectory", cls="chart trajectory")
 
 
-def _best_so_far(nodes: Sequence[Node]) -> list[tuple[float, float]]:
+def _best_so_far(nodes: Sequence[CandidateNode]) -> list[tuple[float, float]]:
     line: list[tuple[float, float]] = []
     for node in nodes:
         if node.decision in ("baseline", "keep") and node.dev_score is not None:

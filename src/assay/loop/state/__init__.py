@@ -8,7 +8,7 @@ it:
   records, the baseline and the best, measurements, sizes, the archive and its ratings, the pending candidate);
 - :class:`~assay.loop.state.spend.Spending`: what was spent, for how long, in how many sessions, and the noise runs;
 - :class:`~assay.loop.state.proposals.Pipeline`: proposals made ahead and the candidate trees seen;
-- :class:`~assay.loop.state.feedback.Feedback`: what the next proposal and gate decision are given (the layer,
+- :class:`~assay.loop.state.feedback.ProposerFeedback`: what the next proposal and gate decision are given (the layer,
   the history, the last gate's reasons, a retry, tuning's trials, the gate's memory);
 - :class:`~assay.loop.state.watchers.Watchers`: what the stop rules watch, and the run's end.
 
@@ -27,7 +27,7 @@ from assay.config import TournamentConfig
 from assay.loop.events import Event
 from assay.loop.layers import LayerTracker
 from assay.loop.report import SUSPECT_AFTER
-from assay.loop.state.feedback import DISCARD_MARGIN, Feedback, HistoryItem, Retry, told_score
+from assay.loop.state.feedback import DISCARD_MARGIN, HistoryItem, ProposerFeedback, Retry, told_score
 from assay.loop.state.lineage import Best, Lineage, Outcome, Pending
 from assay.loop.state.proposals import Pipeline
 from assay.loop.state.spend import Spending
@@ -39,13 +39,13 @@ __all__ = [
     "SUSPECT_AFTER",
     "Best",
     "CandidateView",
-    "Feedback",
     "HistoryItem",
     "Lineage",
     "LoopState",
     "Outcome",
     "Pending",
     "Pipeline",
+    "ProposerFeedback",
     "Retry",
     "RunView",
     "Spending",
@@ -63,7 +63,7 @@ class LoopState:
     lineage: Lineage = field(default_factory=Lineage)
     spend: Spending = field(default_factory=Spending)
     pipeline: Pipeline = field(default_factory=Pipeline)
-    feedback: Feedback = field(default_factory=Feedback)
+    feedback: ProposerFeedback = field(default_factory=ProposerFeedback)
     watchers: Watchers = field(default_factory=Watchers)
 
     @classmethod
@@ -78,7 +78,7 @@ class LoopState:
         candidates' (a greedy search builds on the best only), ratings when a ``tournament`` is played."""
         return cls(
             lineage=Lineage(keep_all_measurements=keep_all_measurements, tournament=tournament),
-            feedback=Feedback(tracker=tracker or LayerTracker()),
+            feedback=ProposerFeedback(tracker=tracker or LayerTracker()),
         )
 
     def view(self) -> RunView:

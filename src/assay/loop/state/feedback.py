@@ -43,7 +43,7 @@ class Retry:
 
 
 @dataclass
-class Feedback:
+class ProposerFeedback:
     """What proposals and the gate are given (see the module docstring)."""
 
     tracker: LayerTracker = field(default_factory=LayerTracker)
