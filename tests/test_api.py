@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import assay
+import assay.proposers
 from assay.errors import ConfigError
 from tests.loop.conftest import make_project
 
@@ -36,6 +37,9 @@ def test_import_assay_is_cheap_and_exports_the_front_door() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]"  # the loop is loaded on first use only
     assert {"evaluate", "evolve", "Proposer", "RunOutcome", "StopRule"} <= set(assay.__all__)
+    # What a proposer of one's own reads is typed, and importable from the front door.
+    for name in ("ProposerView", "DevCase", "CaseFailure", "HistoryEntry"):
+        assert name in assay.__all__ and getattr(assay, name) is getattr(assay.proposers, name)
     with pytest.raises(AttributeError):
         assay.no_such_thing  # noqa: B018
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from assay.loop.state.view import CandidateView, RunView
     from assay.loop.stops import StopRule
     from assay.model import Case, CaseResult, CheckResult, CheckSpec, Dimension, Output, Split
-    from assay.proposers import Proposal, Proposer, ProposerView
+    from assay.proposers import CaseFailure, DevCase, HistoryEntry, Proposal, Proposer, ProposerView
     from assay.protocols import (
         CheckProtocol,
         GateProtocol,
@@ -68,6 +68,9 @@ _LAZY = {
     "Proposal": "assay.proposers",
     "Proposer": "assay.proposers",
     "ProposerView": "assay.proposers",
+    "DevCase": "assay.proposers",
+    "CaseFailure": "assay.proposers",
+    "HistoryEntry": "assay.proposers",
     "ParentSelector": "assay.search",
     "PairwiseJudge": "assay.tournament",
     "Contestant": "assay.tournament",
@@ -79,11 +82,13 @@ __all__ = [
     "CandidateRecord",
     "CandidateView",
     "Case",
+    "CaseFailure",
     "CaseResult",
     "CheckProtocol",
     "CheckResult",
     "CheckSpec",
     "Contestant",
+    "DevCase",
     "Dimension",
     "EvalResult",
     "ExtensionError",
@@ -91,6 +96,7 @@ __all__ = [
     "GateDecision",
     "GateInput",
     "GateProtocol",
+    "HistoryEntry",
     "Output",
     "PairVerdict",
     "PairwiseJudge",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
+from assay.proposers.base import HistoryEntry
 
 CONTAINS = "Quokka-Lantern-7731"
 NOT_CONTAINS = "forbidden basilisk phrase"
@@ -135,7 +136,7 @@ def dev_results() -> list[tuple[Case, CaseResult]]:
 
 
 HISTORY = [
-    {"generation": 1, "description": f"made it say {CONTAINS}", "decision": "discard"},
-    {"generation": 2, "description": "tightened the tone", "decision": "keep"},
+    HistoryEntry(1, f"made it say {CONTAINS}", "discard"),
+    HistoryEntry(2, "tightened the tone", "keep"),
 ]
 LAST_GATE = [f"regression: case refund lost {EXPECTED!r}", "progress: dev score 0.50 -> 0.50"]

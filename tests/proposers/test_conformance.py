@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assay.extensions import PROPOSER, resolve
-from assay.proposers import PROPOSERS, Proposal, Proposer, ProposerView
+from assay.proposers import PROPOSERS, CaseFailure, DevCase, Proposal, Proposer, ProposerView
 from assay.protocols import ProposerProtocol
 
 NAMES = PROPOSERS.names()
@@ -26,8 +26,8 @@ def view(layer: int) -> ProposerView:
     return ProposerView(
         artifact={"classify.py": SOURCE},
         layer=layer,
-        dev_cases=[{"id": "n03", "input": "3"}, {"id": "n09", "input": "9"}],
-        failures=[{"id": "n09", "how": "the output differs from the expected one"}],
+        dev_cases=[DevCase("n03", input="3"), DevCase("n09", input="9")],
+        failures=[CaseFailure("n09", "the output differs from the expected one")],
     )
 
 

@@ -12,6 +12,7 @@ from assay.evaluation.evaluator import EvalResult
 from assay.loop.proposing import retry_note
 from assay.loop.state import Retry
 from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
+from assay.proposers.base import DevCase, HistoryEntry
 from assay.proposers.context import build_view, describe_failure, render_prompt
 from assay.proposers.redaction import REDACTED, Redactor, secrets_for
 from tests.proposers import _fragments, _planted
@@ -89,25 +90,15 @@ def test_build_view_shows_dev_inputs_and_failures_but_no_answer_key(tmp_path: Pa
     )
     assert view.layer == 2 and view.artifact == {"prompt.md": "Be helpful.\n"}
     assert view.dev_cases == [
-        {"id": "refund", "input": "A customer asks for a refund."},
-        {"id": "polite", "vars": {"topic": "late delivery"}},
-        {
-            "id": "fine",
-            "input": "Say hello.",
-        },  # its own input, as it is: its contains check looks for "hello"
+        DevCase("refund", input="A customer asks for a refund."),
+        DevCase("polite", vars={"topic": "late delivery"}),
+        DevCase("fine", input="Say hello."),  # its own input, as it is: its contains check looks for "hello"
     ]
-    assert [f["id"] for f in view.failures] == ["refund", "polite"]
-    assert "output missing an expected element" in view.failures[0]["how"]
-    assert view.failures[1]["how"].startswith("rubric check 1 failed; ")
+    assert [f.id for f in view.failures] == ["refund", "polite"]
+    assert "output missing an expected element" in view.failures[0].how
+    assert view.failures[1].how.startswith("rubric check 1 failed; ")
     assert "never names" not in json.dumps(dataclasses.asdict(view))
-    assert view.history[0] == {
-        "generation": 1,
-        "description": f"made it say {REDACTED}",
-        "decision": "discard",
-        "delta": None,
-        "same_parent": False,
-        "proposer": "",
-    }
+    assert view.history[0] == HistoryEntry(1, f"made it say {REDACTED}", "discard")
     assert view.last_gate[0] == f"regression: case refund lost '{REDACTED}'"
     assert [Path(p).name for p in view.trace_paths] == ["01-refund.json", "02-polite.json"]
     dumped = json.dumps(dataclasses.asdict(view), ensure_ascii=False)
@@ -190,7 +181,7 @@ def test_no_fragment_of_a_drawn_key_reaches_any_channel(tmp_path: Path, draw: in
         artifact={},
         layer=1,
         dev_results=[(case, result)],
-        history=[{"generation": 1, "description": echoes, "decision": "discard"}],
+        history=[HistoryEntry(1, echoes, echoes)],
         last_gate=[echoes],
         redactor=redactor,
         trace_dir=tmp_path,
@@ -203,7 +194,7 @@ def test_no_fragment_of_a_drawn_key_reaches_any_channel(tmp_path: Path, draw: in
     channels = {
         "prompt": render_prompt(view),
         "agent view file": render_prompt(view, format="direct"),
-        "failures": json.dumps(view.failures + note.failures),
+        "failures": json.dumps([dataclasses.asdict(f) for f in view.failures + note.failures]),
         **{path: Path(path).read_text() for path in view.trace_paths},
     }
     assert _fragments.leaks(echoes, key) == [key.rare, "".join(key.pair), key.number]

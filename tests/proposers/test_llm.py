@@ -12,7 +12,7 @@ import pytest
 
 from assay.config import LLMSettings
 from assay.errors import ConfigError
-from assay.proposers import PROPOSERS, AgentProposer, LLMProposer, ProposerView
+from assay.proposers import PROPOSERS, AgentProposer, DevCase, LLMProposer, ProposerView
 from assay.proposers.context import build_view
 from assay.proposers.redaction import REDACTED, Redactor, secrets_for
 from tests.fakes.llm_server import ScriptedLLMServer
@@ -164,7 +164,7 @@ async def test_whole_file_answer_without_failures_needs_no_citation(
     llm_server: ScriptedLLMServer, tmp_path: Path, worktree: Path
 ) -> None:
     llm_server.add_rule("CITES: none\nFILE: prompt.md\n```markdown\nBe kind.\n```\n", user="FILE: <path")
-    view = ProposerView(artifact={"prompt.md": PROMPT}, layer=3, dev_cases=[{"id": "a", "input": "hi"}])
+    view = ProposerView(artifact={"prompt.md": PROMPT}, layer=3, dev_cases=[DevCase("a", input="hi")])
     proposal = await proposer(llm_server, tmp_path, format="whole_file").propose(
         view, worktree, editable=["prompt.md"]
     )

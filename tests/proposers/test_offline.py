@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.proposers.base import Proposal, ProposerView, Structure, Trial
+from assay.proposers.base import HistoryEntry, Proposal, ProposerView, Structure, Trial
 from assay.proposers.offline import TURN_NOTE, OfflineProposer
 from assay.proposers.tune import search_space
 
@@ -28,7 +28,7 @@ def view(
     return ProposerView(
         artifact=dict(PARENT),
         layer=2,
-        history=[{"generation": 1, "description": last, "decision": "discard", "proposer": proposer}],
+        history=[HistoryEntry(1, last, "discard", proposer)],
         trials=[Trial(point, 0.95), Trial(grown, 0.949, "c1", unchanged=inert)],
         structures=[Structure(grown.study, GUARDED, 0.949, trials, latest=True, inert=inert)],
         attempt=attempt,

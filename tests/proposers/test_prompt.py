@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assay.errors import ConfigError
-from assay.proposers.base import ProposerView, Reflection
+from assay.proposers.base import CaseFailure, DevCase, HistoryEntry, ProposerView, Reflection
 from assay.proposers.edits import parse_answer
 from assay.proposers.prompt import render_prompt
 
@@ -43,15 +43,15 @@ def view(**changes: object) -> ProposerView:
         artifact={"b.md": "Use ```code``` fences:\n```\nx\n```\n", "a.py": "x = 1"},
         layer=2,
         dev_cases=[
-            {"id": "c1", "input": "hello " * 200},
-            {"id": "c2", "vars": {"topic": "coffee"}},
-            {"id": "c3", "vars": {"topic": "tea"}},
+            DevCase("c1", input="hello " * 200),
+            DevCase("c2", vars={"topic": "coffee"}),
+            DevCase("c3", vars={"topic": "tea"}),
         ],
-        failures=[{"id": "c1", "how": "output missing an expected element"}],
+        failures=[CaseFailure("c1", "output missing an expected element")],
         last_gate=["progress: dev score 0.50 -> 0.50"],
         history=[
-            {"generation": 1, "description": "shorter intro", "decision": "discard", "delta": -0.05},
-            {"generation": 2, "description": "longer intro", "decision": "keep", "same_parent": True},
+            HistoryEntry(1, "shorter intro", "discard", delta=-0.05),
+            HistoryEntry(2, "longer intro", "keep", same_parent=True),
         ],
         trace_paths=["/run/traces/gen-002/01-c1.json"],
         reflections=reflections(),
@@ -138,7 +138,7 @@ def test_the_format_example_is_what_the_parser_reads() -> None:
 
 
 def test_a_heading_goes_with_its_pieces_and_what_is_left_out_is_said() -> None:
-    history = [{"generation": n, "description": "x " * 3000, "decision": "discard"} for n in range(1, 4)]
+    history = [HistoryEntry(n, "x " * 3000, "discard") for n in range(1, 4)]
     text = render_prompt(view(history=history, best_diff="", context_tokens=2_600))
     assert "# Earlier changes" not in text and "- gen " not in text
     assert "Left out to stay within 2600 tokens: " in text and "3 earlier changes" in text

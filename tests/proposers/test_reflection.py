@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from assay.config import LLMSettings
 from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
-from assay.proposers import LLMProposer
+from assay.proposers import HistoryEntry, LLMProposer
 from assay.proposers.budget import estimate_tokens
 from assay.proposers.context import build_view
 from assay.proposers.failures import failure_kind
@@ -163,7 +163,7 @@ def test_a_1mb_output_and_500_failing_cases_stay_within_the_budget(tmp_path: Pat
         artifact={"prompt.md": "You are a helpful bot.\n" * 20},
         layer=1,
         dev_results=dev,
-        history=[{"generation": n, "description": f"change {n}", "decision": "discard"} for n in range(20)],
+        history=[HistoryEntry(n, f"change {n}", "discard") for n in range(20)],
         last_gate=["progress: dev score 0.00 -> 0.00"],
         redactor=Redactor(secrets_for([c for c, _ in dev], [])),
         trace_dir=tmp_path,

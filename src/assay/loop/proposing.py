@@ -22,7 +22,15 @@ from assay.loop.flags import Flag
 from assay.loop.measure import OUTPUT_KEPT
 from assay.loop.state import HistoryItem, LoopState, Retry
 from assay.model import Case, Split
-from assay.proposers.base import Proposal, ProposerView, RetryNote, Structure, Trial
+from assay.proposers.base import (
+    CaseFailure,
+    HistoryEntry,
+    Proposal,
+    ProposerView,
+    RetryNote,
+    Structure,
+    Trial,
+)
 from assay.proposers.budget import default_context_tokens
 from assay.proposers.context import build_view, describe_failure
 from assay.proposers.redaction import Redactor
@@ -188,14 +196,14 @@ def _view(
         layer=basis.layer,
         dev_results=list(zip(cases, dev.cases, strict=True)) if dev else [],
         history=[
-            {
-                "generation": h.generation,
-                "description": h.description,
-                "decision": h.decision,
-                "delta": h.delta,
-                "same_parent": h.parent == parent,
-                "proposer": h.proposer,
-            }
+            HistoryEntry(
+                h.generation,
+                h.description,
+                h.decision,
+                h.proposer,
+                delta=h.delta,
+                same_parent=h.parent == parent,
+            )
             for h in basis.history
         ],
         last_gate=[redactor.redact(r) for r in basis.last_gate],
@@ -329,7 +337,7 @@ def retry_note(retry: Retry | None, cases: list[Case], redactor: Redactor) -> Re
         return None
     results = {r.id: r for r in (retry.dev.cases if retry.dev else [])}
     failures = [
-        {"id": redactor.redact(case.id), "how": redactor.redact(describe_failure(results[case.id], redactor))}
+        CaseFailure(redactor.redact(case.id), redactor.redact(describe_failure(results[case.id], redactor)))
         for case in cases
         if case.id in results and not results[case.id].passed
     ]

@@ -7,7 +7,17 @@ there (``Redactor``, ``secrets_for``), not by the proposers.
 """
 
 from assay.proposers.agent import AgentProposer
-from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, Reflection
+from assay.proposers.base import (
+    PROPOSERS,
+    CaseFailure,
+    DevCase,
+    HistoryEntry,
+    Proposal,
+    Proposer,
+    ProposerView,
+    Reflection,
+    RetryNote,
+)
 from assay.proposers.context import build_view, describe_failure
 from assay.proposers.edits import Answer, Edit, EditError, apply_edits, parse_answer
 from assay.proposers.llm import LLMProposer
@@ -21,8 +31,11 @@ __all__ = [
     "REDACTED",
     "AgentProposer",
     "Answer",
+    "CaseFailure",
+    "DevCase",
     "Edit",
     "EditError",
+    "HistoryEntry",
     "LLMProposer",
     "MutateProposer",
     "OfflineProposer",
@@ -31,6 +44,7 @@ __all__ = [
     "ProposerView",
     "Redactor",
     "Reflection",
+    "RetryNote",
     "TuneProposer",
     "apply_edits",
     "build_view",

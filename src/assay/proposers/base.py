@@ -13,15 +13,50 @@ from assay.proposers.budget import DEFAULT_CONTEXT_TOKENS
 from assay.registry import Registry
 
 
+@dataclass(frozen=True)
+class DevCase:
+    """A dev case as a proposer sees it: its ``id`` (redacted) and its own ``input`` as it is, or, for a
+    case without one, its ``vars`` as they are (a proposer may see a dev case's input even when a check value
+    can be derived from it)."""
+
+    id: str
+    input: str | None = None
+    vars: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CaseFailure:
+    """How a failing dev case failed: its ``id`` and ``how`` (by check type only, never a check value:
+    ``output missing an expected element``, ``rubric check 1 failed``), both redacted."""
+
+    id: str
+    how: str
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One earlier decided generation: its ``generation`` number, its ``description`` and the gate's
+    ``decision`` (``keep``, ``discard``; both redacted in a view), the ``proposer`` that made it (``llm``,
+    ``mutate``, ``tune``; '' when not known), the change in mean dev score it made (``delta``, None when not
+    measured) and ``same_parent`` when it was proposed from the same parent as this proposal."""
+
+    generation: int
+    description: str
+    decision: str
+    proposer: str = ""
+    delta: float | None = None
+    same_parent: bool = False
+
+
 @dataclass
 class RetryNote:
     """autocontext's retry context, after a gate asked to retry: the last attempt's score against the best's,
-    the gain it still lacked, and how its failing dev cases failed (``{"id", "how"}``, redacted)."""
+    the gain it still lacked, and how its failing dev cases failed (redacted)."""
 
     score: float
     best_score: float
     needed: float
-    failures: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[CaseFailure] = field(default_factory=list)
 
 
 class TunedPoint(BaseModel):
@@ -100,9 +135,9 @@ class ProposerView:
     except ``artifact``, the files the proposer edits, and the dev cases' own inputs and vars (see
     ``assay.proposers.context``).
 
-    ``dev_cases``: ``{"id", "input"}`` or ``{"id", "vars"}`` of dev cases only; ``failures``: ``{"id", "how"}``
-    per failing dev case; ``last_gate``: the gate's reasons for the last discard; ``history``:
-    ``{"generation", "description", "decision", "proposer"}`` (and ``delta``, ``same_parent`` when known);
+    ``dev_cases``: a :class:`DevCase` (id, and input or vars) per dev case, of dev cases only;
+    ``failures``: a :class:`CaseFailure` (id, how) per failing dev case; ``last_gate``: the gate's reasons
+    for the last discard; ``history``: a :class:`HistoryEntry` per recent decided generation (oldest first);
     ``trace_paths``: redacted trace copies of failing dev cases;
     ``retry``: the last attempt to try again from, when the gate asked for a retry; ``reflections``: chosen
     failing dev cases (diverse failure kinds first, regressions first within a kind) and one or two passing
@@ -119,10 +154,10 @@ class ProposerView:
     artifact: dict[str, str]
     layer: int
     retry: RetryNote | None = None
-    dev_cases: list[dict[str, Any]] = field(default_factory=list)
-    failures: list[dict[str, Any]] = field(default_factory=list)
+    dev_cases: list[DevCase] = field(default_factory=list)
+    failures: list[CaseFailure] = field(default_factory=list)
     last_gate: list[str] = field(default_factory=list)
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[HistoryEntry] = field(default_factory=list)
     trace_paths: list[str] = field(default_factory=list)
     reflections: list[Reflection] = field(default_factory=list)
     more_failing: int = 0

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from assay.fsutil import atomic_write_text, safe_name
 from assay.model import Case, CaseResult, Split
-from assay.proposers.base import ProposerView
+from assay.proposers.base import CaseFailure, DevCase, HistoryEntry, ProposerView
 from assay.proposers.budget import DEFAULT_CONTEXT_TOKENS
 from assay.proposers.failures import describe_check, describe_failure
 from assay.proposers.prompt import render_prompt
@@ -38,14 +39,18 @@ def _tail(text: str, limit: int) -> str:
     return text if len(text) <= limit else "…" + text[-limit:]
 
 
-def _case_entry(case: Case, redactor: Redactor) -> dict[str, Any]:
+def _dev_case(case: Case, redactor: Redactor) -> DevCase:
     """A dev case as a proposer sees it: its id redacted, its own input or vars as they are."""
-    entry: dict[str, Any] = {"id": redactor.redact(case.id)}
     if case.input is not None:
-        entry["input"] = case.input
-    else:
-        entry["vars"] = case.vars
-    return entry
+        return DevCase(redactor.redact(case.id), input=case.input)
+    return DevCase(redactor.redact(case.id), vars=dict(case.vars))
+
+
+def _case_json(case: DevCase) -> dict[str, Any]:
+    """A dev case in a trace copy: ``{"id", "input"}`` or ``{"id", "vars"}``."""
+    if case.input is not None:
+        return {"id": case.id, "input": case.input}
+    return {"id": case.id, "vars": case.vars}
 
 
 def _trace_copy(case: Case, result: CaseResult, redactor: Redactor, *, reasons: bool) -> dict[str, Any]:
@@ -53,7 +58,7 @@ def _trace_copy(case: Case, result: CaseResult, redactor: Redactor, *, reasons: 
     out = result.output
     redact = redactor.redact
     return {
-        "case": _case_entry(case, redactor),
+        "case": _case_json(_dev_case(case, redactor)),
         "output": {
             "text_tail": _tail(redact(out.text[-REDACT_WINDOW:]), TEXT_TAIL),
             "stdout_tail": _tail(redact(out.stdout_tail), STREAM_TAIL),
@@ -82,7 +87,7 @@ def build_view(
     artifact: dict[str, str],
     layer: int,
     dev_results: Sequence[tuple[Case, CaseResult]],
-    history: Sequence[dict[str, Any]],
+    history: Sequence[HistoryEntry],
     last_gate: Sequence[str],
     redactor: Redactor,
     trace_dir: Path,
@@ -99,15 +104,16 @@ def build_view(
     The reflections (cases shown inline by the llm proposer) are chosen by
     :func:`assay.proposers.reflection.choose`, ``regressed`` naming the dev cases the baseline passed; each
     shows as much output as a prompt of ``context_tokens`` allows per case. ``best_diff``, the best's diff
-    against the baseline, is artifact text and passed as it is."""
+    against the baseline, is artifact text and passed as it is. Each ``history`` entry is shown with its
+    description and decision redacted."""
     dev = [(c, r) for c, r in dev_results if r.split == Split.DEV]
-    failures: list[dict[str, Any]] = []
+    failures: list[CaseFailure] = []
     trace_paths: list[str] = []
     for case, result in dev:
         if result.passed:
             continue
         how = describe_failure(result, redactor, show_judge_reasons=show_judge_reasons)
-        failures.append({"id": redactor.redact(case.id), "how": redactor.redact(how)})
+        failures.append(CaseFailure(redactor.redact(case.id), redactor.redact(how)))
         name = safe_name(redactor.redact(case.id).replace(REDACTED, "x"))
         path = trace_dir.resolve() / f"{len(trace_paths) + 1:02d}-{name}.json"
         # Every string in it is redacted already (the redactor sees through JSON escaping), except the case's
@@ -135,18 +141,13 @@ def build_view(
     return ProposerView(
         artifact=dict(artifact),
         layer=layer,
-        dev_cases=[_case_entry(case, redactor) for case, _ in dev],
+        dev_cases=[_dev_case(case, redactor) for case, _ in dev],
         failures=failures,
         last_gate=[redactor.redact(reason) for reason in last_gate],
         history=[
-            {
-                "generation": item.get("generation"),
-                "description": redactor.redact(str(item.get("description", ""))),
-                "decision": redactor.redact(str(item.get("decision", ""))),
-                "delta": item.get("delta") if isinstance(item.get("delta"), int | float) else None,
-                "same_parent": bool(item.get("same_parent", False)),
-                "proposer": str(item.get("proposer", "")),
-            }
+            replace(
+                item, description=redactor.redact(item.description), decision=redactor.redact(item.decision)
+            )
             for item in history
         ],
         trace_paths=trace_paths,

@@ -65,7 +65,7 @@ def match_labels(cited: Sequence[str], view: ProposerView) -> list[str]:
     """The (redacted) ids of the cases that ``cited`` names: by their number in the prompt (``[3]``, ``3``,
     ``#3``) or by id; for a view without inline cases, the failing cases named by id or trace path."""
     ids = {str(r.label): r.id for r in view.reflections}
-    known = {r.id for r in view.reflections} | {str(f["id"]) for f in view.failures}
+    known = {r.id for r in view.reflections} | {f.id for f in view.failures}
     found: list[str] = []
     for item in cited:
         bare = item.strip("[]#().:")

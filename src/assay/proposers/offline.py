@@ -64,14 +64,14 @@ class OfflineProposer(Proposer):
 
     def choose(self, view: ProposerView) -> str:
         """The family to draw from first, from the history of decisions."""
-        history = [h for h in view.history if h.get("proposer") in FAMILIES]
-        if history and history[-1].get("proposer") == "mutate":
+        history = [h for h in view.history if h.proposer in FAMILIES]
+        if history and history[-1].proposer == "mutate":
             return "tune"
         rng = random.Random(f"{self.seed}:family:{self.generation}")
         draws = {}
         for family in FAMILIES:
-            tried = [h for h in history if h.get("proposer") == family]
-            keeps = sum(1 for h in tried if h.get("decision") == "keep")
+            tried = [h for h in history if h.proposer == family]
+            keeps = sum(1 for h in tried if h.decision == "keep")
             draws[family] = rng.betavariate(1 + keeps, 1 + len(tried) - keeps)
         return max(FAMILIES, key=lambda f: draws[f])
 
@@ -79,12 +79,13 @@ class OfflineProposer(Proposer):
         """The last structural edit with its new comparisons turned round, when it was the last candidate, its
         measured dev score was exactly the incumbent's, and it was not such a turn itself (first draw only: a
         repeat is redrawn as usual)."""
-        last = view.history[-1] if view.history else {}
+        last = view.history[-1] if view.history else None
         latest = next((s for s in view.structures if s.latest), None)
         if (
             view.attempt
-            or last.get("proposer") != "mutate"
-            or TURN_NOTE in str(last.get("description", ""))
+            or last is None
+            or last.proposer != "mutate"
+            or TURN_NOTE in last.description
             or latest is None
             or not latest.inert
             or latest.trials != 1

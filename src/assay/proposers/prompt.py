@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from assay.errors import ConfigError
-from assay.proposers.base import ProposerView, Reflection
+from assay.proposers.base import CaseFailure, DevCase, HistoryEntry, ProposerView, Reflection
 from assay.proposers.budget import Fitted, Piece, TokenCounter, estimate_tokens, fit
 
 _FENCE_RUN = re.compile(r"^\s*`{3,}", re.MULTILINE)
@@ -127,9 +126,7 @@ def prompt_pieces(view: ProposerView, *, format: str) -> list[Piece]:
             pieces.append(Piece(section, _reflection_block(reflection), 1000 + priority[reflection.label]))
     elif view.failures:
         pieces.append(Piece("what", "# Failing cases", required=True))
-        pieces += [
-            Piece("case-line", f"- {f['id']}: {f['how']}", 1000 + n) for n, f in enumerate(view.failures)
-        ]
+        pieces += [Piece("case-line", _failure_line(f), 1000 + n) for n, f in enumerate(view.failures)]
         if view.trace_paths:
             pieces.append(Piece("traces", _traces_block(view), 1500))
     else:
@@ -155,7 +152,7 @@ def prompt_pieces(view: ProposerView, *, format: str) -> list[Piece]:
             Piece("history", _history_line(item), 3000 + last - n) for n, item in enumerate(view.history)
         ]
     shown = {r.id for r in view.reflections}
-    others = [case for case in view.dev_cases if case["id"] not in shown]
+    others = [case for case in view.dev_cases if case.id not in shown]
     if others:
         pieces.append(Piece("dev-heading", "# Other dev cases (inputs only)", required=True))
         pieces += [Piece("dev", _case_line(case), 4000 + n) for n, case in enumerate(others)]
@@ -268,15 +265,18 @@ def _retry_block(view: ProposerView) -> str:
         "# Try again\nThe gate asked for another try at the last change: it scored "
         f"{retry.score:.4f} against the best's {retry.best_score:.4f} and needed {retry.needed:+.4f} more to "
         "be kept. Improve on it (or take another route to the same gain). How its failing cases failed:\n"
-        + ("\n".join(f"- {f['id']}: {f['how']}" for f in retry.failures) or "(none)")
+        + ("\n".join(_failure_line(f) for f in retry.failures) or "(none)")
     )
 
 
-def _history_line(item: dict[str, Any]) -> str:
-    delta = item.get("delta")
-    shift = f" ({delta:+.4f})" if isinstance(delta, int | float) else ""
-    origin = " from this parent" if item.get("same_parent") else ""
-    return f"- gen {item['generation']}{origin}: {item['decision']}{shift}: {item['description']}"
+def _history_line(item: HistoryEntry) -> str:
+    shift = f" ({item.delta:+.4f})" if item.delta is not None else ""
+    origin = " from this parent" if item.same_parent else ""
+    return f"- gen {item.generation}{origin}: {item.decision}{shift}: {item.description}"
+
+
+def _failure_line(failure: CaseFailure) -> str:
+    return f"- {failure.id}: {failure.how}"
 
 
 def _answer_format(view: ProposerView, format: str) -> str:
@@ -303,7 +303,7 @@ def _render_direct(view: ProposerView) -> str:
         + "\n\n".join(_file_block(path, text) for path, text in sorted(view.artifact.items())),
         "# Dev cases\n" + ("\n".join(_case_line(case) for case in view.dev_cases) or "(none)"),
         "# Failing cases\n"
-        + ("\n".join(f"- {f['id']}: {f['how']}" for f in view.failures) or "(none: every dev case passes)"),
+        + ("\n".join(_failure_line(f) for f in view.failures) or "(none: every dev case passes)"),
     ]
     if view.trace_paths:
         parts.append(_traces_block(view))
@@ -340,9 +340,9 @@ def _file_block(path: str, text: str) -> str:
     return f"{path}\n{fence}\n{body}{fence}"
 
 
-def _case_line(case: dict[str, object]) -> str:
-    kind = "input" if "input" in case else "vars"
-    value = json.dumps(case.get(kind, {}), ensure_ascii=False)
+def _case_line(case: DevCase) -> str:
+    kind, shown = ("input", case.input) if case.input is not None else ("vars", case.vars)
+    value = json.dumps(shown, ensure_ascii=False)
     if len(value) > MAX_INPUT_CHARS:
         value = value[:MAX_INPUT_CHARS] + "…"
-    return f"- {case['id']}: {kind} {value}"
+    return f"- {case.id}: {kind} {value}"
