@@ -35,7 +35,11 @@ def test_loads_a_valid_config(tmp_path):
     [
         (GOOD.replace("timeout: 5", "timeout: -1"), "runner.timeout", "greater than 0"),
         (GOOD.replace("type: command", "type: shell"), "runner", "unknown type 'shell'"),
-        (GOOD.replace("paths: [a.py]", "pathz: [a.py]"), "artifact", ""),
+        (GOOD.replace("paths: [a.py]", "pathz: [a.py]"), "artifact.pathz", "did you mean 'paths'?"),
+        (GOOD.replace("runner:", "runer:"), "runer", "unknown field; did you mean 'runner'?"),
+        (GOOD.replace("artifact:", "artefact:"), "artefact", "did you mean 'artifact'?"),
+        (GOOD.replace("command: ", "comand: "), "runner.comand", "did you mean 'command'?"),
+        (GOOD + "\nchecker: []\n", "checker", "did you mean 'checks'?"),
         (GOOD.replace("kind: code", "kind: poem"), "artifact.kind", "'prompt'"),
         (GOOD + "\nsplit_ratio: 3\n", "split_ratio", "unknown field"),
         (GOOD + "\njudge: {model: gpt4}\n", "judge.model", "provider:model"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -474,6 +475,25 @@ class AssayConfig(Strict):
             ) from None
 
 
+_UNKNOWN = "unknown field (check the spelling; see docs/config.md)"
+
+
+def _unknown_field(error: Any, errors: list[Any], prefix: tuple[Any, ...]) -> str:
+    """The message of an unknown field, naming the closest field that belongs there: a sibling the same
+    mistake left missing, or at the top level of assay.yaml any of its sections."""
+    loc = tuple(error.get("loc", ()))
+    name, parent = str(loc[-1]) if loc else "", loc[:-1]
+    known = {
+        str(e["loc"][-1]) for e in errors if e.get("type") == "missing" and tuple(e["loc"][:-1]) == parent
+    }
+    if not parent and not prefix:
+        known |= set(AssayConfig.model_fields)
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    if close:
+        return f"unknown field; did you mean {close[0]!r}? (see docs/config.md)"
+    return _UNKNOWN
+
+
 def describe_error(error: Any) -> str:
     """One pydantic error as a short phrase (the field path is rendered separately)."""
     kind = error.get("type", "")
@@ -482,7 +502,7 @@ def describe_error(error: Any) -> str:
     if kind == "missing":
         return "required field is missing"
     if kind == "extra_forbidden":
-        return "unknown field (check the spelling; see docs/config.md)"
+        return str(error.get("msg", "")) if "unknown field" in str(error.get("msg", "")) else _UNKNOWN
     if kind == "union_tag_invalid":
         ctx = error.get("ctx", {})
         return f"unknown type {ctx.get('tag')!r}; expected one of {ctx.get('expected_tags')}"
@@ -490,8 +510,13 @@ def describe_error(error: Any) -> str:
 
 
 def validation_error(exc: ValidationError, file: str | Path, prefix: tuple[Any, ...] = ()) -> ConfigError:
-    """Turn pydantic's first error into a ConfigError naming the field path."""
-    first = exc.errors()[0]
+    """Turn pydantic's first error into a ConfigError naming the field path. An unknown field comes before
+    any other error (a misspelt ``runer:`` also leaves ``runner`` missing), with the closest known name."""
+    errors = exc.errors()
+    unknown = [e for e in errors if e.get("type") == "extra_forbidden"]
+    first = unknown[0] if unknown else errors[0]
+    if unknown:
+        first = {**first, "msg": _unknown_field(first, errors, prefix)}
     loc = tuple(p for p in (*prefix, *first.get("loc", ())) if not (isinstance(p, str) and p.endswith("]")))
     # Drop the discriminator tag pydantic inserts into the location of tagged unions.
     loc = tuple(p for p in loc if p not in ("command", "python", "llm", "agent") or p == loc[-1])

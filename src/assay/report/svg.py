@@ -90,10 +90,11 @@ def trajectory(report: RunReport) -> Markup:
     last = max((n.generation for n in report.nodes), default=1) or 1
     scores = [n.dev_score for n in nodes if n.dev_score is not None]
     scores += [p.holdout for p in report.holdout_points if p.holdout is not None]
-    lo, hi = min([0.0, *scores]), max([1.0, *scores])
+    lo, hi = score_range(scores)
     x = Scale(0, last, PAD_L, WIDTH - PAD_R)
     y = Scale(lo, hi, HEIGHT - PAD_B, PAD_T)
-    body = _axes(x, y, y_ticks=[lo + (hi - lo) * i / 4 for i in range(5)], x_label="generation", fmt=_fmt)
+    fmt = _fmt if hi - lo >= 0.2 else _fine
+    body = _axes(x, y, y_ticks=[lo + (hi - lo) * i / 4 for i in range(5)], x_label="generation", fmt=fmt)
     for change in report.layer_changes:
         px = x(change.generation + 0.5)
         label = "layers exhausted" if change.exhausted else f"→ L{change.layer}"
@@ -233,3 +234,20 @@ def spend_chart(report: RunReport, what: str) -> Markup:
 
 def _fmt(value: float) -> str:
     return f"{value:.2f}"
+
+
+def _fine(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def score_range(scores: Sequence[float]) -> tuple[float, float]:
+    """The score axis: the scores' range with a margin of a tenth of it (at least 0.01 each side), kept within
+    [0, 1] when they are: a 0.957 -> 0.974 run is a visible rise, not a flat line at the top of 0-1."""
+    if not scores:
+        return 0.0, 1.0
+    lo, hi = min(scores), max(scores)
+    margin = max((hi - lo) / 10, 0.01)
+    lo, hi = lo - margin, hi + margin
+    if min(scores) >= 0.0 and max(scores) <= 1.0:
+        lo, hi = max(0.0, lo), min(1.0, hi)
+    return lo, hi
