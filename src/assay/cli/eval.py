@@ -69,7 +69,9 @@ def eval_command(
 
     from assay.aio import run_sync
     from assay.config import load_config
+    from assay.evaluation.deadend import dead_end
     from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
+    from assay.history.scope import artifact_files
 
     if split not in SPLITS:
         raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
@@ -124,6 +126,10 @@ def eval_command(
         print(json.dumps(summary_document(result), indent=2, ensure_ascii=False))
     else:
         render(result)
+    stuck = dead_end(result, artifact_files(workdir or cfg.artifact_dir, cfg.artifact.paths))
+    if stuck is not None:
+        for line in stuck.lines():
+            err.print(line, style="red" if line == stuck.lines()[0] else None, highlight=False, markup=False)
     raise typer.Exit(0 if result.total and result.failed == 0 and not result.blocked else 1)
 
 

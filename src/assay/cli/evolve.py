@@ -53,6 +53,9 @@ def _print_outcome(outcome: RunOutcome) -> None:
         out.print(
             Text("  ran unsandboxed:", style="yellow bold"), ", ".join(outcome.unsandboxed), highlight=False
         )
+    if outcome.best.candidate_id == outcome.baseline.candidate_id:
+        out.print(f"  run {outcome.run_id}: nothing to adopt (the best is the baseline)", highlight=False)
+        return
     out.print(
         f"  run {outcome.run_id}: `assay adopt best` merges the best candidate into your branch",
         highlight=False,

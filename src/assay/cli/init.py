@@ -29,8 +29,10 @@ def init_command(
 
     from assay.aio import run_sync
     from assay.config import load_config
+    from assay.evaluation.deadend import dead_end
     from assay.evaluation.session import evaluate_project, select_cases
     from assay.history.git import Git
+    from assay.history.scope import artifact_files
     from assay.model import Split
 
     directory = directory.resolve()
@@ -86,6 +88,12 @@ def init_command(
             )
         elif unjudged:
             out.print(f"baseline {split.value:10s} no judged case{note}", highlight=False)
+    stuck = dead_end(result, artifact_files(cfg.artifact_dir, cfg.artifact.paths))
+    if stuck is not None:
+        for line in stuck.lines():
+            out.print(line, highlight=False, markup=False)
+        out.print("next: fix the runner, then `assay eval` (`assay evolve` refuses a dead end)", markup=False)
+        return
     out.print("next: `assay evolve` (runs on its own branch; your branch is untouched until `assay adopt`)")
 
 

@@ -21,6 +21,7 @@ from typing import Literal
 
 from assay.config import AssayConfig
 from assay.errors import AssayError, ConfigError
+from assay.evaluation.deadend import DeadEnd, dead_end
 from assay.extensions import GATE, PAIRWISE_JUDGE, PARENT_SELECTOR, PROPOSER, STOP_RULE, conform
 from assay.gates.factory import make_gate
 from assay.history.git import Git
@@ -280,6 +281,11 @@ class Evolution:
             git.set_branch(
                 run.branch, state.lineage.best.commit
             )  # the events decide what the branch points at
+            stuck = self._dead_end(ctx, state)
+            if stuck is not None:
+                for line in stuck.lines():
+                    self.report(line)
+                return await self._finish(ctx, state, f"dead end: {stuck.case_id}: {stuck.error}")
             reason = await self._loop(ctx, state, events)
             return await self._finish(ctx, state, reason)
         finally:
@@ -287,6 +293,13 @@ class Evolution:
             await parts.measurer.aclose()
             await close_proposer(parts.proposer)
             git.remove_worktree(worktree)
+
+    def _dead_end(self, ctx: LoopContext, state: LoopState) -> DeadEnd | None:
+        """Before generation 1: every baseline case failed before the artifact ran (no edit can help)."""
+        baseline = state.lineage.baseline
+        if state.lineage.generation or baseline is None or baseline.measurement.dev is None:
+            return None
+        return dead_end(baseline.measurement.dev, ctx.artifact_paths(ctx.workdir))
 
     async def _loop(self, ctx: LoopContext, state: LoopState, events: list[Event]) -> str:
         rules = [

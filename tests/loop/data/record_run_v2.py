@@ -83,8 +83,20 @@ def summary(state: Any) -> dict[str, Any]:
     }
 
 
+def rounded(value: Any) -> Any:
+    """``value`` with every float to 10 significant digits: Python 3.12's ``sum`` of floats is compensated, so
+    the last bits of a sum differ from 3.11's."""
+    if isinstance(value, float):
+        return float(f"{value:.10g}")
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(v) for v in value]
+    return value
+
+
 def digest(data: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps(rounded(data), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def record_fold(root: Path) -> None:
