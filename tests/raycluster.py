@@ -59,7 +59,9 @@ def _worker_range() -> int:
     :func:`free_port` come from that range, so a component's port can never land among the workers' (Ray refuses
     to start when it does)."""
     top = max(_ephemeral_low(), 20000)  # a machine whose ephemeral range starts low still gets some ranges
-    bases = range(10000, top - WORKER_PORTS, WORKER_PORTS)
+    # From 10100: Ray checks a node's worker range against its client server's default port, 10001, even on a
+    # node that runs no client server.
+    bases = range(10100, top - WORKER_PORTS, WORKER_PORTS)
     rng = random.Random(os.getpid() ^ time.monotonic_ns())  # concurrent test runs draw different ranges
     while True:
         base = rng.choice(bases)
