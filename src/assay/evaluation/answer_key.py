@@ -31,10 +31,17 @@ _FILE_URL = re.compile(r"file://[^\s'\"`,;()\[\]{}<>|&]+")
 
 @dataclass(frozen=True)
 class KeyFile:
-    """A file or directory of the answer key (absolute, normalised) and what it is, for messages."""
+    """A file or directory of the answer key (absolute, normalised) and what it is, for messages; ``real`` and
+    ``inode`` are its identity (:func:`_identity`), read once."""
 
     path: Path
     what: str
+    real: Path
+    inode: tuple[int, int] | None
+
+    @classmethod
+    def at(cls, path: Path, what: str) -> KeyFile:
+        return cls(path, what, *_identity(path))
 
 
 def _file_urls(spec: CheckSpec) -> CheckSpec:
@@ -71,14 +78,14 @@ def _shown(config: AssayConfig, path: Path) -> str:
 def answer_key(config: AssayConfig, cases: Sequence[Case]) -> list[KeyFile]:
     """The files of this project's answer key (see the module docstring) that exist."""
     base = config.base_dir.resolve()
-    keys = [KeyFile(config.data_path, "the run data directory")]
+    found = [(config.data_path, "the run data directory")]
     if config.path is not None:
-        keys.append(KeyFile(config.path.resolve(), "the configuration"))
-    keys += [KeyFile(Path(os.path.normpath(base / f)), "a case file") for f in config.cases.files]
+        found.append((config.path.resolve(), "the configuration"))
+    found += [(Path(os.path.normpath(base / f)), "a case file") for f in config.cases.files]
     dirs = [base, config.artifact_dir, *{Path(c.source).parent for c in cases if c.source}]
     specs = _program_specs([*config.checks, *(spec for case in cases for spec in case.checks)])
-    keys += [KeyFile(path, "a file a check runs or reads") for path in sorted(check_files(specs, dirs))]
-    return [key for key in keys if os.path.lexists(key.path)]
+    found += [(path, "a file a check runs or reads") for path in sorted(check_files(specs, dirs))]
+    return [KeyFile.at(path, what) for path, what in found if os.path.lexists(path)]
 
 
 def _identity(path: Path) -> tuple[Path, tuple[int, int] | None]:
@@ -101,25 +108,29 @@ class Exposure:
 
 
 def _relation(path: Path, real: Path, inode: tuple[int, int] | None, key: KeyFile) -> str | None:
-    key_real, key_inode = _identity(key.path)
     if path == key.path:
         return "is"
     if key.path in path.parents:
         return "is in"
-    if real == key_real:
+    if real == key.real:
         return "resolves to"
-    if key_real in real.parents:
+    if key.real in real.parents:
         return "resolves into"
-    if inode is not None and inode == key_inode:
+    if inode is not None and inode == key.inode:
         return "is a hard link to"
     return None
 
 
-def exposed(config: AssayConfig, cases: Sequence[Case], root: Path | None = None) -> list[Exposure]:
+def exposed(
+    config: AssayConfig,
+    cases: Sequence[Case],
+    root: Path | None = None,
+    keys: Sequence[KeyFile] | None = None,
+) -> list[Exposure]:
     """Each editable file under ``root`` (default: the artifact root) that is, lies in or resolves to a file
-    of the answer key (through a symlink or a hard link)."""
+    of the answer key (``keys``, default :func:`answer_key`), through a symlink or a hard link."""
     root = root or config.artifact_dir
-    keys = answer_key(config, cases)
+    keys = answer_key(config, cases) if keys is None else keys
     found = []
     for rel in artifact_files(root, config.artifact.paths, forbid=config.artifact.forbid):
         path = Path(os.path.normpath(root / rel))
@@ -142,10 +153,9 @@ def _agent_reads(config: AssayConfig, keys: Sequence[KeyFile]) -> tuple[int, str
         path = Path(entry).expanduser()
         real, inode = _identity(path)
         for key in keys:
-            key_real, key_inode = _identity(key.path)
-            if real == key_real or key_real in real.parents or (inode is not None and inode == key_inode):
+            if real == key.real or key.real in real.parents or (inode is not None and inode == key.inode):
                 return index, "shows", key
-            if real in key_real.parents and (real == base or base in real.parents):
+            if real in key.real.parents and (real == base or base in real.parents):
                 return index, "holds", key
     return None
 
@@ -153,9 +163,10 @@ def _agent_reads(config: AssayConfig, keys: Sequence[KeyFile]) -> tuple[int, str
 def refuse_editable_key(config: AssayConfig, cases: Sequence[Case]) -> None:
     """Raise a one-line ConfigError when an editable file (``artifact.paths``), or a file the agent proposer
     may read (``evolve.proposer.home_ro``), exposes the answer key."""
-    found = exposed(config, cases)
+    keys = answer_key(config, cases)
+    found = exposed(config, cases, keys=keys)
     if not found:
-        agent = _agent_reads(config, answer_key(config, cases))
+        agent = _agent_reads(config, keys)
         if agent is not None:
             index, how, key = agent
             raise ConfigError(
