@@ -70,41 +70,12 @@ def test_not_a_dead_end(outputs: list[Output], why: str) -> None:
     assert dead_end(result(*outputs), ["classify.py"]) is None, why
 
 
-def test_eval_says_so_in_one_block(tmp_path: Path) -> None:
-    (tmp_path / "classify.py").write_text("import sys\nprint(sys.argv[1])\n")
-    (tmp_path / "cases.yaml").write_text(
-        "cases:\n"
-        + "".join(
-            f"  - {{id: c{i}, input: x{i}, checks: [{{type: equals, value: x{i}}}]}}\n" for i in range(3)
-        )
-    )
-    (tmp_path / "assay.yaml").write_text(
-        "artifact: {kind: code, paths: [classify.py], forbid: [cases.yaml, assay.yaml]}\n"
-        "cases: {files: [cases.yaml]}\nrunner: {type: command, command: 'python3 clasify.py {input}', sandbox: none}\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "assay", "eval", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 1
-    assert "every case failed before the artifact ran" in done.stderr
-    assert "first error (c0): " in done.stderr and "clasify.py" in done.stderr
-    (tmp_path / "assay.yaml").write_text((tmp_path / "assay.yaml").read_text().replace("clasify", "classify"))
-    fixed = subprocess.run(
-        [sys.executable, "-m", "assay", "eval", "-q"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert fixed.returncode == 0 and "every case failed" not in fixed.stderr
+ECHO = "import sys\nprint(sys.argv[1])\n"
 
 
-def _project(root: Path, command: str, artifact: str) -> Path:
-    root.mkdir()
+def _files(root: Path, command: str, artifact: str, runner: str = "") -> Path:
+    """A project whose artifact ``classify.py`` should echo its input, run by ``command``."""
+    root.mkdir(exist_ok=True)
     (root / "classify.py").write_text(artifact)
     (root / "cases.yaml").write_text(
         "cases:\n"
@@ -114,9 +85,31 @@ def _project(root: Path, command: str, artifact: str) -> Path:
     )
     (root / "assay.yaml").write_text(
         "artifact: {kind: code, paths: [classify.py], forbid: [cases.yaml, assay.yaml]}\n"
-        f"cases: {{files: [cases.yaml]}}\nrunner: {{type: command, command: '{command}', timeout: 10}}\n"
+        f"cases: {{files: [cases.yaml]}}\nrunner: {{type: command, command: '{command}', timeout: 10{runner}}}\n"
         "tiers: {static: false}\n"
     )
+    return root
+
+
+def _assay(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args], cwd=root, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_eval_says_so_in_one_block(tmp_path: Path) -> None:
+    root = _files(tmp_path, "python3 clasify.py {input}", ECHO, runner=", sandbox: none")
+    done = _assay(root, "eval", "-q")
+    assert done.returncode == 1
+    assert "every case failed before the artifact ran" in done.stderr
+    assert "first error (c0): " in done.stderr and "clasify.py" in done.stderr
+    (root / "assay.yaml").write_text((root / "assay.yaml").read_text().replace("clasify", "classify"))
+    fixed = _assay(root, "eval", "-q")
+    assert fixed.returncode == 0 and "every case failed" not in fixed.stderr
+
+
+def _project(root: Path, command: str, artifact: str) -> Path:
+    _files(root, command, artifact)
     (root / ".gitignore").write_text(".assay/\n__pycache__/\n")
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
@@ -127,24 +120,12 @@ def _project(root: Path, command: str, artifact: str) -> Path:
 
 @pytest.mark.e2e
 def test_evolve_stops_at_a_dead_end_but_evolves_a_crashing_artifact(tmp_path: Path) -> None:
-    broken = _project(tmp_path / "broken", "python3 clasify.py {input}", "import sys\nprint(sys.argv[1])\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "assay", "evolve", "-n", "5"],
-        cwd=broken,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    broken = _project(tmp_path / "broken", "python3 clasify.py {input}", ECHO)
+    done = _assay(broken, "evolve", "-n", "5")
     assert done.returncode == 0, done.stderr
     assert "stopped: dead end: c" in done.stdout and "0 generations" in done.stdout
     assert "clasify.py" in done.stdout and "nothing to adopt" in done.stdout
     crashing = _project(tmp_path / "crashing", "python3 classify.py {input}", "raise SystemExit(1 / 0)\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "assay", "evolve", "-n", "2"],
-        cwd=crashing,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = _assay(crashing, "evolve", "-n", "2")
     assert done.returncode == 0, done.stderr
     assert "dead end" not in done.stdout and "2 generations" in done.stdout, done.stdout
