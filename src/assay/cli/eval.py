@@ -128,8 +128,10 @@ def eval_command(
         render(result)
     stuck = dead_end(result, artifact_files(workdir or cfg.artifact_dir, cfg.artifact.paths))
     if stuck is not None:
-        for line in stuck.lines():
-            err.print(line, style="red" if line == stuck.lines()[0] else None, highlight=False, markup=False)
+        head, *rest = stuck.lines()
+        err.print(head, style="red", highlight=False, markup=False)
+        for line in rest:
+            err.print(line, highlight=False, markup=False)
     raise typer.Exit(0 if result.total and result.failed == 0 and not result.blocked else 1)
 
 
