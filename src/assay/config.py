@@ -354,6 +354,8 @@ class EvolveConfig(Strict):
     max_judge_calls: int | None = Field(default=None, ge=1)
     target_pass_rate: float | None = Field(default=1.0, ge=0, le=1)
     plateau: int | None = Field(default=None, ge=1)
+    # Candidates in a row that could not be proposed or evaluated before the run stops (a dead end).
+    stop_after_failed: int = Field(default=5, ge=1)
     unfixable_in_progress: bool = False
     stop_on_oscillation: bool = True
     layers: list[Layer] = Field(default_factory=lambda: list(ALL_LAYERS), min_length=1)

@@ -227,3 +227,39 @@ def test_unknown_search_strategy_is_a_config_error(project):
     git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "beam")
     with pytest.raises(AssayError, match=r"evolve.search.*greedy"):
         evolve(project, max_generations=1)
+
+
+def test_a_run_whose_candidates_cannot_be_proposed_or_evaluated_stops_naming_the_error(tmp_path):
+    from assay.proposers.base import Proposal, Proposer, ProposerView
+
+    class Mute(Proposer):
+        name = "mute"
+
+        async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+            return Proposal(ok=False, description="", error="no SEARCH/REPLACE block in the answer")
+
+    class Breaks(Proposer):
+        name = "breaks"
+
+        async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+            text = f"import helpers_{self.generation}\n" + view.artifact["priority.py"]
+            (worktree / "priority.py").write_text(text)
+            return Proposal(ok=True, description="imports a module that is not there")
+
+    extra = "evolve:\n  target_pass_rate: null\n  stop_after_failed: 3\n"
+    outcome, _ = evolve(
+        make_project(tmp_path / "a", cases=4, items=30, extra=extra), max_generations=20, proposer=Mute()
+    )
+    assert outcome.generations == 3
+    assert outcome.stop_reason == (
+        "dead end: the last 3 candidates could not be proposed or evaluated"
+        " (3 of 3: proposal failed: no SEARCH/REPLACE block in the answer)"
+    )
+    outcome, _ = evolve(
+        make_project(tmp_path / "b", cases=4, items=30, extra=extra), max_generations=20, proposer=Breaks()
+    )
+    assert outcome.generations == 3
+    assert outcome.stop_reason.startswith(
+        "dead end: the last 3 candidates could not be proposed or evaluated (1 of 3: "
+    )
+    assert "No module named 'helpers_" in outcome.stop_reason

@@ -254,3 +254,57 @@ def test_a_trial_measuring_exactly_the_incumbents_score_is_told_as_a_discard_and
     assert same.unchanged and same.score == 0.25 - DISCARD_MARGIN
     # A discard that measured more (say, the gate found a regression) is told no more than the incumbent.
     assert not better.unchanged and better.score == 0.25 - DISCARD_MARGIN
+
+
+def crashing(g: int, error: str) -> list[Event]:
+    """Generation ``g``: a candidate whose every dev case crashed with ``error``, discarded."""
+    commit = f"c{g}"
+    proposal = ProposalMade(parent="c0", layer=1, proposer="test", description=f"change {g}", commit=commit)
+    broken = EvalResult(
+        cases=[
+            CaseResult(
+                id=cid,
+                split=Split.DEV,
+                passed=False,
+                score=0.0,
+                output=Output(
+                    error="exit code 1", stderr_tail=f"Traceback (most recent call last):\n{error}"
+                ),
+            )
+            for cid in DEV
+        ]
+    )
+    return [
+        Committed(generation=g, proposal=proposal),
+        Measured(
+            commit=commit, generation=g, tier="L2", static=StaticReport(), dev=broken, size=100, content="x"
+        ),
+        Decided(record=record(g, "discard", commit, "c0", dev_score=0.0)),
+    ]
+
+
+def test_candidates_that_could_not_be_proposed_or_evaluated_are_counted_in_a_row_with_their_errors() -> None:
+    state = fold(new_state(), baseline_events())
+    failed = record(1, "invalid", None, "c0").model_copy(update={"description": "proposal failed: no edit"})
+    apply(state, Decided(record=failed))
+    state = fold(state, crashing(2, "ModuleNotFoundError: No module named 'helpers'"))
+    assert state.view().failed_in_a_row == (
+        "proposal failed: no edit",
+        "ModuleNotFoundError: No module named 'helpers'",
+    )
+    state = fold(state, generation(3, "discard", ("b",)))  # evaluated: the row ends
+    assert state.view().failed_in_a_row == ()
+    state = fold(state, crashing(4, "boom"))
+    assert state.view().failed_in_a_row == ("boom",)
+    proposal = ProposalMade(parent="c0", layer=1, proposer="t", description="d", commit="c5")
+    apply(state, Committed(generation=5, proposal=proposal))
+    apply(state, Decided(record=record(5, "discard", "c5", "c0", flags=["screened-by-judge"])))
+    assert state.view().failed_in_a_row == ()  # made and judged: the proposer works
+
+
+def test_crashes_do_not_count_when_the_baseline_itself_crashes_on_every_case() -> None:
+    events = baseline_events()
+    events[1] = crashing(0, "ZeroDivisionError")[1]  # the baseline's L2 measurement: every case crashed
+    state = fold(new_state(), events)
+    state = fold(state, crashing(1, "ZeroDivisionError: division by zero"))
+    assert state.view().failed_in_a_row == ()

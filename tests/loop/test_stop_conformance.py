@@ -49,6 +49,7 @@ def worn() -> RunView:
         best_holdouts=(0.9, 0.8, 0.7),
         content_hashes=("a", "b", "a", "b"),
         search_exhausted=True,
+        failed_in_a_row=("proposal failed: no edit",) * 5,
         spent=Spend(case_runs=10**4, tokens=10**6, cost_usd=100.0, judge_calls=100),
     )
 

@@ -129,3 +129,17 @@ def test_standard_rules_follow_the_config(tmp_path: Path):
     assert "Oscillation" in names(EvolveConfig())
     assert "Oscillation" not in names(EvolveConfig(stop_on_oscillation=False))
     assert "TargetReached" not in names(EvolveConfig(target_pass_rate=None))
+    assert "FailedInARow" in names(EvolveConfig())
+
+
+def test_failed_in_a_row_names_the_most_common_error_of_the_last_n() -> None:
+    from assay.loop.stops import FailedInARow
+
+    rule = FailedInARow(3)
+    assert rule.check(state(failed_in_a_row=["proposal failed: no edit"] * 2)) is None
+    reason = rule.check(
+        state(failed_in_a_row=["x", "proposal failed: no edit", "boom", "proposal failed: no edit"])
+    )
+    assert reason == (
+        "dead end: the last 3 candidates could not be proposed or evaluated (2 of 3: proposal failed: no edit)"
+    )

@@ -41,15 +41,18 @@ class DeadEnd:
         ]
 
 
-def _first_error(case: CaseResult) -> str:
-    """The line that says what went wrong: the last one naming a harness error (stderr first), else the
-    runner's error."""
+def first_error(case: CaseResult) -> str:
+    """The line that says what went wrong: the last one naming a harness error (stderr first), else stderr's
+    last line (a traceback's exception), else the runner's error."""
     output = case.output
     texts = (output.stderr_tail, output.error or "", output.stdout_tail)
     lines = [line.strip() for text in texts for line in text.splitlines() if line.strip()]
     harness = [line for line in lines if _HARNESS.search(line)]
     if harness:
         return harness[-1][:300]
+    stderr = [line.strip() for line in output.stderr_tail.splitlines() if line.strip()]
+    if stderr:  # a traceback ends with the exception
+        return stderr[-1][:300]
     if lines:
         return lines[0][:300]
     return f"exit code {output.exit_code}" if output.exit_code is not None else "no output"
@@ -80,4 +83,4 @@ def dead_end(result: EvalResult | None, editable: Iterable[str]) -> DeadEnd | No
     if not all(_harness_failed(case, names) for case in result.cases):
         return None
     first = result.cases[0]
-    return DeadEnd(first.id, _first_error(first))
+    return DeadEnd(first.id, first_error(first))

@@ -8,6 +8,7 @@ it themselves.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,6 +138,24 @@ class SearchExhausted(StopRule):
 
 
 @dataclass
+class FailedInARow(StopRule):
+    """A dead end found during the run: the last ``limit`` candidates could not be proposed or evaluated (a
+    proposer that answers with no edit, a runner that broke); the reason names their most common error."""
+
+    limit: int
+
+    def check(self, run: RunView) -> str | None:
+        failures = run.failed_in_a_row
+        if len(failures) < self.limit:
+            return None
+        error, count = Counter(failures[-self.limit :]).most_common(1)[0]
+        return (
+            f"dead end: the last {self.limit} candidates could not be proposed or evaluated"
+            f" ({count} of {self.limit}: {error})"
+        )
+
+
+@dataclass
 class StopFile(StopRule):
     """A file named STOP in the run directory ends the run after the current generation."""
 
@@ -187,6 +206,7 @@ def standard_rules(
             judge_calls=evolve.max_judge_calls,
         ),
         Plateau(settings.plateau),
+        FailedInARow(evolve.stop_after_failed),
         ScoreRegression(),
         LayersExhausted(),
         SearchExhausted(),

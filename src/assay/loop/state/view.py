@@ -75,7 +75,8 @@ class RunView:
       dev score of each kept candidate), ``best_holdouts`` (the best's holdout score at each L3 check),
       ``content_hashes`` and ``failing_sets`` (each evaluated candidate's content and failing dev cases, for
       oscillation), ``suspects`` (dev cases the best has failed generation after generation) and
-      ``search_exhausted`` (the last proposal found nothing new at any layer).
+      ``search_exhausted`` (the last proposal found nothing new at any layer), ``failed_in_a_row`` (why each of
+      the latest candidates in a row could not be proposed or evaluated).
     """
 
     generation: int = 0
@@ -95,6 +96,7 @@ class RunView:
     failing_sets: tuple[frozenset[str], ...] = ()
     suspects: tuple[str, ...] = ()
     search_exhausted: bool = False
+    failed_in_a_row: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, state: LoopState) -> RunView:
@@ -119,4 +121,5 @@ class RunView:
             failing_sets=tuple(watchers.failing_sets),
             suspects=tuple(watchers.suspects),
             search_exhausted=watchers.search_exhausted,
+            failed_in_a_row=tuple(watchers.failed_in_a_row),
         )

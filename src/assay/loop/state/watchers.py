@@ -1,11 +1,13 @@
 """The watchers part of loop state: what the stop rules watch. Generations since the last keep, the kept dev
 scores, the best's holdout scores at L3, the evaluated candidates' contents and failing-case sets (oscillation),
-how long the best has failed each dev case (suspects), whether the search is exhausted, and the run's end."""
+how long the best has failed each dev case (suspects), whether the search is exhausted, the errors of the
+latest candidates that could not be proposed or evaluated, and the run's end."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assay.evaluation.deadend import first_error
 from assay.evaluation.evaluator import EvalResult
 from assay.loop.events import Decided, Event, Finished, Verified
 from assay.loop.flags import Flag, is_tuning
@@ -25,6 +27,7 @@ class Watchers:
     failing_sets: list[frozenset[str]] = field(default_factory=list)
     failing_streak: dict[str, int] = field(default_factory=dict)
     search_exhausted: bool = False  # the last proposal found nothing new at any layer
+    failed_in_a_row: list[str] = field(default_factory=list)  # why each of the latest candidates failed
     finished: Finished | None = None
 
     @property
@@ -38,6 +41,7 @@ class Watchers:
         match event:
             case Decided() if outcome is not None:
                 self._decided(outcome)
+                self._track_failures(outcome, lineage.baseline)
             case Verified():
                 best = lineage.best
                 if (
@@ -60,6 +64,16 @@ class Watchers:
             self._track_trail(outcome)
             self._track_suspects(outcome.best)
         self.search_exhausted = Flag.NO_NEW_CANDIDATE in record.flags
+
+    def _track_failures(self, outcome: Outcome, baseline: Best | None) -> None:
+        """The latest candidates in a row that could not be proposed (no commit) or evaluated (L1 blocked them,
+        or every case crashed while the baseline's did not): each one's error; any other decision ends the row.
+        A baseline that crashes on every case is a target to evolve, so crashes then do not count."""
+        failure = _failure(outcome, baseline)
+        if failure is None:
+            self.failed_in_a_row.clear()
+        else:
+            self.failed_in_a_row.append(failure)
 
     def _track_trail(self, outcome: Outcome) -> None:
         """What oscillation watches, for the evaluated candidates that ran (crashes and tuning trials are not
@@ -87,3 +101,22 @@ class Watchers:
 
 def _failing(dev: EvalResult | None) -> frozenset[str] | None:
     return None if dev is None else frozenset(c.id for c in dev.cases if not c.passed)
+
+
+def _failure(outcome: Outcome, baseline: Best | None) -> str | None:
+    """Why ``outcome``'s candidate could not be proposed or evaluated, or None when it was."""
+    record, measurement = outcome.record, outcome.measurement
+    if Flag.SCREENED_BY_JUDGE in record.flags:
+        return None  # judged, on purpose not run
+    if outcome.commit is None:
+        return None if Flag.NO_NEW_CANDIDATE in record.flags else record.description
+    if measurement.blocked:
+        return "; ".join(f"{name}: {d.detail}" for name, d in record.gate.items() if not d.passed) or (
+            "the L1 static tier blocked it"
+        )
+    dev = measurement.dev
+    if dev is None or not dev.cases or not crashed(dev):
+        return None
+    if baseline is not None and crashed(baseline.measurement.dev):
+        return None
+    return first_error(dev.cases[0])
