@@ -91,6 +91,51 @@ def test_a_prompt_names_the_one_line_to_set(tmp_path: Path) -> None:
     assert runner.prompt == "support.md"
 
 
+TRIAGE = "You are a support assistant. Reply with one word: billing, shipping, technical or product.\n"
+
+
+def test_a_local_model_gets_a_completion_starter_built_from_the_users_dev_cases(tmp_path: Path) -> None:
+    labels = ["billing", "shipping", "technical", "product"]
+    (tmp_path / "prompt.md").write_text(TRIAGE)
+    (tmp_path / "cases.yaml").write_text(
+        "cases:\n"
+        + "".join(
+            f"  - {{id: m{i:02d}, input: 'message {i}', expected: {labels[i % 4]}}}\n" for i in range(24)
+        )
+    )
+    init = assay("init", "--model", "local:gemma3-270m", cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    assert (
+        "prompt.local.txt, prompt.pool.txt, assay.yaml" in init.stdout
+        and "prompt.md is unchanged" in init.stdout
+    )
+    assert (tmp_path / "prompt.md").read_text() == TRIAGE
+    config = load_config(tmp_path / "assay.yaml")
+    runner = config.runner
+    assert isinstance(runner, LLMRunnerConfig) and runner.mode == "template"
+    assert (
+        runner.model == "local:gemma3-270m?stop=%0A" and runner.max_tokens <= 16 and runner.temperature == 0
+    )
+    assert config.artifact.paths == ["prompt.local.txt", "prompt.pool.txt"]
+    assert [c.type for c in config.checks] == ["equals"]
+    prompt = (tmp_path / "prompt.local.txt").read_text()
+    assert prompt.startswith(TRIAGE) and prompt.endswith("Input: {{input}}\nLabel:\n")
+    shown = [line.split(": ", 1)[1] for line in prompt.splitlines() if line.startswith("Label: ")]
+    assert set(shown[:4]) == set(labels)
+    assert not (tmp_path / ".git").exists()
+
+
+def test_an_api_model_fills_the_one_line_and_a_project_refuses_model(tmp_path: Path) -> None:
+    (tmp_path / "support.md").write_text("You answer customer questions politely.\n")
+    init = assay("init", "--model", "openai:gpt-4o-mini", cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    runner = load_config(tmp_path / "assay.yaml").runner
+    assert isinstance(runner, LLMRunnerConfig) and runner.model == "openai:gpt-4o-mini"
+    assert runner.mode == "system" and "set runner.model" not in init.stdout
+    again = assay("init", "--model", "local:gemma3-270m", cwd=tmp_path)
+    assert again.returncode == 2 and "set runner.model in it instead" in again.stderr
+
+
 @pytest.mark.parametrize("evals", [False, True])
 def test_a_skill_gets_an_agent_runner(tmp_path: Path, evals: bool) -> None:
     (tmp_path / "SKILL.md").write_text("---\nname: demo\ndescription: A demo skill.\n---\nDo the thing.\n")

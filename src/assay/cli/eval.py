@@ -48,7 +48,9 @@ def eval_command(
         None, "--grading-json", help="Write skill-creator grading.json files under this directory."
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress bar (and, without a terminal, no progress lines)."
+    ),
     html: Path | None = typer.Option(
         None, "--html", help="Also write a self-contained HTML report (input, output, checks per case)."
     ),
@@ -68,6 +70,7 @@ def eval_command(
     from rich.text import Text
 
     from assay.aio import run_sync
+    from assay.cli.ticker import CaseCounter, Ticker
     from assay.config import load_config
     from assay.evaluation.deadend import dead_end
     from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
@@ -96,14 +99,17 @@ def eval_command(
         transient=True,
         disable=not show_progress,
     )
-    with progress:
+    counter = CaseCounter("eval", len(selection.cases))
+    # Without a terminal (a pipe, a log file, CI) a line every few seconds stands in for the bar.
+    ticking = (
+        Ticker(counter.line, _to_stderr) if not quiet and not err.is_terminal else contextlib.nullcontext()
+    )
+    with progress, ticking:
         task = progress.add_task("eval", total=len(selection.cases), status="")
-        failed = 0
 
         def on_result(result: CaseResult) -> None:
-            nonlocal failed
-            failed += not result.passed and not result.unjudged
-            progress.update(task, advance=1, status=f"{failed} failed" if failed else "")
+            counter.add(not result.passed and not result.unjudged)
+            progress.update(task, advance=1, status=f"{counter.failed} failed" if counter.failed else "")
 
         # A Ray driver prints cluster events (a node lost) on stdout: keep them off the --json document.
         with contextlib.redirect_stdout(sys.stderr):
@@ -133,6 +139,10 @@ def eval_command(
         for line in rest:
             err.print(line, highlight=False, markup=False)
     raise typer.Exit(0 if result.total and result.failed == 0 and not result.blocked else 1)
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def _check_html_options(html: Path | None, compare: str | None, share: bool) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -151,12 +152,32 @@ def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolut
             budget = RunLimits.of(evolution.config.evolve, evolution.max_generations, settings.wall_clock_s)
             with Live(LiveView(evolution, budget), console=out.real, refresh_per_second=2, transient=True):
                 outcome = run_sync(start())
-        else:
-            outcome = run_sync(start())
+        else:  # a pipe or a log file: a status line every few seconds stands in for the live view
+            from assay.cli.ticker import Ticker, every_s
+
+            started = time.monotonic()
+            line = lambda: _status_line(evolution, time.monotonic() - started)  # noqa: E731
+            with Ticker(line, lambda text: out.print(text, highlight=False, markup=False), every=every_s(10.0)):
+                outcome = run_sync(start())
     except KeyboardInterrupt:
         err.print("interrupted: the current generation was abandoned; `assay resume` continues the run")
         sys.exit(130)
     _print_outcome(outcome)
+
+
+def _status_line(evolution: Evolution, session_s: float) -> str:
+    """``… generation 3 / 100, 12/34 cases, best so far cand-0002 dev 0.8235, time 130s, …``: the live view's
+    rows on one line, with the cases done of the evaluation in progress."""
+    from assay.cli.live import RunLimits, status_lines
+
+    settings = evolution.settings
+    budget = RunLimits.of(evolution.config.evolve, evolution.max_generations, settings.wall_clock_s)
+    view = evolution.view
+    rows = status_lines(view, budget, max(view.elapsed if view is not None else 0.0, session_s))
+    cases = evolution.cases_now
+    if cases is not None and cases[1]:
+        rows.insert(1, ("cases", f"{cases[0]}/{cases[1]}"))
+    return "… " + ", ".join(f"{name} {value}" for name, value in rows)
 
 
 def register(app: typer.Typer) -> None:

@@ -20,6 +20,13 @@ out = LazyConsole()
 def init_command(
     directory: Path = typer.Argument(Path("."), help="The project directory."),
     config: str = typer.Option("assay.yaml", "--config", "-c", help="Config file name inside the directory."),
+    model: str | None = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="For a prompt starter: the runner's model (provider:name). A local: model gets a completion-style"
+        " starter (few-shot examples from your dev cases, a newline stop); see docs/local.md.",
+    ),
 ) -> None:
     """Start a project. Without assay.yaml: write a starter (assay.yaml, example cases, and a placeholder program
     in an empty folder) and say what to do next; existing files are never overwritten. With assay.yaml
@@ -41,8 +48,13 @@ def init_command(
     config_path = (directory / config).resolve()
     if not config_path.is_relative_to(directory):
         raise ConfigError(f"--config must name a file inside {directory}", file=config_path)
+    if model is not None and config_path.exists():
+        raise ConfigError(
+            "--model writes a starter, and this folder has one already: set runner.model in it instead",
+            file=config_path,
+        )
     if not config_path.exists():
-        _start(directory, config_path.relative_to(directory).as_posix())
+        _start(directory, config_path.relative_to(directory).as_posix(), model)
         raise typer.Exit(0)
     # Configuration and case errors come before anything is committed.
     cfg = load_config(config_path)
@@ -97,12 +109,12 @@ def init_command(
     out.print("next: `assay evolve` (runs on its own branch; your branch is untouched until `assay adopt`)")
 
 
-def _start(directory: Path, config: str) -> None:
+def _start(directory: Path, config: str, model: str | None = None) -> None:
     """Write the starter files and say what was chosen and what to do next."""
     from assay.starters import write_starter
 
     try:
-        starter = write_starter(directory, config)
+        starter = write_starter(directory, config, model)
     except OSError as exc:
         raise ConfigError(f"cannot write a starter: {exc.strerror or exc}", file=directory / config) from None
     what = {

@@ -44,6 +44,7 @@ from assay.loop.events import (
 from assay.loop.generation import pick_by_rating, run_generation, verify_best
 from assay.loop.interrupt import install_sigint
 from assay.loop.layers import LayerTracker
+from assay.loop.measure import Measurer
 from assay.loop.noise import NoiseSampler
 from assay.loop.parallel import CandidatesAhead
 from assay.loop.pipeline import start_ahead
@@ -124,6 +125,7 @@ class Evolution:
         self._judge = None if judge is None else conform(PAIRWISE_JUDGE, judge)
         self._state: LoopState | None = None  # the run's state, once a run has started
         self._view: RunView | None = None
+        self._measurer: Measurer | None = None
         git = Git.discover(config.base_dir)
         if git is None:
             raise AssayError(f"{config.base_dir} is not inside a git repository; run `assay init` first")
@@ -216,6 +218,11 @@ class Evolution:
         every event, so a reader in another thread (the live view) never sees the state change under it."""
         return self._view
 
+    @property
+    def cases_now(self) -> tuple[int, int] | None:
+        """(done, total) of the case evaluation in progress, for progress lines (None before the run starts)."""
+        return self._measurer.batch if self._measurer is not None else None
+
     def _publish(self, state: LoopState) -> None:
         self._view = state.view()
 
@@ -230,6 +237,7 @@ class Evolution:
 
     async def _run(self, parts: Parts, run: RunRecord) -> RunOutcome:
         config, git = self.config, self.git
+        self._measurer = parts.measurer
         files = RunFiles(self._run_dir(run.run_id))
         log = RunLog(files, self.store, run.run_id)
         try:

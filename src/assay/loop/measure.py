@@ -114,6 +114,7 @@ class Measurer:
         everything = [(c, s) for s, group in cases.items() for c in group]
         self.evaluator = build_evaluator(config, everything, use_cache=use_cache, judge_votes=judge_votes)
         self.case_runs = 0
+        self.batch = (0, 0)  # (done, total) of the evaluation in progress, for progress lines
 
     def static(self, workdir: Path) -> StaticReport:
         return static_report(self.config, workdir)
@@ -133,11 +134,18 @@ class Measurer:
         if not cases:
             return None
         self.case_runs += len(cases)
+        self.batch = (0, len(cases))
         token = RUN_INDEX.set(run_index)
         try:
-            return await self.evaluator.run([(c, split) for c in cases], workdir, trace_dir=trace_dir)
+            return await self.evaluator.run(
+                [(c, split) for c in cases], workdir, trace_dir=trace_dir, on_result=self._one_done
+            )
         finally:
             RUN_INDEX.reset(token)
+
+    def _one_done(self, _result: CaseResult) -> None:
+        done, total = self.batch
+        self.batch = (done + 1, total)
 
     async def dev_screened(
         self, workdir: Path, trace_dir: Path | None, probe: Collection[str]

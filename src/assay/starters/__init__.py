@@ -15,6 +15,9 @@ from importlib.resources import files
 from pathlib import Path
 from string import Template
 
+from assay.model import Case
+from assay.starters.fewshot import fewshot_files, is_local, template_names
+
 SCRIPTS = {".py": "python3", ".sh": "bash", ".js": "node"}
 PROMPTS = (".md", ".txt", ".prompt")
 CASE_FILES = (
@@ -72,8 +75,9 @@ def _candidates(directory: Path, suffixes: tuple[str, ...], skip: set[str]) -> l
     return found
 
 
-def write_starter(directory: Path, config_name: str = "assay.yaml") -> Starter:
-    """Write the starter for ``directory`` (which has no ``config_name``) and return what was done."""
+def write_starter(directory: Path, config_name: str = "assay.yaml", model: str | None = None) -> Starter:
+    """Write the starter for ``directory`` (which has no ``config_name``) and return what was done. ``model``
+    fills a prompt starter's ``runner.model``; a ``local:`` one gets the completion-style starter."""
     from assay.starters.promptfoo import find_config, write_promptfoo_starter
 
     promptfoo_config = find_config(directory)
@@ -103,11 +107,16 @@ def write_starter(directory: Path, config_name: str = "assay.yaml") -> Starter:
         starter.next_step = (
             f"`assay eval` runs the example cases; then write cases that say what {scripts[0]} should print"
         )
-    elif prompts := _candidates(directory, PROMPTS, skip):
+    elif (prompts := _candidates(directory, PROMPTS, skip)) and is_local(model):
+        assert model is not None
+        return _local_starter(directory, config_name, prompts, cases, model)
+    elif prompts:
         starter = Starter(kind="prompt", artifact=prompts[0], others=prompts[1:])
         config, cases_template = "prompt.assay.yaml", "prompt.cases.yaml"
         command = ""
         starter.next_step = f"set runner.model in {config_name} (the one line to edit), then `assay eval`"
+        if model:
+            starter.next_step = "`assay eval` runs the cases"
     else:
         starter = Starter(kind="code", artifact=PLACEHOLDER)
         config, cases_template = "script.assay.yaml", "script.cases.yaml"
@@ -125,6 +134,77 @@ def write_starter(directory: Path, config_name: str = "assay.yaml") -> Starter:
             Template(_template(cases_template)).substitute(values), encoding="utf-8"
         )
         starter.written.append(cases)
-    (directory / config_name).write_text(Template(_template(config)).substitute(values), encoding="utf-8")
+    text = Template(_template(config)).substitute(values)
+    if model and starter.kind == "prompt":
+        text = text.replace("\n  model:\n", f"\n  model: {_quoted(model)}\n", 1)
+    elif model:
+        starter.notes.append(
+            f"--model applies to a prompt starter; {config_name} names no model for {starter.kind}"
+        )
+    (directory / config_name).write_text(text, encoding="utf-8")
     starter.written.append(config_name)
     return starter
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _local_starter(directory: Path, config_name: str, prompts: list[str], cases: str, model: str) -> Starter:
+    """The completion-style starter for a local base model (see :mod:`assay.starters.fewshot`)."""
+    from assay.cases.loader import load_cases
+
+    artifact = prompts[0]
+    template, pool = template_names(artifact)
+    starter = Starter(kind="prompt", artifact=template, others=prompts[1:])
+    loaded: list[Case] = []
+    if (directory / cases).is_file():
+        loaded = load_cases([directory / cases])
+    else:
+        (directory / cases).write_text(_template("prompt.cases.yaml"), encoding="utf-8")
+        starter.written.append(cases)
+    instruction = (directory / artifact).read_text(encoding="utf-8", errors="replace")
+    shots = fewshot_files(instruction, loaded)
+    for name, text in ((template, shots.prompt), (pool, shots.pool)):
+        if (directory / name).exists():
+            starter.notes.append(f"{name} exists and was kept as it is")
+        else:
+            (directory / name).write_text(text, encoding="utf-8")
+            starter.written.append(name)
+    checks = (
+        "\nchecks:                       # the answer must be the case's label (`expected`), any case\n"
+        "  - {type: equals, options: {ignore_case: true}}\n"
+        if shots.needs_label_check
+        else ""
+    )
+    values = {
+        "artifact": artifact,
+        "cases": cases,
+        "template": template,
+        "pool": pool,
+        "model": model,
+        "model_url": with_stop(model),
+        "examples": str(shots.examples),
+        "checks": checks,
+    }
+    text = Template(_template("prompt.local.assay.yaml")).substitute(values)
+    (directory / config_name).write_text(text, encoding="utf-8")
+    starter.written.append(config_name)
+    starter.notes.append(
+        f"{model} is a base model: {template} is the completion-style form of {artifact} "
+        f"(your instruction, {shots.examples} examples from your dev cases, the query); {artifact} is unchanged"
+    )
+    if not shots.examples:
+        starter.notes.append(
+            f"no dev case of {cases} has a label (`expected`, or an `equals` check): add labelled cases for "
+            "the examples"
+        )
+    starter.next_step = "`assay init` again (the split and the baseline), then `assay eval`"
+    return starter
+
+
+def with_stop(model: str) -> str:
+    """``model`` with a newline stop, unless it sets a ``stop`` of its own."""
+    if "stop=" in model:
+        return model
+    return model + ("&" if "?" in model else "?") + "stop=%0A"
