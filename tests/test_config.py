@@ -147,3 +147,13 @@ def test_data_dir_that_cannot_be_created_names_the_field(tmp_path):
     assert (
         info.value.field == "data_dir" and "cannot create directory '/proc/assay-state'" in info.value.message
     )
+
+
+def test_a_local_base_model_is_refused_as_the_llm_proposer(tmp_path):
+    def proposer(model):
+        return f"evolve:\n  proposer: {{type: llm, llm: {{model: '{model}'}}}}\n"
+
+    with pytest.raises(ConfigError, match=r"evolve\.proposer: the llm proposer cannot use local:gemma3-270m: "):
+        load_config(write(tmp_path, GOOD + proposer("local:gemma3-270m?stop=%0A")))
+    chat = load_config(write(tmp_path, GOOD + proposer("local:/models/instruct?chat=1")))
+    assert chat.evolve.proposer.llm is not None and chat.evolve.proposer.llm.model.endswith("chat=1")

@@ -261,9 +261,23 @@ class ProposerConfig(Strict):
     def _needs(self) -> ProposerConfig:
         if self.type == "llm" and self.llm is None:
             raise ValueError("the llm proposer needs `llm: {model: provider:model}`")
+        if self.type == "llm" and self.llm is not None and _base_local_model(self.llm.model):
+            raise ValueError(
+                f"the llm proposer cannot use {self.llm.model.split('?')[0]}: a local base model continues text"
+                " and writes no edit blocks (docs/local.md); use the offline default (proposer: {type: mutate}),"
+                " a hosted model, or a local instruction-tuned model with ?chat=1"
+            )
         if self.type == "agent" and not self.command:
             raise ValueError("the agent proposer needs `command`, e.g. 'claude -p \"$(cat {view_file})\"'")
         return self
+
+
+def _base_local_model(model: str) -> bool:
+    """A ``local:`` model used as a base model (no ``chat=1``): it completes text, it follows no instruction."""
+    if not model.startswith("local:"):
+        return False
+    query = model.partition("?")[2]
+    return "chat=1" not in query.split("&")
 
 
 class ParameterSpec(Strict):
