@@ -11,6 +11,7 @@ import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -20,6 +21,7 @@ from pydantic import (
 
 from assay.errors import ConfigError, field_path
 from assay.fsutil import read_user_text
+from assay.layer_names import layer_number
 from assay.limits import (
     MAX_CONCURRENCY,
     MAX_DURATION_S,
@@ -33,7 +35,8 @@ from assay.safeload import LIMIT_NOTE, describe_yaml_error, load_yaml
 ArtifactKind = Literal["prompt", "skill", "code", "config", "document", "custom"]
 
 
-Layer = Literal[1, 2, 3]
+# A mutation layer: its name (surface, core, architecture) or its number, held as the number.
+Layer = Annotated[Literal[1, 2, 3], BeforeValidator(layer_number)]
 ALL_LAYERS: tuple[Layer, ...] = (1, 2, 3)
 
 

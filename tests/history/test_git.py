@@ -75,10 +75,10 @@ def test_worktree_commit_and_remove_leave_the_user_branch_alone(repo: Git, tmp_p
     assert (wt / "prompt.md").read_text() == "be brief\nbe kind\n"
     assert repo.commit_all(wt, "gen 1: nothing") is None
     write(wt / "prompt.md", "be brief\n")
-    sha = repo.commit_all(wt, "gen 1 L1: drop a line\n\ndetails")
+    sha = repo.commit_all(wt, "gen 1 surface: drop a line\n\ndetails")
     assert sha is not None and sha != base
     [entry] = repo.log(sha, max_count=1)
-    assert entry.parents == (base,) and entry.subject == "gen 1 L1: drop a line"
+    assert entry.parents == (base,) and entry.subject == "gen 1 surface: drop a line"
     assert repo.head() == base and repo.current_branch() == "main"
     assert (repo.root / "prompt.md").read_text() == "be brief\nbe kind\n"
     assert wt.resolve() in repo.worktrees() and repo.worktrees()[wt.resolve()] is None

@@ -148,6 +148,7 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
     from rich.table import Table
 
     from assay.config import load_config
+    from assay.layer_names import layer_name
 
     cfg = load_config(config)
     run, records = _run(cfg, run_id)
@@ -173,7 +174,7 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
         row = [
             str(r.generation),
             r.candidate_id,
-            f"L{r.layer}",
+            layer_name(r.layer),
             r.decision,
             _score(r.dev_score),
             _score(r.dev_pass_rate),
