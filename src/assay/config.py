@@ -20,6 +20,7 @@ from pydantic import (
 
 from assay.errors import ConfigError, field_path
 from assay.fsutil import read_user_text
+from assay.install import install_hint
 from assay.limits import (
     MAX_CONCURRENCY,
     MAX_DURATION_S,
@@ -165,7 +166,7 @@ class LLMSettings(Strict):
         if v is None or (isinstance(v, str) and not v.strip()):
             raise ValueError(
                 "not set: give a model as provider:name, e.g. openai:gpt-4o-mini, anthropic:claude-haiku-4-5,"
-                " ollama:llama3.2, or local:gemma3-270m (offline: pip install 'assay[local]')"
+                f" ollama:llama3.2, or local:gemma3-270m (offline: {install_hint('local')})"
             )
         if not isinstance(v, str):
             return v
