@@ -1,6 +1,7 @@
 """The front door for Python: :func:`evaluate` measures an artifact on its cases, :func:`evolve` improves it.
 
-Both take a configuration as a path to ``assay.yaml`` or an :class:`~assay.config.AssayConfig`. ``evolve``
+Both take a configuration as a path to ``assay.yaml`` or an :class:`~assay.config.AssayConfig`; ``evaluate``
+also takes a promptfoo config (``promptfooconfig.yaml``), run as it is. ``evolve``
 takes the proposer, the gate, the search strategy, the tournament's pairwise judge and extra stop rules as objects (or, for gate and search,
 registry names); the command line and ``assay serve`` are thin layers over the same code. See docs/api.md.
 
@@ -29,6 +30,7 @@ from assay.protocols import (
     ProposerProtocol,
     StopRuleProtocol,
 )
+from assay.starters.promptfoo_eval import EvalConfig, load_eval_config
 
 ConfigLike = AssayConfig | str | Path
 
@@ -49,16 +51,18 @@ async def evaluate_async(
     regression or all): the L1 static tier, then every case through the runner and its checks. Traces and
     ``summary.json`` are written under the project's data directory. A failing case is a result, never an
     exception; a configuration error raises :class:`~assay.errors.ConfigError`. Cases without checks run
-    and come back ``unjudged``, left out of ``pass_rate`` and ``mean_score``."""
-    cfg = _config(config)
-    selection = select_cases(cfg, split, unjudged=True)
-    return await evaluate_project(
-        cfg,
-        selection,
-        workdir=Path(workdir) if workdir is not None else None,
-        concurrency=concurrency,
-        use_cache=use_cache,
-    )
+    and come back ``unjudged``, left out of ``pass_rate`` and ``mean_score``. A promptfoo config runs as
+    ``assay init`` would set it up, with nothing written beside it but the data directory."""
+    loaded = EvalConfig(config) if isinstance(config, AssayConfig) else load_eval_config(config)
+    with loaded.terms():
+        selection = select_cases(loaded.config, split, unjudged=True)
+        return await evaluate_project(
+            loaded.config,
+            selection,
+            workdir=Path(workdir) if workdir is not None else None,
+            concurrency=concurrency,
+            use_cache=use_cache,
+        )
 
 
 def evaluate(

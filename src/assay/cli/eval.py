@@ -29,7 +29,11 @@ SPLITS = ("dev", "holdout", "regression", "all")
 
 def eval_command(
     config: Path = typer.Option(
-        Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG"
+        Path("assay.yaml"),
+        "--config",
+        "-c",
+        help="Path to assay.yaml, or a promptfoo config to run as it is.",
+        envvar="ASSAY_CONFIG",
     ),
     split: str = typer.Option("all", "--split", "-s", help="Which cases: dev, holdout, regression or all."),
     workdir: Path | None = typer.Option(
@@ -68,17 +72,21 @@ def eval_command(
     from rich.text import Text
 
     from assay.aio import run_sync
-    from assay.config import load_config
     from assay.evaluation.deadend import dead_end
     from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
     from assay.history.scope import artifact_files
+    from assay.starters.promptfoo_eval import load_eval_config
 
     if split not in SPLITS:
         raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
     _check_html_options(html, compare, share)
-    cfg = load_config(config)
+    loaded = load_eval_config(config)
+    cfg = loaded.config
+    for line in loaded.lines:
+        err.print(line, highlight=False, markup=False, soft_wrap=True)
     apply_executor(cfg, executor)
-    selection = select_cases(cfg, split, unjudged=True)
+    with loaded.terms():
+        selection = select_cases(cfg, split, unjudged=True)
     for warning in selection.warnings:
         err.print(Text("warning:", style="yellow"), warning, highlight=False)
     if not selection.cases:
@@ -106,7 +114,7 @@ def eval_command(
             progress.update(task, advance=1, status=f"{failed} failed" if failed else "")
 
         # A Ray driver prints cluster events (a node lost) on stdout: keep them off the --json document.
-        with contextlib.redirect_stdout(sys.stderr):
+        with contextlib.redirect_stdout(sys.stderr), loaded.terms():
             result = run_sync(
                 evaluate_project(
                     cfg,

@@ -68,7 +68,8 @@ def _candidates(token: str) -> list[str]:
     suffix = _FUNCTION_SUFFIX.fullmatch(word)
     if suffix:
         word = suffix.group(1)
-    if token.startswith("file://") or suffix or _PATHISH.fullmatch(word):
+    # A word of slashes and dots alone names no file: `output.length / 100` must not hide the root.
+    if (token.startswith("file://") or suffix or _PATHISH.fullmatch(word)) and word.strip("/."):
         found.append(word)
     return found
 

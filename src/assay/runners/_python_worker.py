@@ -82,6 +82,12 @@ def _encode(result: Any) -> tuple[str, bytes]:
 def _call(request: dict[str, Any]) -> tuple[str, bytes, str | None]:
     artifact_dir = str(request["artifact_dir"])
     sys.path.insert(0, artifact_dir)
+    # The assay this worker belongs to answers `import assay`, as in the process that started it, even when
+    # site-packages names another (a source tree on PYTHONPATH, which the scrubbed environment drops): the
+    # code `assay init` writes for a promptfoo suite, and `assay eval` of one, call its promptfoo bridge.
+    home = str(Path(__file__).resolve().parents[2])
+    if home not in sys.path:
+        sys.path.insert(1, home)
     function = _resolve(str(request["function"]))
     result = function(_case_view(request["case"]), Path(artifact_dir))
     if hasattr(result, "__await__"):
