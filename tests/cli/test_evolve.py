@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from assay.cli.evolve import outcome_lines
+from assay.loop.engine import RunOutcome
+from assay.loop.flags import Flag
+from assay.loop.summary import caveat, classify
+from tests.loop.test_summary import record
+
 from .conftest import assay, git
 
 
@@ -80,3 +86,52 @@ def test_list_parameters_shows_ranges_overrides_and_exclusions(project):
     assert "tuned    priority.py:priority#4 = 0.2 (float in [0.1, 1], log)" in lines
     assert "pinned   priority.py:priority#2 = 0.02 (was 0.01)" in lines
     assert not (project / ".assay" / "runs").exists()  # nothing was run
+
+
+def outcome(best, *, sizes=(0, 0), baseline=None) -> RunOutcome:
+    base = baseline or record(0)
+    return RunOutcome(
+        run_id="r",
+        stop_reason="reached 4 generations",
+        generations=4,
+        baseline=base,
+        best=best,
+        case_runs=40,
+        seconds=1.0,
+        result=classify(base, best, sizes=sizes),
+        caveat=caveat(base, best),
+    )
+
+
+def test_the_summary_names_a_gain_and_says_how_to_adopt_it():
+    assert outcome_lines(outcome(record(3, dev_score=0.9))) == [
+        "result: gain: dev score +0.1000 (0.8000 -> 0.9000)",
+        "run r: `assay adopt best` merges the best candidate into your branch",
+    ]
+
+
+def test_the_summary_calls_a_kept_tie_that_shrank_the_artifact_a_simplification():
+    lines = outcome_lines(outcome(record(2), sizes=(812, 640)))
+    assert lines[0].startswith("result: simplification at equal score: dev score +0.0000 (0.8000 -> 0.8000)")
+    assert "artifact 812 -> 640 bytes (-21%): it removed text" in lines[0]
+    assert lines[1] == "run r: `assay adopt best` merges the best candidate into your branch"
+
+
+def test_no_gain_gives_no_adopt_advice():
+    lines = outcome_lines(outcome(record(2), sizes=(812, 812)))
+    assert lines[0].startswith("result: no gain: cand-0002 scores as the baseline")
+    assert lines[1] == "run r: nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
+    assert not any("assay adopt" in line for line in lines)
+    baseline = outcome_lines(outcome(record(0)))
+    assert baseline[-1] == "run r: nothing to adopt (the best is the baseline)"
+
+
+def test_a_best_with_a_caveat_says_so_and_that_adopt_needs_force():
+    best = record(5, dev_score=0.9, holdout_score=0.9652, flags=[Flag.OVERFITTING])
+    lines = outcome_lines(outcome(best, baseline=record(0, holdout_score=0.9677)))
+    assert lines == [
+        "result: gain: dev score +0.1000 (0.8000 -> 0.9000)",
+        "caveat: cand-0005 was flagged overfitting (its holdout pass rate was more than 0.15 below its dev pass"
+        " rate) and has a holdout score 0.9652 below the baseline's 0.9677",
+        "run r: `assay adopt best` refuses because of the caveat; `assay adopt best --force` merges it anyway",
+    ]
