@@ -37,7 +37,10 @@ def eval_command(
     ),
     split: str = typer.Option("all", "--split", "-s", help="Which cases: dev, holdout, regression or all."),
     workdir: Path | None = typer.Option(
-        None, "--workdir", "-w", help="Run in this directory (e.g. a worktree) instead of the artifact's."
+        None,
+        "--workdir",
+        "-w",
+        help="Run in this directory as it is (e.g. a worktree), instead of a copy of the artifact's work tree.",
     ),
     concurrency: int | None = typer.Option(
         None,
@@ -74,6 +77,7 @@ def eval_command(
     from assay.aio import run_sync
     from assay.evaluation.deadend import dead_end
     from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
+    from assay.evaluation.workcopy import project_copy, repository_of
     from assay.history.scope import artifact_files
     from assay.starters.promptfoo_eval import load_eval_config
 
@@ -113,13 +117,15 @@ def eval_command(
             failed += not result.passed and not result.unjudged
             progress.update(task, advance=1, status=f"{failed} failed" if failed else "")
 
-        # A Ray driver prints cluster events (a node lost) on stdout: keep them off the --json document.
-        with contextlib.redirect_stdout(sys.stderr), loaded.terms():
+        # A Ray driver prints cluster events (a node lost) on stdout: keep them off the --json document. The
+        # cases run on a copy of the work tree as it is (docs/evolve.md, "Your tree"), unless --workdir says where.
+        git = repository_of(cfg) if workdir is None else None
+        with contextlib.redirect_stdout(sys.stderr), loaded.terms(), project_copy(cfg, git) as copy:
             result = run_sync(
                 evaluate_project(
                     cfg,
                     selection,
-                    workdir=workdir,
+                    workdir=workdir or copy,
                     concurrency=concurrency,
                     use_cache=not no_cache,
                     on_result=on_result,
@@ -140,6 +146,10 @@ def eval_command(
         err.print(head, style="red", highlight=False, markup=False)
         for line in rest:
             err.print(line, highlight=False, markup=False)
+        if workdir is None and git is not None:
+            err.print(
+                "  (the cases ran on a copy of the work tree: ignored files are not in it)", markup=False
+            )
     raise typer.Exit(0 if result.total and result.failed == 0 and not result.blocked else 1)
 
 

@@ -22,6 +22,7 @@ from typing import Literal
 from assay.config import AssayConfig
 from assay.errors import AssayError, ConfigError
 from assay.evaluation.deadend import DeadEnd, dead_end
+from assay.evaluation.treecheck import check_tree, outside_line, refuse
 from assay.extensions import GATE, PAIRWISE_JUDGE, PARENT_SELECTOR, PROPOSER, STOP_RULE, conform
 from assay.gates.factory import make_gate, min_gain
 from assay.history.git import Git
@@ -146,14 +147,16 @@ class Evolution:
     # -- starting and resuming -------------------------------------------------------------------------
 
     async def start(self) -> RunOutcome:
-        data_rel = self._relative_to_repo(self.config.data_path)
-        dirty = self.git.dirty_paths(ignore=[data_rel] if data_rel else [])
-        if dirty:
-            raise AssayError(
-                f"the working tree has uncommitted changes ({', '.join(dirty[:3])}{'...' if len(dirty) > 3 else ''});"
-                " commit or stash them first: a run starts from a commit"
-            )
         parts = self._parts()  # a configuration error must not leave a half-made run behind
+        try:
+            status = check_tree(self.config, self.git, [c for cases in parts.cases.values() for c in cases])
+            refuse(status, "assay evolve")
+        except BaseException:
+            await parts.measurer.aclose()
+            await close_proposer(parts.proposer)
+            raise
+        if line := outside_line(status):
+            self.report(line)
         run_id = new_run_id()
         base = self.git.head()
         run = RunRecord(
@@ -193,12 +196,6 @@ class Evolution:
 
     def _run_dir(self, run_id: str) -> Path:
         return self.config.data_path / "runs" / run_id
-
-    def _relative_to_repo(self, path: Path) -> str | None:
-        try:
-            return path.resolve().relative_to(self.git.root).as_posix()
-        except ValueError:
-            return None
 
     def _parts(self) -> Parts:
         return build_parts(

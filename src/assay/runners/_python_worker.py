@@ -115,6 +115,7 @@ def _traceback_tail(exc: BaseException) -> str:
 
 def main() -> int:
     """Serve one request; the exit status is 0 whenever a response header was written."""
+    sys.dont_write_bytecode = True  # the artifact's modules leave no __pycache__ in the work directory
     reply = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
