@@ -29,7 +29,7 @@ def test_the_documented_example_runs_as_written(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "dev pass rate 0.43 -> 1.00" in done.stdout
-    assert "gen   1 L1 keep" in done.stdout and "THRESHOLD 5 -> 13" in done.stdout
+    assert "gen   1 surface      keep" in done.stdout and "THRESHOLD 5 -> 13" in done.stdout
 
 
 def test_import_assay_is_cheap_and_exports_the_front_door() -> None:

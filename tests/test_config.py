@@ -44,6 +44,12 @@ def test_loads_a_valid_config(tmp_path):
         (GOOD + "\nsplit_ratio: 3\n", "split_ratio", "unknown field"),
         (GOOD + "\njudge: {model: gpt4}\n", "judge.model", "provider:model"),
         (
+            GOOD + "evolve: {layers: [surface, cor]}\n",
+            "evolve.layers[1]",
+            "unknown layer 'cor'; did you mean 'core'?",
+        ),
+        (GOOD + "evolve: {layers: [L3]}\n", "evolve.layers[0]", "names a verification tier, not a layer"),
+        (
             GOOD.replace("{files: cases.yaml}", "{files: cases.yaml, split: {dev: 0.9}}"),
             "cases.split",
             "add up to 1",
@@ -59,6 +65,21 @@ def test_errors_name_file_and_field(tmp_path, text, field, message):
     assert field in rendered
     assert message in rendered
     assert "\n" not in rendered
+
+
+@pytest.mark.parametrize(
+    ("layers", "numbers"),
+    [
+        ("[surface, core, architecture]", [1, 2, 3]),
+        ("[core, architecture]", [2, 3]),
+        ("[1, 2, 3]", [1, 2, 3]),  # as configs and runs recorded them before the names
+        ("[Architecture, 1]", [3, 1]),
+    ],
+)
+def test_layers_are_given_by_name_or_number(tmp_path, layers, numbers):
+    config = load_config(write(tmp_path, GOOD + f"evolve: {{layers: {layers}}}\n"))
+    assert config.evolve.layers == numbers
+    assert config.model_dump(mode="json")["evolve"]["layers"] == numbers  # what a run records
 
 
 def test_malformed_yaml_reports_line(tmp_path):
@@ -153,7 +174,9 @@ def test_a_local_base_model_is_refused_as_the_llm_proposer(tmp_path):
     def proposer(model):
         return f"evolve:\n  proposer: {{type: llm, llm: {{model: '{model}'}}}}\n"
 
-    with pytest.raises(ConfigError, match=r"evolve\.proposer: the llm proposer cannot use local:gemma3-270m: "):
+    with pytest.raises(
+        ConfigError, match=r"evolve\.proposer: the llm proposer cannot use local:gemma3-270m: "
+    ):
         load_config(write(tmp_path, GOOD + proposer("local:gemma3-270m?stop=%0A")))
     chat = load_config(write(tmp_path, GOOD + proposer("local:/models/instruct?chat=1")))
     assert chat.evolve.proposer.llm is not None and chat.evolve.proposer.llm.model.endswith("chat=1")

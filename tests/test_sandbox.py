@@ -97,7 +97,9 @@ def test_scrubbed_env_is_an_allow_list(monkeypatch):
     assert env["LC_TIME"] == "C" and env["PATH"] == os.environ["PATH"]
     assert set(env) <= {"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR"} | {
         name for name in env if name.startswith("LC_")
-    }
+    } | {"PYTHONDONTWRITEBYTECODE"}
+    assert env["PYTHONDONTWRITEBYTECODE"] == "1"  # Python leaves no __pycache__ in the tree it runs in
+    assert scrubbed_env(extra={"PYTHONDONTWRITEBYTECODE": ""})["PYTHONDONTWRITEBYTECODE"] == ""
     assert scrubbed_env(allow=["MY_SERVICE_TOKEN"])["MY_SERVICE_TOKEN"] == "y"
     assert set(scrubbed_env(allow=["*_URL"])) >= {"DATABASE_URL", "SLACK_WEBHOOK_URL"}
     assert scrubbed_env(extra={"GREETING": "hi"})["GREETING"] == "hi"

@@ -1,6 +1,7 @@
 """The front door for Python: :func:`evaluate` measures an artifact on its cases, :func:`evolve` improves it.
 
-Both take a configuration as a path to ``assay.yaml`` or an :class:`~assay.config.AssayConfig`. ``evolve``
+Both take a configuration as a path to ``assay.yaml`` or an :class:`~assay.config.AssayConfig`; ``evaluate``
+also takes a promptfoo config (``promptfooconfig.yaml``), run as it is. ``evolve``
 takes the proposer, the gate, the search strategy, the tournament's pairwise judge and extra stop rules as objects (or, for gate and search,
 registry names); the command line and ``assay serve`` are thin layers over the same code. See docs/api.md.
 
@@ -21,6 +22,7 @@ from assay.aio import run_sync
 from assay.config import AssayConfig, load_config
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.session import evaluate_project, select_cases
+from assay.evaluation.workcopy import project_copy, repository_of
 from assay.loop.engine import Evolution, RunOutcome
 from assay.protocols import (
     GateProtocol,
@@ -29,6 +31,7 @@ from assay.protocols import (
     ProposerProtocol,
     StopRuleProtocol,
 )
+from assay.starters.promptfoo_eval import EvalConfig, load_eval_config
 
 ConfigLike = AssayConfig | str | Path
 
@@ -45,20 +48,26 @@ async def evaluate_async(
     concurrency: int | None = None,
     use_cache: bool = True,
 ) -> EvalResult:
-    """Measure the artifact (or the copy of it in ``workdir``) on the cases of ``split`` (dev, holdout,
-    regression or all): the L1 static tier, then every case through the runner and its checks. Traces and
-    ``summary.json`` are written under the project's data directory. A failing case is a result, never an
-    exception; a configuration error raises :class:`~assay.errors.ConfigError`. Cases without checks run
-    and come back ``unjudged``, left out of ``pass_rate`` and ``mean_score``."""
-    cfg = _config(config)
-    selection = select_cases(cfg, split, unjudged=True)
-    return await evaluate_project(
-        cfg,
-        selection,
-        workdir=Path(workdir) if workdir is not None else None,
-        concurrency=concurrency,
-        use_cache=use_cache,
-    )
+    """Measure the artifact on the cases of ``split`` (dev, holdout, regression or all): the L1 static tier, then
+    every case through the runner and its checks. In a git repository the cases run on a temporary copy of the
+    work tree as it is, so nothing they write lands in it; ``workdir`` runs them in that directory instead (a
+    copy of the artifact root, e.g. a worktree). Traces and ``summary.json`` are written under the project's
+    data directory. A failing case is a result, never an exception; a configuration error raises
+    :class:`~assay.errors.ConfigError`. Cases without checks run and come back ``unjudged``, left out of
+    ``pass_rate`` and ``mean_score``. A promptfoo config runs as ``assay init`` would set it up, with nothing
+    written beside it but the data directory."""
+    loaded = EvalConfig(config) if isinstance(config, AssayConfig) else load_eval_config(config)
+    cfg = loaded.config
+    with loaded.terms():
+        selection = select_cases(cfg, split, unjudged=True)
+        with project_copy(cfg, repository_of(cfg) if workdir is None else None) as copy:
+            return await evaluate_project(
+                cfg,
+                selection,
+                workdir=Path(workdir) if workdir is not None else copy,
+                concurrency=concurrency,
+                use_cache=use_cache,
+            )
 
 
 def evaluate(
@@ -89,9 +98,10 @@ async def evolve_async(
     use_cache: bool = True,
     report: Callable[[str], None] | None = None,
 ) -> RunOutcome:
-    """Run the evolve loop on the project of ``config`` (which must be a clean git repository: see
-    ``assay init``) and return what the run found. ``resume`` continues the latest unfinished run (True) or
-    the run with that id instead of starting a new one. ``report`` receives one line per generation.
+    """Run the evolve loop on the project of ``config`` (in a git repository whose tracked changes, and files
+    the run needs, are committed: see ``assay init`` and docs/evolve.md, "Your tree") and return what the run
+    found. ``resume`` continues the latest unfinished run (True) or the run with that id instead of starting a
+    new one. ``report`` receives one line per generation.
 
     The parts given as objects need not subclass assay's base classes: each is checked against its Protocol
     (:mod:`assay.protocols`) and one that lacks a required method, or has one of the wrong kind, raises

@@ -11,6 +11,7 @@ import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -20,6 +21,8 @@ from pydantic import (
 
 from assay.errors import ConfigError, field_path
 from assay.fsutil import read_user_text
+from assay.install import install_hint
+from assay.layer_names import layer_number
 from assay.limits import (
     MAX_CONCURRENCY,
     MAX_DURATION_S,
@@ -33,7 +36,8 @@ from assay.safeload import LIMIT_NOTE, describe_yaml_error, load_yaml
 ArtifactKind = Literal["prompt", "skill", "code", "config", "document", "custom"]
 
 
-Layer = Literal[1, 2, 3]
+# A mutation layer: its name (surface, core, architecture) or its number, held as the number.
+Layer = Annotated[Literal[1, 2, 3], BeforeValidator(layer_number)]
 ALL_LAYERS: tuple[Layer, ...] = (1, 2, 3)
 
 
@@ -165,7 +169,7 @@ class LLMSettings(Strict):
         if v is None or (isinstance(v, str) and not v.strip()):
             raise ValueError(
                 "not set: give a model as provider:name, e.g. openai:gpt-4o-mini, anthropic:claude-haiku-4-5,"
-                " ollama:llama3.2, or local:gemma3-270m (offline: pip install 'assay[local]')"
+                f" ollama:llama3.2, or local:gemma3-270m (offline: {install_hint('local')})"
             )
         if not isinstance(v, str):
             return v
@@ -554,12 +558,31 @@ def read_yaml(path: Path, max_bytes: int = MAX_FILE_BYTES, *, core_schema: bool 
         raise ConfigError(f"invalid YAML: {describe_yaml_error(exc)}", file=path, field=field) from None
 
 
+# Keys a promptfoo config is run by: a file with one of them and none of assay.yaml's sections is one.
+PROMPTFOO_KEYS = frozenset(("prompts", "providers", "targets", "defaultTest", "scenarios"))
+
+
+def is_promptfoo_config(data: Any) -> bool:
+    """Whether ``data`` (a config file's contents) is a promptfoo config rather than an assay.yaml."""
+    return (
+        isinstance(data, dict)
+        and not data.keys() & {"artifact", "cases", "runner"}
+        and bool(data.keys() & PROMPTFOO_KEYS)
+    )
+
+
 def load_config(path: str | Path) -> AssayConfig:
     """Load and validate ``assay.yaml``. Raises ConfigError (file, field, what is expected)."""
     path = Path(path)
     data = read_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError("expected a mapping at the top level (artifact, cases, runner, ...)", file=path)
+    if is_promptfoo_config(data):
+        raise ConfigError(
+            f"a promptfoo config, not an assay.yaml: `assay eval -c {path.name}` runs it as it is;"
+            " `assay init` writes an assay.yaml from it (for `assay evolve`)",
+            file=path,
+        )
     try:
         config = AssayConfig.model_validate(data)
     except ValidationError as exc:

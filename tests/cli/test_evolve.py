@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+from assay.cli.evolve import outcome_lines
+from assay.loop.engine import RunOutcome
+from assay.loop.flags import Flag
+from assay.loop.summary import caveat, classify
+from tests.loop.test_summary import record
 
 from .conftest import assay, git
 
@@ -80,3 +88,154 @@ def test_list_parameters_shows_ranges_overrides_and_exclusions(project):
     assert "tuned    priority.py:priority#4 = 0.2 (float in [0.1, 1], log)" in lines
     assert "pinned   priority.py:priority#2 = 0.02 (was 0.01)" in lines
     assert not (project / ".assay" / "runs").exists()  # nothing was run
+
+
+def outcome(best, *, sizes=(0, 0), baseline=None) -> RunOutcome:
+    base = baseline or record(0)
+    return RunOutcome(
+        run_id="r",
+        stop_reason="reached 4 generations",
+        generations=4,
+        baseline=base,
+        best=best,
+        case_runs=40,
+        seconds=1.0,
+        result=classify(base, best, sizes=sizes),
+        caveat=caveat(base, best),
+    )
+
+
+def test_the_summary_names_a_gain_and_says_how_to_adopt_it():
+    assert outcome_lines(outcome(record(3, dev_score=0.9))) == [
+        "result: gain: dev score +0.1000 (0.8000 -> 0.9000)",
+        "run r: `assay adopt best` merges the best candidate into your branch",
+    ]
+
+
+def test_the_summary_calls_a_kept_tie_that_shrank_the_artifact_a_simplification():
+    lines = outcome_lines(outcome(record(2), sizes=(812, 640)))
+    assert lines[0].startswith("result: simplification at equal score: dev score +0.0000 (0.8000 -> 0.8000)")
+    assert "artifact 812 -> 640 bytes (-21%): it removed text" in lines[0]
+    assert lines[1] == "run r: `assay adopt best` merges the best candidate into your branch"
+
+
+def test_no_gain_gives_no_adopt_advice():
+    lines = outcome_lines(outcome(record(2), sizes=(812, 812)))
+    assert lines[0].startswith("result: no gain: cand-0002 scores as the baseline")
+    assert lines[1] == "run r: nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
+    assert not any("assay adopt" in line for line in lines)
+    baseline = outcome_lines(outcome(record(0)))
+    assert baseline[-1] == "run r: nothing to adopt (the best is the baseline)"
+
+
+def test_a_best_with_a_caveat_says_so_and_that_adopt_needs_force():
+    best = record(5, dev_score=0.9, holdout_score=0.9652, flags=[Flag.OVERFITTING])
+    lines = outcome_lines(outcome(best, baseline=record(0, holdout_score=0.9677)))
+    assert lines == [
+        "result: gain: dev score +0.1000 (0.8000 -> 0.9000)",
+        "caveat: cand-0005 was flagged overfitting (its holdout pass rate was more than 0.15 below its dev pass"
+        " rate) and has a holdout score 0.9652 below the baseline's 0.9677",
+        "run r: `assay adopt best` refuses because of the caveat; `assay adopt best --force` merges it anyway",
+    ]
+
+
+PRIORITY = """def priority(text):
+    score = 0.0
+    for word in text.lower().split():
+        if word in ("urgent", "asap", "now"):
+            score += 0.6
+    return "high" if score > 0.5 else "low"
+"""
+USER_CASES = """cases:
+  - {id: urgent, input: "urgent fix", checks: [{type: equals, value: high}]}
+  - {id: later, input: "later maybe", checks: [{type: equals, value: low}]}
+  - {id: now, input: "now please", checks: [{type: equals, value: high}]}
+  - {id: someday, input: "some day", checks: [{type: equals, value: low}]}
+  - {id: shouted, input: "URGENT: server down", checks: [{type: equals, value: high}]}
+"""
+RUNNERS = {
+    # a script that imports the artifact, run by the shell (in the jail when bubblewrap works here)
+    "command": "{type: command, command: 'python3 run.py {input}', timeout: 30}",
+    # a function in a package that imports the artifact, in assay's worker
+    "python": "{type: python, function: 'app.entry:answer', timeout: 30}",
+}
+
+
+def users_repository(root: Path) -> None:
+    """A repository as a user has it: a few commits of history, no .gitignore, an untracked log, and assay's
+    files written but not committed."""
+    root.mkdir()
+    files = {
+        "priority.py": PRIORITY,
+        "run.py": "import sys\nfrom priority import priority\nprint(priority(sys.argv[1]))\n",
+        "app/__init__.py": "",
+        "app/entry.py": "from priority import priority\n\n\ndef answer(case, artifact_dir):\n"
+        "    return priority(case.text)\n",
+        "README.md": "# triage\n",
+    }
+    git(root, "init", "-q", "-b", "main")
+    for index, (name, text) in enumerate(files.items()):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+        git(root, "add", name)
+        git(root, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", f"work {index}")
+    (root / "notes.log").write_text("12:00 started triage\n")
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file of the user's tree (not .git, not the run data), byte for byte."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.relative_to(root).parts[0] not in (".git", ".assay")
+    }
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("runner", ["command", "python"])
+def test_an_existing_repository_evolves_and_is_left_byte_identical(tmp_path: Path, runner: str) -> None:
+    root = tmp_path / "triage"
+    users_repository(root)
+    (root / "assay.yaml").write_text(
+        "artifact: {kind: code, paths: [priority.py], forbid: [assay.yaml, cases.yaml]}\n"
+        f"cases: {{files: [cases.yaml]}}\nrunner: {RUNNERS[runner]}\n"
+    )
+    (root / "cases.yaml").write_text(USER_CASES)
+    env = {"ASSAY_BWRAP": ""} if runner == "python" else None  # the unjailed path too
+    before = tree_bytes(root)
+    history = git(root, "rev-parse", "HEAD")
+
+    init = assay("init", cwd=root, env=env)
+    assert init.returncode == 0, init.stdout + init.stderr
+    head = git(root, "rev-parse", "HEAD")
+    assert git(root, "rev-parse", "HEAD~1") == history
+    assert git(root, "show", "--name-only", "--format=", "HEAD").splitlines() == ["assay.yaml", "cases.yaml"]
+    assert f"committed assay.yaml, cases.yaml as {head[:7]} (nothing else)" in init.stdout
+    assert "not part of the run, left alone: notes.log" in init.stdout
+    assert "baseline dev" in init.stdout and "pass 4/5" in init.stdout  # the artifact was imported and ran
+    assert tree_bytes(root) == before
+    assert git(root, "status", "--porcelain", "--ignored").splitlines() == ["?? notes.log", "!! .assay/"]
+
+    evolve = assay("evolve", "-n", "3", cwd=root, env=env)
+    assert evolve.returncode == 0, evolve.stdout + evolve.stderr
+    assert "stopped: reached 3 generations" in evolve.stdout
+    assert [line.split()[1] for line in evolve.stdout.splitlines() if line.startswith("gen ")] == [
+        "1",
+        "2",
+        "3",
+    ]
+    assert evolve.stdout.count("not part of the run, left alone: notes.log") == 1
+    evaluated = assay("eval", cwd=root, env=env)
+    assert "pass rate 4/5" in evaluated.stdout, evaluated.stdout + evaluated.stderr
+    (root / "priority.py").write_text(
+        PRIORITY.replace("text.lower().split()", "text.lower().replace(':', ' ').split()")
+    )
+    edited = assay(
+        "eval", cwd=root, env=env
+    )  # eval measures the work tree as it is, uncommitted edit included
+    assert "pass rate 5/5" in edited.stdout, edited.stdout + edited.stderr
+    (root / "priority.py").write_bytes(before["priority.py"])
+
+    assert tree_bytes(root) == before  # tracked files, the log and assay's files: not a byte changed or added
+    assert git(root, "rev-parse", "HEAD") == head and git(root, "branch", "--show-current") == "main"
+    assert git(root, "status", "--porcelain", "--ignored").splitlines() == ["?? notes.log", "!! .assay/"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.config import LLMRunnerConfig, load_config
+from assay.install import install_hint
 from tests.cli.conftest import assay
 
 # The fast layer runs these without the jail (as on a machine without bubblewrap): the jail is not what they
@@ -83,7 +84,7 @@ def test_a_prompt_names_the_one_line_to_set(tmp_path: Path) -> None:
         assert done.returncode == 2, done.stdout
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and "runner.model: not set" in lines[0], done.stderr
-        assert "local:gemma3-270m" in lines[0] and "assay[local]" in lines[0]
+        assert "local:gemma3-270m" in lines[0] and install_hint("local") in lines[0]
     assert not (tmp_path / ".git").exists(), "a failed init commits nothing"
     (tmp_path / "assay.yaml").write_text(text.replace("  model:\n", "  model: openai:gpt-4o-mini\n"))
     runner = load_config(tmp_path / "assay.yaml").runner

@@ -1,5 +1,6 @@
 """``assay status`` and ``assay log`` tell the truth: the best candidate's holdout as the evolve summary gave
-it, and a run whose process is gone as interrupted."""
+it, each figure labelled, a run whose process is gone as interrupted; ``assay adopt`` refuses a best with a
+caveat unless forced."""
 
 from __future__ import annotations
 
@@ -13,9 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import assay, git
+from assay.cli.runs import STATUS_COLUMNS, adopt_command, status_command
+from assay.config import load_config
+from assay.errors import AssayError
+from assay.history.records import CandidateRecord, RunRecord
+from assay.history.store import RunStore
+from assay.loop.flags import Flag
+from tests.loop.test_summary import record
 
-pytestmark = pytest.mark.e2e
+from .conftest import assay, git
 
 
 def rows(table: str) -> list[list[str]]:
@@ -26,11 +33,80 @@ def rows(table: str) -> list[list[str]]:
 def status_row(project: Path) -> dict[str, str]:
     status = assay("status", cwd=project)
     assert status.returncode == 0, status.stderr
-    columns = ["run", "status", "generations", "baseline dev", "best dev", "best holdout", "stop reason"]
     (row,) = rows(status.stdout)
-    return dict(zip(columns, row, strict=True))
+    return dict(zip(STATUS_COLUMNS, row, strict=True))
 
 
+def stored_run(project: Path, records: list[CandidateRecord], **run: object) -> RunStore:
+    """A finished run with ``records`` in the project's run store, as a run would leave it."""
+    config = load_config(project / "assay.yaml")
+    store = RunStore(f"sqlite:///{config.ensure_data_path() / 'assay.db'}")
+    fields: dict[str, object] = {
+        "run_id": "r",
+        "branch": "assay/r",
+        "base_commit": "0" * 40,
+        "status": "finished",
+    }
+    store.create_run(RunRecord.model_validate({**fields, **run}))
+    for rec in records:
+        store.add_candidate(rec)
+    return store
+
+
+OVERFIT = [
+    record(0, holdout_score=0.9600),
+    record(4, dev_score=0.96, holdout_score=0.9677),
+    record(7, dev_score=0.974, dev_pass_rate=0.7143, holdout_score=0.9652, flags=[Flag.OVERFITTING]),
+]
+
+
+def test_status_labels_each_figure_and_the_caveat(project, capsys):
+    stored_run(project, OVERFIT, stop_reason="reached 7 generations")
+    status_command(config=project / "assay.yaml")
+    out = capsys.readouterr().out
+    (row,) = rows(out)
+    assert dict(zip(STATUS_COLUMNS, row, strict=True)) == {
+        "run": "r",
+        "status": "finished",
+        "generations": "7",
+        "baseline dev score": "0.8000",
+        "best dev score": "0.9740",
+        "holdout of best": "0.9652",
+        "stop reason": "reached 7 generations",
+    }
+    lines = [line for line in out.splitlines() if line.startswith("r ")]
+    assert lines[:2] == [
+        "r best (chosen by the gate on dev cases): gen 7 cand-0007, dev score 0.9740, dev pass rate 0.7143,"
+        " holdout score 0.9652 (of this candidate)",
+        "r highest holdout measured: 0.9677 (gen 4 cand-0004)",
+    ]
+    assert lines[2].startswith("r caveat: cand-0007 was flagged overfitting")
+
+
+def test_status_and_adopt_take_the_best_the_run_named(project, capsys):
+    # `final_pick: rating` named cand-0004 at the end, not the last kept.
+    stored_run(project, OVERFIT, best=OVERFIT[1].commit)
+    status_command(config=project / "assay.yaml")
+    assert "r best (chosen by the gate on dev cases): gen 4 cand-0004" in capsys.readouterr().out
+
+
+def test_adopt_refuses_a_candidate_with_a_caveat_in_one_line(project):
+    stored_run(project, [record(0, holdout_score=0.97), *OVERFIT[1:]])
+    with pytest.raises(AssayError) as refused:
+        adopt_command(candidate="best", config=project / "assay.yaml", run_id=None, force=False)
+    assert str(refused.value) == (
+        "not adopted: cand-0007 was flagged overfitting (its holdout pass rate was more than 0.15 below its dev"
+        " pass rate) and has a holdout score 0.9652 below the baseline's 0.9700; pass --force to adopt anyway"
+    )
+    # A holdout below the baseline's is a caveat on its own, for any candidate named.
+    with pytest.raises(AssayError) as named:
+        adopt_command(candidate="4", config=project / "assay.yaml", run_id=None, force=False)
+    assert str(named.value) == (
+        "not adopted: cand-0004 has a holdout score 0.9677 below the baseline's 0.9700; pass --force to adopt anyway"
+    )
+
+
+@pytest.mark.e2e
 def test_status_log_diff_and_adopt_show_the_best_the_summary_printed(project):
     assert assay("init", cwd=project).returncode == 0
     evolve = assay("evolve", cwd=project)
@@ -41,7 +117,7 @@ def test_status_log_diff_and_adopt_show_the_best_the_summary_printed(project):
     summary_holdout, best_id, best_commit = holdout.group(2), best.group(1), best.group(2)
 
     row = status_row(project)
-    assert row["best holdout"] == summary_holdout
+    assert row["holdout of best"] == summary_holdout
     assert row["status"] == "finished"
 
     log = assay("log", cwd=project)
@@ -57,6 +133,34 @@ def test_status_log_diff_and_adopt_show_the_best_the_summary_printed(project):
     adopt = assay("adopt", "best", cwd=project)
     assert adopt.returncode == 0, adopt.stderr
     assert f"to {best_id} ({best_commit})" in adopt.stdout
+
+
+@pytest.mark.e2e
+def test_adopt_of_a_best_with_a_caveat_needs_force(project):
+    assert assay("init", cwd=project).returncode == 0
+    evolve = assay("evolve", "-n", "4", cwd=project)
+    assert evolve.returncode == 0, evolve.stderr
+    best_id = re.search(r"best (cand-\d{4}) \(", evolve.stdout)
+    assert best_id and best_id.group(1) != "cand-0000", evolve.stdout
+    # As L3 would have recorded it: the best's holdout far below its dev pass rate.
+    store = RunStore(f"sqlite:///{project / '.assay' / 'assay.db'}")
+    (run,) = store.list_runs()
+    (best,) = [r for r in store.candidates(run.run_id) if r.candidate_id == best_id.group(1)]
+    store.add_candidate(best.model_copy(update={"flags": [*best.flags, Flag.OVERFITTING]}))
+    head = git(project, "rev-parse", "HEAD")
+
+    refused = assay("adopt", "best", cwd=project)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.strip().splitlines() == [
+        f"error: not adopted: {best.candidate_id} was flagged overfitting (its holdout pass rate was more than 0.15"
+        " below its dev pass rate); pass --force to adopt anyway"
+    ]
+    assert git(project, "rev-parse", "HEAD") == head
+    forced = assay("adopt", "best", "--force", cwd=project)
+    assert forced.returncode == 0, forced.stderr
+    assert forced.stdout.startswith(f"caveat: {best.candidate_id} was flagged overfitting")
+    assert f"main: fast-forward to {best.candidate_id}" in forced.stdout
+    assert git(project, "rev-parse", "HEAD") == best.commit
 
 
 LONG_RUN = {"plateau: 20": "plateau: 1000", "discards_per_layer: 8": "discards_per_layer: 100"}
@@ -85,6 +189,7 @@ def wait_for_rows(proc: subprocess.Popen[str], results: Path, rows: int) -> None
     raise AssertionError(f"{results} did not reach {rows} lines")
 
 
+@pytest.mark.e2e
 def test_a_killed_run_is_interrupted_until_resumed(project):
     config = project / "assay.yaml"
     text = config.read_text()

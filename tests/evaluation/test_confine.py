@@ -136,6 +136,16 @@ def test_check_files_are_found_in_any_string_of_any_check(tmp_path: Path) -> Non
     assert found == {tmp_path / "a.py", tmp_path / "pkg" / "mod.py", tmp_path / "data" / "gold.csv"}
 
 
+def test_a_division_names_no_file(tmp_path: Path) -> None:
+    # promptfoo's own examples score with `output.length / 100`: the lone `/` is no path (it hid the root, and
+    # every editable file with it, so the suite was refused as exposing the answer key).
+    specs = [
+        CheckSpec(type="javascript", value="output.length / 100"),
+        CheckSpec(type="python", value="len(output) // 2 > 1 and '..' != './'"),
+    ]
+    assert check_files(specs, [tmp_path]) == set()
+
+
 @pytest.mark.e2e
 def test_sandbox_modes(tmp_path: Path, no_bwrap: None) -> None:
     root = project(tmp_path)

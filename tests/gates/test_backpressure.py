@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import pytest
 
 from assay.errors import ConfigError
@@ -116,3 +118,22 @@ def test_bad_options_fail_in_one_line(options, field):
 
 def test_registry():
     assert GATES.get("backpressure") is BackpressureGate
+
+
+async def test_a_delta_on_a_subset_says_so():
+    # c1 failed in both (unfixable, unmoved): the delta is on c0 alone, and the detail says so.
+    data = GateInput(
+        parent=scored(0.5, 0.0),
+        candidate=scored(0.6, 0.0),
+        baseline=scored(0.5, 0.0),
+        unfixable=frozenset({"c1"}),
+    )
+    decision = await BackpressureGate().decide(data)
+    assert decision.dimensions["progress"].detail == (
+        "delta +0.1000 >= 0.0050 on the 1 case still fixable (1 unfixable left out)"
+    )
+    # Scores given by the tournament are not the dev cases': no label.
+    matched = replace(data, scores=(0.5, 0.6))
+    assert (await BackpressureGate().decide(matched)).dimensions[
+        "progress"
+    ].detail == "delta +0.1000 >= 0.0050"

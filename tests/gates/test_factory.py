@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assay.gates.backpressure import BackpressureGate
-from assay.gates.factory import is_paired, make_gate
+from assay.gates.factory import is_paired, make_gate, min_gain
 from assay.gates.paired import PairedGate
 from assay.gates.ratchet import RatchetGate
 from assay.registry import UnknownName
@@ -35,3 +35,11 @@ def test_ratchet_strict_never_switches_and_others_are_themselves() -> None:
         make_gate("backpresure", {})
     with pytest.raises(TypeError):
         make_gate("backpressure", {"no_such_option": 1})
+
+
+def test_min_gain_is_the_smallest_rise_a_gate_keeps_on_its_own() -> None:
+    assert min_gain("ratchet", {}) == 0.0 and min_gain("noisy", {}) == 0.0
+    assert min_gain("backpressure", {"min_delta": 0.01}) == 0.01
+    assert min_gain("backpressure", {}) == 0.005  # the gate's default
+    assert min_gain("trend", {"min_delta": 0.008, "relax_factor": 0.5}) == pytest.approx(0.001)
+    assert min_gain("no-such-gate", {}) == 0.0

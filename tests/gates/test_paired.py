@@ -122,3 +122,10 @@ async def test_without_extra_it_judges_the_single_runs():
     assert not decision.keep
     assert decision.dimensions["regression"].numbers["regressed"] == ["a"]
     assert decision.dimensions["progress"].numbers["extra_candidate_runs"] == 0
+
+
+async def test_a_test_on_a_subset_says_so():
+    unfixable = frozenset(IDS[:4])
+    decision = await PairedGate().decide(gain_input(unfixable=unfixable))
+    assert "on the 12 cases still fixable (4 unfixable left out)" in decision.dimensions["progress"].detail
+    assert "still fixable" not in (await PairedGate().decide(gain_input())).dimensions["progress"].detail

@@ -68,6 +68,34 @@ def test_dirty_detection_counts_modified_and_untracked_but_not_the_run_dir(repo:
     assert repo.is_dirty()
 
 
+def test_commit_paths_commits_those_paths_only_and_says_which_files_a_commit_holds(repo: Git) -> None:
+    assert repo.commit_files(repo.head()) == [".gitignore", "prompt.md", "src/a.py"]  # a root commit: all
+    write(repo.root / "assay.yaml", "artifact: {}\n")
+    write(repo.root / "notes.txt", "the user's, untracked\n")
+    write(repo.root / "src" / "a.py", "x = 2\n")
+    sh(repo.root, "add", "src/a.py")  # staged by the user: not assay's to commit
+    assert repo.commit_paths([], "nothing") is None
+    sha = repo.commit_paths(["assay.yaml"], "assay: start (assay.yaml)")
+    assert sha == repo.head() and repo.commit_files(sha) == ["assay.yaml"]
+    assert sh(repo.root, "status", "--porcelain") == "M  src/a.py\n?? notes.txt"
+    assert repo.commit_paths(["assay.yaml"], "again") is None and repo.head() == sha
+    assert [e.path for e in repo.status()] == ["src/a.py", "notes.txt"]
+
+
+def test_exclude_locally_keeps_run_data_out_of_status_without_a_tracked_change(
+    repo: Git, tmp_path: Path
+) -> None:
+    data = repo.root / "run data[1]"
+    write(data / "assay.db", "x")
+    assert repo.exclude_locally(data) == "run data[1]/"
+    assert sh(repo.root, "status", "--porcelain") == ""
+    assert sh(repo.root, "status", "--porcelain", "--ignored").endswith('!! "run data[1]/"')
+    assert repo.exclude_locally(data) is None  # ignored already: listed once
+    assert repo.exclude_locally(repo.root / ".assay") is None  # the project's .gitignore has it
+    assert repo.exclude_locally(tmp_path / "elsewhere") is None
+    assert (repo.root / ".git" / "info" / "exclude").read_text().count("run data") == 1
+
+
 def test_worktree_commit_and_remove_leave_the_user_branch_alone(repo: Git, tmp_path: Path) -> None:
     base = repo.head()
     wt = tmp_path / "runs" / "wt-1"
@@ -75,10 +103,10 @@ def test_worktree_commit_and_remove_leave_the_user_branch_alone(repo: Git, tmp_p
     assert (wt / "prompt.md").read_text() == "be brief\nbe kind\n"
     assert repo.commit_all(wt, "gen 1: nothing") is None
     write(wt / "prompt.md", "be brief\n")
-    sha = repo.commit_all(wt, "gen 1 L1: drop a line\n\ndetails")
+    sha = repo.commit_all(wt, "gen 1 surface: drop a line\n\ndetails")
     assert sha is not None and sha != base
     [entry] = repo.log(sha, max_count=1)
-    assert entry.parents == (base,) and entry.subject == "gen 1 L1: drop a line"
+    assert entry.parents == (base,) and entry.subject == "gen 1 surface: drop a line"
     assert repo.head() == base and repo.current_branch() == "main"
     assert (repo.root / "prompt.md").read_text() == "be brief\nbe kind\n"
     assert wt.resolve() in repo.worktrees() and repo.worktrees()[wt.resolve()] is None

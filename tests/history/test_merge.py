@@ -9,7 +9,7 @@ import pytest
 
 from assay.history import Git, GitError
 
-from .conftest import adopt_killed, candidate, commit_as_user, git_path, sh
+from .conftest import adopt_killed, candidate, commit_as_user, git_path, sh, write
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_user_git_config")]
 
@@ -73,3 +73,20 @@ def test_a_conflict_fails_in_the_temporary_tree_and_leaves_nothing_behind(repo: 
         assert_untouched(repo, user)
         assert (repo.root / "prompt.md").read_text() == "user's own\n"
         assert list(repo.worktrees()) == [repo.root, (tmp_path / "wt").resolve()]
+
+
+def test_an_untracked_file_blocks_an_adopt_only_when_the_candidate_holds_it(
+    repo: Git, tmp_path: Path
+) -> None:
+    base = repo.head()
+    cand = candidate(repo, tmp_path / "wt", {"prompt.md": "better\n", "helper.py": "x = 1\n"})
+    write(repo.root / "notes.txt", "the user's scratch\n")
+    write(repo.root / "helper.py", "the user's own helper\n")
+    with pytest.raises(GitError, match=r"uncommitted changes \(helper\.py\)"):
+        repo.merge_into("main", cand)
+    assert repo.head() == base and (repo.root / "helper.py").read_text() == "the user's own helper\n"
+    (repo.root / "helper.py").unlink()
+    assert repo.merge_into("main", cand) == "fast-forward"
+    assert repo.head() == cand and (repo.root / "prompt.md").read_text() == "better\n"
+    assert (repo.root / "notes.txt").read_text() == "the user's scratch\n"
+    assert sh(repo.root, "status", "--porcelain") == "?? notes.txt"

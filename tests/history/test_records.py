@@ -99,3 +99,16 @@ def test_the_best_candidate_is_the_last_kept_or_the_baseline() -> None:
     assert best_candidate([baseline, _candidate(generation=1, decision="keep"), kept, *later]) is kept
     with pytest.raises(ValueError):
         best_candidate([])
+
+
+def test_the_best_candidate_of_an_ended_run_is_the_one_it_named() -> None:
+    baseline = _candidate(generation=0, candidate_id=candidate_id(0), decision="baseline", commit="c0")
+    first = _candidate(generation=1, candidate_id=candidate_id(1), decision="keep", commit="c1")
+    last = _candidate(generation=2, candidate_id=candidate_id(2), decision="keep", commit="c2")
+    records = [baseline, first, last]
+    named = RunRecord(run_id="r1", branch="b", base_commit="c0", status="finished", best="c1")
+    assert best_candidate(records, named) is first  # final_pick: rating named an earlier keep
+    assert best_candidate(records, named.model_copy(update={"best": "c0"})) is baseline
+    # While the run goes on (resumed after it ended), the best is the last kept again.
+    assert best_candidate(records, named.model_copy(update={"status": "running"})) is last
+    assert best_candidate(records, named.model_copy(update={"best": "unknown"})) is last

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,7 @@ import pytest
 
 from assay.config import LLMSettings
 from assay.errors import ConfigError
+from assay.install import install_hint
 from assay.llm import AnthropicChatModel, OpenAIChatModel, make_llm
 from assay.llm.clients import import_sdk
 
@@ -44,7 +46,7 @@ def test_unknown_provider_is_a_config_error() -> None:
 
 
 def test_missing_sdk_names_the_extra() -> None:
-    with pytest.raises(ConfigError, match=r"pip install 'assay\[llm\]'"):
+    with pytest.raises(ConfigError, match=re.escape(install_hint("llm"))):
         import_sdk("assay_no_such_sdk_for_test")
 
 
@@ -71,4 +73,4 @@ def test_import_assay_without_the_llm_extra(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "pip install 'assay[llm]'" in done.stdout
+    assert install_hint("llm") in done.stdout

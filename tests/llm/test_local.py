@@ -13,6 +13,7 @@ import pytest
 
 from assay.config import LLMRunnerConfig, LLMSettings
 from assay.errors import ConfigError
+from assay.install import install_hint
 from assay.llm import LLMError, local_model, make_llm
 from assay.llm.local import LocalChatModel, parse_options
 from assay.llm.local_model import cache_root, default_threads, find_source, forget_loaded, load_engine
@@ -151,6 +152,7 @@ class Block:
 sys.meta_path.insert(0, Block())
 from assay.config import LLMSettings
 from assay.errors import ConfigError
+from assay.install import install_hint
 from assay.llm import make_llm
 try:
     make_llm(LLMSettings(model="local:" + sys.argv[1]), cache_dir=None, use_cache=False, section="judge")
@@ -164,4 +166,4 @@ except ConfigError as exc:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().startswith("judge.model: the local provider needs torch, transformers")
-    assert "pip install 'assay[local]'" in done.stdout
+    assert install_hint("local") in done.stdout

@@ -13,6 +13,7 @@ from assay.errors import AssayError
 from assay.history.runfiles import RunFiles
 from assay.history.store import RunStore
 from assay.loop.engine import Evolution
+from assay.loop.summary import caveat
 
 from .conftest import git, make_project
 
@@ -63,6 +64,14 @@ def test_run_logs_every_candidate_and_leaves_the_user_branch(project):
         assert len(rounds) == 3 and all(m["won"] == (m["score"] >= 0.55 - 1e-9) for m in rounds)
         assert event.data["baseline_win_rate"] == pytest.approx(sum(m["won"] for m in rounds) / 3)
     assert outcome.best.dev_score >= outcome.baseline.dev_score
+    # The summary's kind of result follows from the scores (a kept tie: smaller, or no gain).
+    if outcome.best.dev_score > outcome.baseline.dev_score:
+        assert outcome.result.kind == "gain", outcome.result
+    elif outcome.best.candidate_id == outcome.baseline.candidate_id:
+        assert outcome.result.kind == "no gain"
+    else:
+        assert outcome.result.kind in ("simplification", "no gain"), outcome.result
+    assert outcome.caveat == caveat(outcome.baseline, outcome.best)
 
 
 def test_refuses_a_dirty_tree_and_a_missing_repo(project, tmp_path):

@@ -69,7 +69,7 @@ def test_repeats_are_redrawn_before_evaluation(tmp_path: Path) -> None:
     events = events_of(root, outcome.run_id)
     committed = [e.proposal for e in events if isinstance(e, Committed)]
     assert [p.description for p in committed] == ["edit 1", "edit 4"]
-    assert committed[1].redrawn == ["L1 repeat: edit 2", "L1 repeat: edit 3"]
+    assert committed[1].redrawn == ["surface repeat: edit 2", "surface repeat: edit 3"]
     assert proposer.attempts == [0, 0, 1, 2]  # each redraw is told it is one
     measured = [e.tree for e in events if isinstance(e, Measured) and e.tier == "L2"]
     assert len(measured) == 3 and len(set(measured)) == 3  # the baseline and two different candidates
@@ -113,7 +113,7 @@ def test_a_layer_with_no_operator_is_skipped_without_a_generation(tmp_path: Path
     outcome = run_sync(Evolution(load_config(root / "assay.yaml"), max_generations=3).start())
     events = events_of(root, outcome.run_id)
     first = next(e.proposal for e in events if isinstance(e, Committed))
-    assert first.redrawn == ["L1: no operator applies at layer 1"] and first.layer == 2
+    assert first.redrawn == ["surface: no operator applies at the surface layer"] and first.layer == 2
     decided = [e.record for e in events if isinstance(e, Decided)][1:]
     assert decided and all(r.decision != "invalid" for r in decided)
 

@@ -1,11 +1,13 @@
 """A run recorded before loop state was split into owned parts (data/run-v2.tar.gz, made by
 data/record_run_v2.py with the assay of that time): its events fold to what that assay's fold gave, after
-every event, and `assay status`, `log`, `report` and `resume` work on it."""
+every event, and `assay status`, `log`, `report` and `resume` work on it. It was also recorded before layers
+had names (its commits say "assay proposal 4 L1 (tune): ..."): what it shows names them all the same."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 import tarfile
 from pathlib import Path
@@ -20,7 +22,8 @@ from assay.loop.events import Decided, Finished, typed_events
 from assay.loop.flags import Flag, retried
 from assay.loop.state import LoopState, apply
 from assay.presets import resolve
-from tests.cli.conftest import assay
+from tests.cli.conftest import assay, git
+from tests.test_layer_names import tier_tokens
 
 DATA = Path(__file__).parent / "data"
 RUN_ID = "20261203-113519-9f58"
@@ -137,12 +140,22 @@ def test_status_log_report_and_resume_work_on_the_recorded_run(tmp_path: Path) -
     log = assay("log", cwd=root)
     assert log.returncode == 0, log.stderr
     assert "cand-0009" in log.stdout and "baseline" in log.stdout
+    layers = [line.split("│")[3].strip() for line in log.stdout.splitlines() if "│ cand-" in line]
+    assert layers == ["surface"] * 4 + ["core"] * 6 and tier_tokens(log.stdout) == []
     report = assay("report", "-o", str(tmp_path / "before.html"), cwd=root)
     assert report.returncode == 0, report.stderr
-    assert "cand-0005" in (tmp_path / "before.html").read_text()
+    html = (tmp_path / "before.html").read_text()
+    assert "cand-0005" in html and "→ core" in html and "→ architecture" in html and tier_tokens(html) == []
+    recorded = set(git(root, "log", "--all", "--format=%s").splitlines())
+    assert any(re.match(r"assay proposal \d+ L[123] \(", s) for s in recorded)  # written the old way
 
     resumed = assay("resume", "-n", "11", cwd=root)
     assert resumed.returncode == 0, resumed.stderr
+    assert re.search(r"^gen  10 architecture +(keep|discard) ", resumed.stdout, re.MULTILINE), resumed.stdout
+    new = set(git(root, "log", "--all", "--format=%s").splitlines()) - recorded
+    assert new and all(
+        re.match(r"assay (gen|proposal) \d+ (surface|core|architecture) \(", s) for s in new
+    ), new
     events = typed_events(read_events(root / ".assay" / "runs" / RUN_ID))
     decided = [e.record for e in events if isinstance(e, Decided)]
     assert [r.generation for r in decided] == list(range(12))

@@ -63,11 +63,10 @@ def record(
         candidate_id=candidate_id(generation),
         commit=commit,
         parent=parent,
-        layer=1,
         proposer="test",
         description=f"change {generation}",
         decision=decision,  # type: ignore[arg-type]
-        **fields,  # type: ignore[arg-type]
+        **{"layer": 1, **fields},  # type: ignore[arg-type]
     )
 
 
@@ -97,7 +96,11 @@ def generation(
     g: int, decision: str, passing: tuple[str, ...], parent: str = "c0", **fields: object
 ) -> list[Event]:
     commit = f"c{g}"
-    proposal = ProposalMade(parent=parent, layer=1, proposer="test", description=f"change {g}", commit=commit)
+    layer = fields.get("layer", 1)
+    assert isinstance(layer, int)
+    proposal = ProposalMade(
+        parent=parent, layer=layer, proposer="test", description=f"change {g}", commit=commit
+    )
     return [
         Committed(generation=g, proposal=proposal),
         Measured(

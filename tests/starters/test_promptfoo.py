@@ -124,3 +124,70 @@ def test_prompt_files_read_as_promptfoo_reads_them(tmp_path: Path) -> None:
     chat = write(tmp_path / "p.json", '[{"role": "user", "content": "{{doc}}"}]\n')
     assert prompt_text(text) == "Summarise {{doc}}"
     assert prompt_text(chat) == '[{"role": "user", "content": "{{doc}}"}]\n'
+
+
+EXEC_FORMS = {
+    "unquoted": "  - exec: python answer.py\n",  # YAML reads it as {"exec": "python answer.py"}
+    "quoted": "  - 'exec: python answer.py'\n",
+    "id": "  - id: 'exec: python answer.py'\n    config: {unit: C}\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(EXEC_FORMS))
+def test_an_exec_provider_in_any_yaml_form_runs_through_the_bridge(tmp_path: Path, form: str) -> None:
+    from assay.starters.promptfoo import Bridge, plan_promptfoo
+
+    write(tmp_path / "prompt.txt", "Capital of {{country}}?\n")
+    config = write(
+        tmp_path / "promptfooconfig.yaml",
+        "prompts: [file://prompt.txt]\nproviders:\n"
+        + EXEC_FORMS[form]
+        + "tests: [{vars: {country: France}}]\n",
+    )
+    plan = plan_promptfoo(tmp_path, config)
+    given = {"unit": "C"} if form == "id" else {}
+    assert plan.provider == "exec: python answer.py" and not plan.notes
+    assert plan.bridge == Bridge(
+        "exec_provider", {"prompt": "prompt.txt", "command": "python answer.py", "config": given}
+    )
+    assert plan.runner["type"] == "python" and plan.runner["read_only"] == ["answer.py"]
+
+
+PYTHON_FORMS = {
+    "unquoted": ("  - python: provider.py\n", "call_api"),
+    "quoted": ("  - 'python:provider.py'\n", "call_api"),
+    "file url": ("  - file://provider.py\n", "call_api"),
+    "id with a function": ("  - id: file://provider.py:answer\n    config: {unit: C}\n", "answer"),
+}
+
+
+@pytest.mark.parametrize("form", sorted(PYTHON_FORMS))
+def test_a_python_provider_in_any_yaml_form_runs_through_the_bridge(tmp_path: Path, form: str) -> None:
+    from assay.starters.promptfoo import plan_promptfoo
+
+    providers, function = PYTHON_FORMS[form]
+    config = write(tmp_path / "promptfooconfig.yaml", "prompts: ['{{q}}']\nproviders:\n" + providers)
+    plan = plan_promptfoo(tmp_path, config)
+    assert plan.bridge is not None and plan.bridge.function == "python_provider"
+    assert (plan.bridge.arguments["file"], plan.bridge.arguments["function"]) == ("provider.py", function)
+    assert plan.runner["read_only"] == ["provider.py"]
+
+
+def test_the_provider_module_init_writes_is_unchanged(tmp_path: Path) -> None:
+    from assay.starters.promptfoo import MODULE, write_promptfoo_starter
+
+    write(
+        tmp_path / "promptfooconfig.yaml", "prompts: [file://p.txt]\nproviders:\n  - exec: python answer.py\n"
+    )
+    write(tmp_path / "p.txt", "{{q}}\n")
+    write_promptfoo_starter(tmp_path, "assay.yaml", tmp_path / "promptfooconfig.yaml")
+    assert (tmp_path / MODULE).read_text() == (
+        '"""Written by `assay init` from the promptfoo config: the runner renders the prompt as promptfoo\n'
+        'does and calls its first provider, exec: python answer.py."""\n\n'
+        "from assay.cases import promptfoo_bridge as bridge\n\n\n"
+        "def run(case, artifact_dir):\n"
+        "    return bridge.exec_provider(case, artifact_dir, prompt='p.txt', command='python answer.py', config={})\n"
+    )
+    runner = yaml.safe_load((tmp_path / "assay.yaml").read_text())["runner"]
+    # the provider is the user's code: it reaches its model API with the user's key, as under promptfoo
+    assert runner["network"] is True and "*_API_KEY" in runner["env_allow"]

@@ -2,9 +2,11 @@
 promptfoo renders prompts) and call the provider promptfoo would call.
 
 ``assay init`` writes a small module into a promptfoo project that calls one of these (``exec:``,
-``python:``/``file://*.py``, ``file://*.js`` and ``echo`` providers); the ``python`` runner runs it in
-its sandboxed worker, so the candidate's prompt is rendered there. Each returns the output text, or
-raises (the runner records the error as a failed case).
+``python:``/``file://*.py``, ``file://*.js`` and ``echo`` providers); ``assay eval -c promptfooconfig.yaml``
+without an assay.yaml writes nothing and runs :func:`run`, which makes the same call from ``$ASSAY_PROMPTFOO_PROVIDER``
+(a JSON ``{"function": ..., "arguments": {...}}``). The ``python`` runner runs it in its sandboxed worker, so
+the candidate's prompt is rendered there. Each returns the output text, or raises (the runner records the
+error as a failed case). ``inline``: the prompt's text, for a prompt written in the config itself.
 
 - ``exec:CMD``: ``CMD prompt options-json context-json``, run in the project; the output is stdout,
   trimmed (stderr without stdout is an error).
@@ -19,8 +21,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shlex
 import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +36,18 @@ _TAIL = 500
 
 
 PROMPT_DELIMITER = "---"
+PROVIDER_ENV = "ASSAY_PROMPTFOO_PROVIDER"
 
 
 def prompt_text(path: Path) -> str:
     """A prompt file's text as promptfoo reads it: a text file is trimmed, and of several prompts split by
     ``---`` lines the first is taken; JSON and YAML chat prompts are kept as written."""
-    text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() in (".json", ".yaml", ".yml", ".jsonl"):
+    return first_prompt(path.read_text(encoding="utf-8"), path.suffix)
+
+
+def first_prompt(text: str, suffix: str = ".txt") -> str:
+    """The prompt of a prompt file's ``text`` (see :func:`prompt_text`); ``suffix`` tells its kind."""
+    if suffix.lower() in (".json", ".yaml", ".yml", ".jsonl"):
         return text
     chunks: list[list[str]] = [[]]
     for line in text.splitlines():
@@ -48,9 +58,13 @@ def prompt_text(path: Path) -> str:
     return next((joined for chunk in chunks if (joined := "\n".join(chunk).strip())), "")
 
 
-def render_prompt(artifact_dir: Path | str, prompt: str, variables: dict[str, Any]) -> str:
-    """The prompt file ``prompt`` (relative to ``artifact_dir``) rendered with ``variables``."""
-    return render(prompt_text(Path(artifact_dir) / prompt), variables)
+def render_prompt(
+    artifact_dir: Path | str, prompt: str, variables: dict[str, Any], inline: str | None = None
+) -> str:
+    """The prompt file ``prompt`` (relative to ``artifact_dir``), or the ``inline`` prompt text, rendered
+    with ``variables``."""
+    text = first_prompt(inline) if inline is not None else prompt_text(Path(artifact_dir) / prompt)
+    return render(text, variables)
 
 
 class PromptedText(str):
@@ -91,9 +105,10 @@ def exec_provider(
     command: str,
     config: dict[str, Any] | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    inline: str | None = None,
 ) -> str:
     """promptfoo's ``exec:`` provider (see the module docstring)."""
-    rendered = render_prompt(artifact_dir, prompt, case.vars)
+    rendered = render_prompt(artifact_dir, prompt, case.vars, inline)
     argv = [
         *shlex.split(command),
         rendered,
@@ -119,14 +134,18 @@ def python_provider(
     file: str,
     function: str = "call_api",
     config: dict[str, Any] | None = None,
+    inline: str | None = None,
 ) -> str:
     """promptfoo's Python provider: ``function(prompt, options, context)`` of ``file``."""
-    rendered = render_prompt(artifact_dir, prompt, case.vars)
+    rendered = render_prompt(artifact_dir, prompt, case.vars, inline)
     path = Path(artifact_dir) / file
     spec = importlib.util.spec_from_file_location(f"assay_provider_{path.stem}", path)
     if spec is None or spec.loader is None:
         raise RuntimeError(f"cannot load {file} as a Python module")
     module = importlib.util.module_from_spec(spec)
+    sys.dont_write_bytecode = (
+        True  # no __pycache__ in the user's folder (each case's worker loads the file afresh)
+    )
     spec.loader.exec_module(module)
     fn = getattr(module, function, None)
     if not callable(fn):
@@ -136,12 +155,18 @@ def python_provider(
 
 
 def js_provider(
-    case: Any, artifact_dir: Path | str, *, prompt: str, file: str, config: dict[str, Any] | None = None
+    case: Any,
+    artifact_dir: Path | str,
+    *,
+    prompt: str,
+    file: str,
+    config: dict[str, Any] | None = None,
+    inline: str | None = None,
 ) -> str:
     """promptfoo's JavaScript provider (a class or object with ``callApi``), in Node."""
     from assay.checks.node import JsCall, call_js_sync
 
-    rendered = render_prompt(artifact_dir, prompt, case.vars)
+    rendered = render_prompt(artifact_dir, prompt, case.vars, inline)
     code = (
         "const mod = process.mainModule.require(file);\n"
         "const Provider = mod && mod.default ? mod.default : mod;\n"
@@ -160,10 +185,30 @@ def js_provider(
     return PromptedText(answer, rendered)
 
 
-def echo_provider(case: Any, artifact_dir: Path | str, *, prompt: str) -> str:
+def echo_provider(case: Any, artifact_dir: Path | str, *, prompt: str, inline: str | None = None) -> str:
     """promptfoo's ``echo`` provider: the rendered prompt is the output."""
-    rendered = render_prompt(artifact_dir, prompt, case.vars)
+    rendered = render_prompt(artifact_dir, prompt, case.vars, inline)
     return PromptedText(rendered, rendered)
+
+
+PROVIDERS: dict[str, Callable[..., str]] = {
+    "exec_provider": exec_provider,
+    "python_provider": python_provider,
+    "js_provider": js_provider,
+    "echo_provider": echo_provider,
+}
+
+
+def run(case: Any, artifact_dir: Path | str) -> str:
+    """The provider call that ``$ASSAY_PROMPTFOO_PROVIDER`` describes (the ``python`` runner's function when
+    ``assay eval`` runs a promptfoo config as it is)."""
+    try:
+        call = json.loads(os.environ[PROVIDER_ENV])
+        provider = PROVIDERS[call["function"]]
+        arguments = dict(call["arguments"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RuntimeError(f"${PROVIDER_ENV} does not name a promptfoo provider call: {exc}") from None
+    return provider(case, artifact_dir, **arguments)
 
 
 def command_line(command: str) -> list[str]:

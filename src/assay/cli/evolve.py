@@ -54,13 +54,29 @@ def _print_outcome(outcome: RunOutcome) -> None:
         out.print(
             Text("  ran unsandboxed:", style="yellow bold"), ", ".join(outcome.unsandboxed), highlight=False
         )
+    for line in outcome_lines(outcome):
+        out.print(f"  {line}", highlight=False)
+
+
+def outcome_lines(outcome: RunOutcome) -> list[str]:
+    """The end of the summary: the kind of result, the caveat on the best, and whether and how to adopt it."""
+    result, run = outcome.result, outcome.run_id
+    lines = [f"result: {result.line()}"]
+    if outcome.caveat:
+        lines.append(f"caveat: {outcome.caveat}")
     if outcome.best.candidate_id == outcome.baseline.candidate_id:
-        out.print(f"  run {outcome.run_id}: nothing to adopt (the best is the baseline)", highlight=False)
-        return
-    out.print(
-        f"  run {outcome.run_id}: `assay adopt best` merges the best candidate into your branch",
-        highlight=False,
-    )
+        lines.append(f"run {run}: nothing to adopt (the best is the baseline)")
+    elif not result.adoptable:
+        lines.append(
+            f"run {run}: nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
+        )
+    elif outcome.caveat:
+        lines.append(
+            f"run {run}: `assay adopt best` refuses because of the caveat; `assay adopt best --force` merges it anyway"
+        )
+    else:
+        lines.append(f"run {run}: `assay adopt best` merges the best candidate into your branch")
+    return lines
 
 
 def evolve_command(
@@ -157,7 +173,9 @@ def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolut
 
             started = time.monotonic()
             line = lambda: _status_line(evolution, time.monotonic() - started)  # noqa: E731
-            with Ticker(line, lambda text: out.print(text, highlight=False, markup=False), every=every_s(10.0)):
+            with Ticker(
+                line, lambda text: out.print(text, highlight=False, markup=False), every=every_s(10.0)
+            ):
                 outcome = run_sync(start())
     except KeyboardInterrupt:
         err.print("interrupted: the current generation was abandoned; `assay resume` continues the run")

@@ -11,7 +11,9 @@ from assay.cli.console import LazyConsole
 from assay.errors import AssayError, ConfigError
 
 if TYPE_CHECKING:
-    pass
+    from assay.config import AssayConfig
+    from assay.history.git import Git
+    from assay.model import Case
 
 
 out = LazyConsole()
@@ -30,14 +32,16 @@ def init_command(
 ) -> None:
     """Start a project. Without assay.yaml: write a starter (assay.yaml, example cases, and a placeholder program
     in an empty folder) and say what to do next; existing files are never overwritten. With assay.yaml
-    (Phase 0): make the folder a clean git repository, split the cases once and measure the baseline on every
-    split."""
+    (Phase 0): make the folder a git repository (or, in one already, commit assay.yaml and the case files when
+    they are new or changed, and nothing else), split the cases once and measure the baseline on every split, on
+    a copy of the last commit (the user's tree is left as it was)."""
     from rich.text import Text
 
     from assay.aio import run_sync
     from assay.config import load_config
     from assay.evaluation.deadend import dead_end
     from assay.evaluation.session import evaluate_project, select_cases
+    from assay.evaluation.workcopy import project_copy
     from assay.history.git import Git
     from assay.history.scope import artifact_files
     from assay.model import Split
@@ -61,19 +65,9 @@ def init_command(
     selection = select_cases(cfg, "all", unjudged=True)
     git = Git.discover(directory)
     if git is None:
-        gitignore = directory / ".gitignore"
-        if gitignore.exists() and not gitignore.is_file():
-            raise ConfigError("not a regular file", file=gitignore)
-        if ".assay" not in (gitignore.read_text() if gitignore.exists() else ""):
-            with gitignore.open("a", encoding="utf-8") as handle:
-                handle.write(".assay/\n__pycache__/\n")
-        git = Git.init(directory, message="assay: initial commit")
-        out.print(f"created a git repository in {directory} with everything committed", highlight=False)
-    elif dirty := git.dirty_paths(ignore=[".assay", config_path.relative_to(git.root).as_posix()]):
-        raise AssayError(
-            f"the working tree has uncommitted changes ({', '.join(dirty[:3])}); commit or stash"
-            " them before `assay init`"
-        )
+        git = _new_repository(directory)
+    else:
+        _existing_repository(cfg, git, [case for case, _ in selection.everything])
     for warning in selection.warnings:
         out.print(Text("warning:", style="yellow"), warning, highlight=False)
     counts = {s: sum(1 for _, cs in selection.cases if cs == s) for s in Split}
@@ -84,7 +78,10 @@ def init_command(
         + ", ".join(f"{s.value} {n}" for s, n in counts.items()),
         highlight=False,
     )
-    result = run_sync(evaluate_project(cfg, selection))
+    # Measured on a copy of the commit `assay evolve` starts from: nothing the runner, its checks or Python
+    # write lands in the user's tree, and the baseline is the run's.
+    with project_copy(cfg, git, commit=git.head()) as workdir:
+        result = run_sync(evaluate_project(cfg, selection, workdir=workdir))
     if result.blocked:
         raise AssayError("the L1 static tier found critical problems; run `assay eval` to see them")
     for split in Split:
@@ -104,9 +101,57 @@ def init_command(
     if stuck is not None:
         for line in stuck.lines():
             out.print(line, highlight=False, markup=False)
+        out.print(
+            "  (the cases ran on a copy of the last commit: uncommitted and ignored files are not in it)",
+            markup=False,
+        )
         out.print("next: fix the runner, then `assay eval` (`assay evolve` refuses a dead end)", markup=False)
         return
     out.print("next: `assay evolve` (runs on its own branch; your branch is untouched until `assay adopt`)")
+
+
+def _new_repository(directory: Path) -> Git:
+    """Make ``directory`` a repository with everything in it committed (the run data and bytecode ignored), and
+    say which files the commit holds."""
+    from assay.history.git import Git
+    from assay.history.treestatus import name_paths
+
+    gitignore = directory / ".gitignore"
+    if gitignore.exists() and not gitignore.is_file():
+        raise ConfigError("not a regular file", file=gitignore)
+    if ".assay" not in (gitignore.read_text() if gitignore.exists() else ""):
+        with gitignore.open("a", encoding="utf-8") as handle:
+            handle.write(".assay/\n__pycache__/\n")
+    git = Git.init(directory, message="assay: initial commit")
+    head = git.head()
+    files = git.commit_files(head)
+    what = (
+        f"{len(files)} file{'s' * (len(files) != 1)} ({name_paths(files, limit=10)})" if files else "no file"
+    )
+    out.print(f"created a git repository in {directory}; committed {what} as {head[:7]}", highlight=False)
+    return git
+
+
+def _existing_repository(cfg: AssayConfig, git: Git, cases: list[Case]) -> None:
+    """Refuse changes a run would need or lose; commit assay's own inputs (the configuration and case files)
+    when they are new or changed, and nothing else; keep the run data out of ``git status``; say what was done."""
+    from assay.evaluation.treecheck import check_tree, outside_line, refuse
+
+    status = check_tree(cfg, git, cases)
+    refuse(status, "assay init")
+    sha = git.commit_paths(status.inputs, f"assay: start ({', '.join(status.inputs)})")
+    if sha is None:
+        out.print(
+            "committed nothing: assay.yaml and the case files have no change to commit", highlight=False
+        )
+    else:
+        out.print(f"committed {', '.join(status.inputs)} as {sha[:7]} (nothing else)", highlight=False)
+    if excluded := git.exclude_locally(cfg.data_path):
+        out.print(
+            f"{excluded} (run data) is listed in .git/info/exclude: git status leaves it out", highlight=False
+        )
+    if line := outside_line(status):
+        out.print(line, highlight=False, markup=False)
 
 
 def _start(directory: Path, config: str, model: str | None = None) -> None:

@@ -10,6 +10,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 
 from assay.config import EvolveConfig
+from assay.layer_names import layer_name
 from assay.loop.state.view import RunView
 
 
@@ -50,7 +51,7 @@ def status_lines(run: RunView | None, budget: RunLimits, elapsed: float) -> list
     score = "-" if best.dev_score is None else f"{best.dev_score:.4f}"
     rows = [
         ("generation", f"{generation} / {budget.generations}"),
-        ("layer", "exhausted" if run.layers_exhausted else f"L{run.layer}"),
+        ("layer", "exhausted" if run.layers_exhausted else layer_name(run.layer)),
         (
             "best so far",
             f"{best.candidate_id} dev {score}"

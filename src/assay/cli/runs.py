@@ -22,6 +22,16 @@ if TYPE_CHECKING:
 out = LazyConsole()
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
 RUN = typer.Option(None, "--run", "-r", help="The run id (default: the latest run).")
+# The headline figures of each run; the lines under the table say what the best's are, one by one.
+STATUS_COLUMNS = (
+    "run",
+    "status",
+    "generations",
+    "baseline dev score",
+    "best dev score",
+    "holdout of best",
+    "stop reason",
+)
 
 
 def _store(config: AssayConfig) -> RunStore:
@@ -46,13 +56,13 @@ def _run(config: AssayConfig, run_id: str | None) -> tuple[RunRecord, list[Candi
     return run, store.candidates(run.run_id)
 
 
-def _pick(records: list[CandidateRecord], which: str) -> CandidateRecord:
+def _pick(run: RunRecord, records: list[CandidateRecord], which: str) -> CandidateRecord:
     from assay.history.records import best_candidate
 
     if not records:
         raise AssayError("the run has no candidates yet (not even its baseline)")
     if which == "best":
-        return best_candidate(records)
+        return best_candidate(records, run)
     for record in records:
         if which in (record.candidate_id, str(record.generation)) or (
             record.commit and len(which) >= 7 and record.commit.startswith(which)
@@ -61,13 +71,15 @@ def _pick(records: list[CandidateRecord], which: str) -> CandidateRecord:
     raise AssayError(f"no candidate {which!r}; use best, a generation number, cand-NNNN or a commit prefix")
 
 
-def _committed(config: AssayConfig, run_id: str | None, which: str) -> tuple[RunRecord, CandidateRecord, str]:
-    """The run, the chosen candidate and its commit (an error for candidates that made none)."""
+def _committed(
+    config: AssayConfig, run_id: str | None, which: str
+) -> tuple[RunRecord, list[CandidateRecord], CandidateRecord, str]:
+    """The run, its candidates, the chosen one and its commit (an error for candidates that made none)."""
     run, records = _run(config, run_id)
-    record = _pick(records, which)
+    record = _pick(run, records, which)
     if not record.commit:
         raise AssayError(f"{record.candidate_id} has no commit ({record.description})")
-    return run, record, record.commit
+    return run, records, record, record.commit
 
 
 def _score(value: float | None) -> str:
@@ -88,15 +100,17 @@ def _status(config: AssayConfig, run: RunRecord, runs: list[RunRecord]) -> str:
 
 
 def status_command(config: Path = CONFIG) -> None:
-    """The runs of this project, their best candidates and last decisions."""
+    """The runs of this project, their best candidates and last decisions; under the table, for the latest runs,
+    the best's figures one by one, a higher holdout another candidate measured, and a caveat on the best."""
     from rich.table import Table
 
     from assay.config import load_config
+    from assay.loop.summary import best_lines
 
     cfg = load_config(config)
     store = _store(cfg)
     table = Table(header_style="bold")
-    for column in ("run", "status", "generations", "baseline dev", "best dev", "best holdout", "stop reason"):
+    for column in STATUS_COLUMNS:
         table.add_column(column)
     runs = store.list_runs()
     for run in runs:
@@ -105,7 +119,7 @@ def status_command(config: Path = CONFIG) -> None:
         if not records:
             table.add_row(run.run_id, status, "0", "-", "-", "-", run.stop_reason or "")
             continue
-        best = _pick(records, "best")
+        best = _pick(run, records, "best")
         table.add_row(
             run.run_id,
             status,
@@ -117,6 +131,10 @@ def status_command(config: Path = CONFIG) -> None:
         )
     out.print(table)
     for run in runs[-5:]:
+        records = store.candidates(run.run_id)
+        if records:
+            for line in best_lines(records, _pick(run, records, "best")):
+                out.print(f"{run.run_id} {line}", highlight=False, markup=False, soft_wrap=True)
         noise = _noise(cfg, run.run_id)
         if noise is not None:
             out.print(f"{run.run_id} noise at the baseline: {noise.summary()}", highlight=False)
@@ -148,6 +166,7 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
     from rich.table import Table
 
     from assay.config import load_config
+    from assay.layer_names import layer_name
 
     cfg = load_config(config)
     run, records = _run(cfg, run_id)
@@ -173,7 +192,7 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
         row = [
             str(r.generation),
             r.candidate_id,
-            f"L{r.layer}",
+            layer_name(r.layer),
             r.decision,
             _score(r.dev_score),
             _score(r.dev_pass_rate),
@@ -197,7 +216,7 @@ def diff_command(
     from assay.config import load_config
 
     cfg = load_config(config)
-    run, record, commit = _committed(cfg, run_id, candidate)
+    run, _, record, commit = _committed(cfg, run_id, candidate)
     parent = run.base_commit if candidate == "best" else (record.parent or run.base_commit)
     print(_git(cfg).diff(parent, commit), end="")
 
@@ -206,13 +225,25 @@ def adopt_command(
     candidate: str = typer.Argument("best", help="best, a generation number, cand-NNNN or a commit prefix."),
     config: Path = CONFIG,
     run_id: str | None = RUN,
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Adopt a candidate with a caveat (flagged overfitting, holdout below the baseline's).",
+    ),
 ) -> None:
     """Bring a candidate into your branch: fast-forward when possible, else a merge commit built in a temporary
-    work tree; the branch moves in one step at the end, and what a killed adopt left is cleaned up first."""
+    work tree; the branch moves in one step at the end, and what a killed adopt left is cleaned up first. A
+    candidate with a caveat is refused unless ``--force`` is given."""
     from assay.config import load_config
+    from assay.loop.summary import caveat
 
     cfg = load_config(config)
-    run, record, commit = _committed(cfg, run_id, candidate)
+    run, records, record, commit = _committed(cfg, run_id, candidate)
+    warning = caveat(records[0], record)
+    if warning and not force:
+        raise AssayError(f"not adopted: {warning}; pass --force to adopt anyway")
+    if warning:
+        out.print(f"caveat: {warning} (adopted with --force)", highlight=False, markup=False, soft_wrap=True)
     git = _git(cfg)
     branch = git.current_branch() or run.user_branch
     if branch is None:

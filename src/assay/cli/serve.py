@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from assay.errors import AssayError
+from assay.install import install_hint
 
 
 def serve_command(
@@ -97,7 +98,7 @@ def serve_command(
         from assay.serve.server import serve
         from assay.serve.settings import ServeSettings
     except ImportError as exc:
-        raise AssayError(f"assay serve needs the serve extra: pip install 'assay[serve]' ({exc})") from None
+        raise AssayError(f"assay serve needs the serve extra: {install_hint('serve')} ({exc})") from None
     if cost_formula not in ("seed", "relative"):
         raise AssayError(f"--cost-formula must be seed or relative, got {cost_formula!r}")
     if unknown_variants not in ("reject", "register"):

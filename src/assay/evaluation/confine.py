@@ -1,8 +1,8 @@
 """The candidates' jail (``runner.sandbox``): what it hides and what it shows, from the configuration and cases.
 
-Deny by default: in the work directory (the artifact root, in a run's worktree or the project) a candidate
-sees only the editable files (``artifact.paths``), the files the runner's own command or function names (for
-``pkg.mod:fn`` its module and the ``__init__.py`` of the packages on the way), ``runner.read_only``, the
+Deny by default: in the work directory (the artifact root, in a run's worktree or a copy of the project) a
+candidate sees only the editable files (``artifact.paths``), the files the runner's own command or function names
+(for ``pkg.mod:fn`` its module and the ``__init__.py`` of the packages on the way), ``runner.read_only``, the
 ``artifact.forbid`` files (a harness, read-only) and the outputs ``file_exists`` checks look for; every other
 entry is masked (:mod:`assay.sandbox.survey`).
 
@@ -68,7 +68,8 @@ def _candidates(token: str) -> list[str]:
     suffix = _FUNCTION_SUFFIX.fullmatch(word)
     if suffix:
         word = suffix.group(1)
-    if token.startswith("file://") or suffix or _PATHISH.fullmatch(word):
+    # A word of slashes and dots alone names no file: `output.length / 100` must not hide the root.
+    if (token.startswith("file://") or suffix or _PATHISH.fullmatch(word)) and word.strip("/."):
         found.append(word)
     return found
 
@@ -106,8 +107,9 @@ def named_by_case_files(files: Iterable[Path]) -> set[Path]:
     return found
 
 
-def _runner_words(config: AssayConfig) -> set[Path]:
-    """The paths the runner's own command or function names (relative to the artifact root)."""
+def runner_files(config: AssayConfig) -> set[Path]:
+    """The paths the runner's own command or function names, resolved against the artifact root (whether they
+    exist or not)."""
     runner = config.runner
     text = getattr(runner, "command", "") or ""
     if isinstance(runner, PythonRunnerConfig):
@@ -163,7 +165,7 @@ def candidate_jail(config: AssayConfig, cases: Sequence[Case]) -> WorkdirJail:
     programs = check_files([s for s in specs if s.type != "file_exists"], dirs)
     named = programs | named_by_case_files(case_files)
     inside = repo or base
-    words = _runner_words(config)
+    words = runner_files(config)
     keep = set(words)
     read_only = [p for p in runner.read_only if not Path(p).expanduser().is_absolute()]
     keep |= {Path(os.path.normpath(artifact / p)) for p in read_only}

@@ -25,6 +25,7 @@ from assay.evaluation.evaluator import Evaluator
 from assay.evaluation.executor import EXECUTORS, Executor, LocalExecutor
 from assay.evaluation.scoring import runner_check
 from assay.evaluation.traces import write_trace
+from assay.install import install_hint
 from assay.llm.base import RUN_INDEX
 from assay.model import Case, CaseResult, Output, Split
 
@@ -50,7 +51,7 @@ def import_ray() -> Any:
         import ray
     except ImportError:
         raise RayUnavailable(
-            "executor.type is ray but Ray is not installed here: pip install 'assay[ray]'", field=FIELD
+            f"executor.type is ray but Ray is not installed here: {install_hint('ray')}", field=FIELD
         ) from None
     return ray
 

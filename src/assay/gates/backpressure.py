@@ -71,20 +71,21 @@ class BackpressureGate(Gate):
             self.retries = 0
         parent, candidate = data.for_progress()
         best, score = data.scores or (parent.mean_score, candidate.mean_score)
+        scope = "" if data.scores else data.progress_scope()
         delta = score - best
         if data.candidate.blocked or delta < 0:
-            action, detail = "rollback", f"score fell {best:.4f} -> {score:.4f}"
+            action, detail = "rollback", f"score fell {best:.4f} -> {score:.4f}{scope}"
             if data.candidate.blocked:
                 detail = "blocked by the static tier"
         elif delta >= threshold - EPSILON:
-            action, detail = "keep", f"delta {delta:+.4f} >= {threshold:.4f}"
+            action, detail = "keep", f"delta {delta:+.4f} >= {threshold:.4f}{scope}"
         elif self.retries < self.max_retries:
             self.retries += 1
             action = "retry"
-            detail = f"delta {delta:+.4f} < {threshold:.4f}: retry {self.retries}/{self.max_retries}"
+            detail = f"delta {delta:+.4f} < {threshold:.4f}{scope}: retry {self.retries}/{self.max_retries}"
         else:
             action = "rollback"
-            detail = f"delta {delta:+.4f} < {threshold:.4f} after {self.retries} retries"
+            detail = f"delta {delta:+.4f} < {threshold:.4f}{scope} after {self.retries} retries"
         numbers = {
             "best_score": best,
             "score": score,

@@ -30,6 +30,13 @@ class GateDecision(BaseModel):
         return [f"{name}: {d.detail}" for name, d in self.dimensions.items() if not d.passed]
 
 
+def subset_note(kept: int, left_out: int) -> str:
+    """`` on the 7 cases still fixable (3 unfixable left out)``, or "" when no case was left out."""
+    if not left_out:
+        return ""
+    return f" on the {kept} {'case' if kept == 1 else 'cases'} still fixable ({left_out} unfixable left out)"
+
+
 @dataclass
 class GateInput:
     """What a gate judges: parent and candidate dev results, their L1 reports, the baseline's per-case
@@ -53,16 +60,31 @@ class GateInput:
         An unfixable case the candidate moved (its verdict or its graded score, either way) stays in both: a
         gain on it is never hidden, nor a loss; with partial credit, where no case ever passes, the score is the
         progress."""
-        if not self.unfixable:
+        left_out = self._left_out()
+        if not left_out:
             return self.parent, self.candidate
-        before = {c.id: (c.passed, c.score) for c in self.parent.cases}
-        moved = {c.id for c in self.candidate.cases if c.id in before and (c.passed, c.score) != before[c.id]}
-        left_out = self.unfixable - moved
 
         def without(result: EvalResult) -> EvalResult:
             return result.model_copy(update={"cases": [c for c in result.cases if c.id not in left_out]})
 
         return without(self.parent), without(self.candidate)
+
+    def progress_scope(self) -> str:
+        """What the figures of :meth:`for_progress` are computed on, for a dimension's detail: "" when on every
+        case, else `` on the 7 cases still fixable (3 unfixable left out)`` (the headline figures of a run are
+        over every dev case, so a figure on fewer says so)."""
+        left_out = self._left_out()
+        judged = self.candidate.judged
+        kept = sum(c.id not in left_out for c in judged)
+        return subset_note(kept, len(judged) - kept)
+
+    def _left_out(self) -> frozenset[str]:
+        """The unfixable cases the candidate did not move (verdict and score as its parent's)."""
+        if not self.unfixable:
+            return frozenset()
+        before = {c.id: (c.passed, c.score) for c in self.parent.cases}
+        moved = {c.id for c in self.candidate.cases if c.id in before and (c.passed, c.score) != before[c.id]}
+        return self.unfixable - moved
 
 
 class Gate(ABC):

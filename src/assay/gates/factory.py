@@ -11,8 +11,10 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 
+from assay.gates.backpressure import BackpressureGate
 from assay.gates.base import GATES, Gate
 from assay.gates.paired import PairedGate
+from assay.gates.trend import MAX_RELAXATIONS, TrendGate
 from assay.stats import SequentialOptions
 
 SWITCHES_WHEN_NOISY = "ratchet"
@@ -38,3 +40,18 @@ def make_gate(
 def is_paired(gate: Gate) -> bool:
     """Whether ``gate`` judges with the paired test (and so needs fresh runs on both sides)."""
     return isinstance(gate, PairedGate)
+
+
+def min_gain(name: str, options: Mapping[str, float | int]) -> float:
+    """The smallest rise of the dev score the gate ``name`` keeps on its own, so a smaller one is a tie:
+    backpressure's ``min_delta``, the trend gate's fully relaxed one; 0 for the ratchet, the paired test and
+    gates of one's own (any rise they keep is one)."""
+    cls = GATES.get(name) if name in GATES else None
+    if cls is None or not issubclass(cls, (BackpressureGate, TrendGate)):
+        return 0.0
+    parameters = inspect.signature(cls).parameters
+    min_delta = float(options.get("min_delta", parameters["min_delta"].default))
+    if issubclass(cls, TrendGate):
+        relax = float(options.get("relax_factor", parameters["relax_factor"].default))
+        return min_delta * relax**MAX_RELAXATIONS
+    return min_delta

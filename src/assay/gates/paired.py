@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.evaluation.evaluator import EvalResult
-from assay.gates.base import GATES, Dimension, GateDecision, GateInput
+from assay.gates.base import GATES, Dimension, GateDecision, GateInput, subset_note
 from assay.gates.ratchet import RatchetGate
 from assay.stats import SequentialOptions, SequentialResult, compare_sequential
 
@@ -48,6 +48,7 @@ class PairedGate(RatchetGate):
 
     async def decide(self, data: GateInput) -> GateDecision:
         structure = self._structure(data)
+        scope = ""
         if not structure.passed:  # L1 blocked it: no runs worth paying for
             result = None
         else:
@@ -56,15 +57,18 @@ class PairedGate(RatchetGate):
             parent, candidate = data.for_progress()
             parent_runs = data.extra.get("parent_runs") or _verdicts(parent)
             candidate_runs = data.extra.get("candidate_runs") or _verdicts(candidate)
+            compared = {k: v for k, v in candidate_runs.items() if k not in data.unfixable}
+            measured = {*candidate_runs, *(c.id for c in data.candidate.judged)}
+            scope = subset_note(len(compared), len(measured) - len(compared))
             result = await compare_sequential(
                 {k: v for k, v in parent_runs.items() if k not in data.unfixable},
                 data.extra.get("sampler"),
-                candidate_runs={k: v for k, v in candidate_runs.items() if k not in data.unfixable},
+                candidate_runs=compared,
                 options=self.options,
             )
         dims = {
             "structure": structure,
-            "progress": self._paired_progress(result),
+            "progress": self._paired_progress(result, scope),
             "regression": self._paired_regression(result),
             "cost": self._cost(data),
             "safety": self._safety(data),
@@ -72,13 +76,13 @@ class PairedGate(RatchetGate):
         keep = all(d.passed for d in dims.values())
         return GateDecision(keep=keep, dimensions=dims, action="keep" if keep else "discard")
 
-    def _paired_progress(self, result: SequentialResult | None) -> Dimension:
+    def _paired_progress(self, result: SequentialResult | None, scope: str = "") -> Dimension:
         if result is None:
             return Dimension(passed=False, detail="not compared (structure failed)")
         numbers: dict[str, Any] = result.to_dict()
         effect, low, high = result.effect
         detail = (
-            f"{result.decision}: effect {effect:+.3f} [{low:+.3f}, {high:+.3f}], "
+            f"{result.decision}: effect {effect:+.3f} [{low:+.3f}, {high:+.3f}]{scope}, "
             f"p={result.p_value:.4f}, {result.looks} looks, {result.extra_runs} extra runs; {result.reason}"
         )
         return Dimension(passed=result.decision == "better", detail=detail, numbers=numbers)

@@ -92,33 +92,26 @@ class RatchetGate(Gate):
             "parent_score": old.mean_score,
             "score": new.mean_score,
         }
+        scope = data.progress_scope()
+        rate = f"pass rate {old.pass_rate:.3f} -> {new.pass_rate:.3f}"
+        score = f"score {old.mean_score:.3f} -> {new.mean_score:.3f}"
         if new.pass_rate > old.pass_rate and new.mean_score < old.mean_score - self.score_tolerance:
-            return Dimension(
-                passed=False,
-                detail=f"a trade-off, not a gain: pass rate {old.pass_rate:.3f} -> {new.pass_rate:.3f} but "
-                f"score {old.mean_score:.3f} -> {new.mean_score:.3f}",
-                numbers=numbers,
-            )
+            detail = f"a trade-off, not a gain: {rate} but {score}{scope}"
+            return Dimension(passed=False, detail=detail, numbers=numbers)
         if (new.pass_rate, new.mean_score) > (old.pass_rate, old.mean_score):
-            return Dimension(
-                passed=True,
-                detail=f"pass rate {old.pass_rate:.3f} -> {new.pass_rate:.3f}, "
-                f"score {old.mean_score:.3f} -> {new.mean_score:.3f}",
-                numbers=numbers,
-            )
+            return Dimension(passed=True, detail=f"{rate}, {score}{scope}", numbers=numbers)
         if (new.pass_rate, new.mean_score) < (old.pass_rate, old.mean_score):
-            return Dimension(
-                passed=False,
-                detail=f"worse: pass rate {old.pass_rate:.3f} -> {new.pass_rate:.3f}, "
-                f"score {old.mean_score:.3f} -> {new.mean_score:.3f}",
-                numbers=numbers,
-            )
+            return Dimension(passed=False, detail=f"worse: {rate}, {score}{scope}", numbers=numbers)
         benefit = self._tie_benefit(data)
         numbers["benefit"] = benefit
         if benefit:
-            return Dimension(passed=True, detail=f"tie on score with a benefit: {benefit}", numbers=numbers)
+            return Dimension(
+                passed=True, detail=f"tie on score{scope} with a benefit: {benefit}", numbers=numbers
+            )
         return Dimension(
-            passed=False, detail="no improvement (tie on pass rate and score, no benefit)", numbers=numbers
+            passed=False,
+            detail=f"no improvement (tie on pass rate and score, no benefit){scope}",
+            numbers=numbers,
         )
 
     def _tie_benefit(self, data: GateInput) -> str | None:

@@ -7,8 +7,9 @@ for the environment every command runs with (identity fallback, no hooks, no sig
 
 from __future__ import annotations
 
+import re
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from assay.history import merge as _merge
@@ -16,6 +17,7 @@ from assay.history import worktree as _wt
 from assay.history.gitrecords import LOG_FORMAT, DiffStats, LogEntry, parse_log, parse_numstat
 from assay.history.gitrun import DEFAULT_TIMEOUT, GitError, base_env, identity_env, last_line, run_git
 from assay.history.merge import MergeKind
+from assay.history.treestatus import StatusEntry
 
 _NOT_A_REPO = ("not a git repository", "must be run in a work tree")
 
@@ -40,15 +42,19 @@ class Git:
         input: str | None = None,
         ok_codes: Sequence[int] = (0,),
         commits: bool = False,
+        env: Mapping[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``git <args>`` in ``cwd`` (default: the root); ``commits=True`` adds a commit identity."""
-        env = self._env
+        """Run ``git <args>`` in ``cwd`` (default: the root); ``commits=True`` adds a commit identity, ``env``
+        more variables (a temporary ``GIT_INDEX_FILE``)."""
+        base = self._env
         if commits:
             if self._commit_env is None:
                 self._commit_env = {**self._env, **identity_env(self.root, self._env, self.timeout)}
-            env = self._commit_env
+            base = self._commit_env
+        if env:
+            base = {**base, **env}
         where = self.root if cwd is None else Path(cwd)
-        return run_git(args, cwd=where, env=env, timeout=self.timeout, input=input, ok_codes=ok_codes)
+        return run_git(args, cwd=where, env=base, timeout=self.timeout, input=input, ok_codes=ok_codes)
 
     @classmethod
     def discover(cls, path: Path, *, timeout: float = DEFAULT_TIMEOUT) -> Git | None:
@@ -145,9 +151,33 @@ class Git:
         under ``ignore`` (paths relative to the root, or absolute)."""
         return _wt.dirty_paths(self, self.root, ignore)
 
+    def status(self) -> list[StatusEntry]:
+        """What ``git status`` reports in the main work tree: changed tracked paths and every untracked file that
+        is not ignored (sort them with :func:`assay.history.treestatus.sort_status`)."""
+        return _wt.status_entries(self, self.root)
+
     def is_dirty(self, *, ignore: Sequence[str] = (".assay",)) -> bool:
         """Whether the main work tree has changes outside ``ignore`` (see :meth:`dirty_paths`)."""
         return bool(self.dirty_paths(ignore=ignore))
+
+    def exclude_locally(self, path: Path) -> str | None:
+        """Keep the folder ``path`` out of ``git status`` in this clone only: a line in ``.git/info/exclude``
+        (no tracked file changes). The folder as written there (``.assay/``), or None when it lies outside the
+        work tree or is ignored already."""
+        try:
+            rel = Path(path).resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        if rel == "." or self.run("check-ignore", "-q", "--", f"{rel}/", ok_codes=(0, 1)).returncode == 0:
+            return None
+        exclude = Path(self.run("rev-parse", "--git-path", "info/exclude").stdout.strip())
+        exclude = exclude if exclude.is_absolute() else self.root / exclude
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+        with exclude.open("a", encoding="utf-8") as handle:
+            pattern = re.sub(r"([*?\[\\])", r"\\\1", rel)  # a literal name, not a glob
+            handle.write(("" if not text or text.endswith("\n") else "\n") + f"/{pattern}/\n")
+        return f"{rel}/"
 
     def add_worktree(self, path: Path, commit: str) -> None:
         """Create a detached work tree at ``path`` (must not exist, or be empty) checked out at ``commit``."""
@@ -176,6 +206,33 @@ class Git:
         self.run("commit", "-q", "--no-verify", "-F", "-", cwd=where, input=message, commits=True)
         return self.run("rev-parse", "HEAD", cwd=where).stdout.strip()
 
+    def commit_paths(self, paths: Sequence[str], message: str) -> str | None:
+        """Commit ``paths`` (relative to the root) of the main work tree as they are, and nothing else that may
+        be staged; the new sha, or None when they hold no change."""
+        if not paths:
+            return None
+        self.run("--literal-pathspecs", "add", "--", *paths)
+        if (
+            self.run(
+                "--literal-pathspecs", "diff", "--cached", "--quiet", "--", *paths, ok_codes=(0, 1)
+            ).returncode
+            == 0
+        ):
+            return None
+        self.run(
+            "--literal-pathspecs",
+            "commit",
+            "-q",
+            "--no-verify",
+            "-F",
+            "-",
+            "--",
+            *paths,
+            input=message,
+            commits=True,
+        )
+        return self.head()
+
     def restore_paths(self, worktree: Path, commit: str, paths: Sequence[str]) -> None:
         """Put ``paths`` in the work tree (and its index) back as they are at ``commit``; a path that does not
         exist there is deleted."""
@@ -186,6 +243,13 @@ class Git:
     def changed_files(self, a: str, b: str) -> list[str]:
         """Paths that differ between commits ``a`` and ``b`` (a rename lists the old and the new path)."""
         proc = self.run("diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", a, b, "--")
+        return [p for p in proc.stdout.split("\0") if p]
+
+    def commit_files(self, commit: str) -> list[str]:
+        """The paths ``commit`` added, changed or deleted (every file of a root commit)."""
+        proc = self.run(
+            "diff-tree", "--root", "--no-commit-id", "--no-renames", "-r", "--name-only", "-z", commit
+        )
         return [p for p in proc.stdout.split("\0") if p]
 
     def diff_stats(self, a: str, b: str) -> DiffStats:

@@ -21,7 +21,7 @@ from assay.faults import fault_point
 from assay.history.adoptmark import AdoptMarker, marker_path
 from assay.history.gitrun import GitError
 from assay.history.recover import ADOPT_MESSAGE, recover
-from assay.history.worktree import dirty_paths, list_worktrees, remove_worktree
+from assay.history.worktree import changed_entries, list_worktrees, remove_worktree
 
 if TYPE_CHECKING:
     from assay.history.git import Git
@@ -34,8 +34,12 @@ def _is_ancestor(git: Git, older: str, newer: str) -> bool:
     return proc.returncode == 0
 
 
-def _refuse_dirty(git: Git, branch: str, tree: Path, ignore: Sequence[str]) -> None:
-    dirty = dirty_paths(git, tree, ignore)
+def _refuse_dirty(git: Git, branch: str, tree: Path, ignore: Sequence[str], target: str) -> None:
+    """Refuse a changed tracked file, and an untracked one the adopted commit holds (the move would overwrite
+    it); other untracked files (a log, notes) stay where they are, untouched."""
+    entries = changed_entries(git, tree, ignore)
+    held = set(git.run("ls-tree", "-r", "--name-only", "-z", target).stdout.split("\0"))
+    dirty = [e.path for e in entries if not e.untracked or e.path in held]
     if dirty:
         more = f" and {len(dirty) - 1} more" if len(dirty) > 1 else ""
         raise GitError(
@@ -114,6 +118,6 @@ def merge_into(
             if notify is not None:
                 notify(line)
         if tree is not None:
-            _refuse_dirty(git, branch, tree, ignore)
+            _refuse_dirty(git, branch, tree, ignore, target)
         marker.record("merging", branch=branch, tree=None if tree is None else str(tree))
         return _adopt(git, marker, branch, target, tree, message)

@@ -131,8 +131,9 @@ class RunRecord(_Record):
     unsandboxed: list[str] = Field(default_factory=list)
 
 
-def best_candidate(records: Sequence[CandidateRecord]) -> CandidateRecord:
-    """The run's best candidate: the last one kept, or the baseline when none was.
+def best_candidate(records: Sequence[CandidateRecord], run: RunRecord | None = None) -> CandidateRecord:
+    """The run's best candidate: the last one kept, or the baseline when none was; for a ``run`` that ended,
+    the kept candidate it named as best (``evolve.final_pick: rating`` may name another than the last).
 
     The gate compares every candidate with the best so far and the run branch moves to each kept one, so the
     last kept candidate is the best; the loop, its summary and ``assay status/diff/adopt best`` all use this.
@@ -140,6 +141,10 @@ def best_candidate(records: Sequence[CandidateRecord]) -> CandidateRecord:
     kept = [r for r in records if r.decision in ("baseline", "keep")]
     if not kept:
         raise ValueError("a run's records start with its baseline")
+    if run is not None and run.best and run.status != "running":
+        named = [r for r in kept if r.commit == run.best]
+        if named:
+            return named[-1]
     return kept[-1]
 
 

@@ -8,6 +8,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from assay.history.gitrun import GitError
+from assay.history.treestatus import StatusEntry, parse_status, under
 
 if TYPE_CHECKING:
     from assay.history.git import Git
@@ -28,23 +29,20 @@ def _relative_ignores(tree: Path, ignore: Sequence[str]) -> list[str]:
     return out
 
 
+def status_entries(git: Git, tree: Path) -> list[StatusEntry]:
+    """What ``git status`` reports in the work tree ``tree`` (every untracked file, not folders; no ignored one)."""
+    return parse_status(git.run("status", "--porcelain=v1", "-z", "--untracked-files=all", cwd=tree).stdout)
+
+
+def changed_entries(git: Git, tree: Path, ignore: Sequence[str]) -> list[StatusEntry]:
+    """What ``git status`` reports in the work tree ``tree``, except the paths under ``ignore``."""
+    skip = _relative_ignores(tree.resolve(), ignore)
+    return [e for e in status_entries(git, tree) if not under(e.path, skip)]
+
+
 def dirty_paths(git: Git, tree: Path, ignore: Sequence[str]) -> list[str]:
     """Changed or untracked paths of the work tree ``tree``, except those under ``ignore``."""
-    skip = _relative_ignores(tree.resolve(), ignore)
-    proc = git.run("status", "--porcelain=v1", "-z", "--untracked-files=all", cwd=tree)
-    fields = proc.stdout.split("\0")
-    found: list[str] = []
-    i = 0
-    while i < len(fields):
-        entry = fields[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        found.append(entry[3:])
-        if entry[0] in "RC":
-            found.append(fields[i])  # the original path of a staged rename or copy
-            i += 1
-    return [p for p in found if not any(p == s or p.startswith(s + "/") for s in skip)]
+    return [e.path for e in changed_entries(git, tree, ignore)]
 
 
 def list_worktrees(git: Git) -> dict[Path, str | None]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from assay.config import LLMSettings
 from assay.errors import ConfigError
+from assay.install import install_hint
 from assay.llm.base import Completion, LLMError
 from assay.llm.cache import ResponseCache, cache_key
 from assay.llm.pricing import Prices
@@ -31,7 +32,7 @@ def import_sdk(name: str) -> ModuleType:
         return importlib.import_module(name)
     except ImportError:
         raise ConfigError(
-            f"the {name!r} package is not installed; run: pip install 'assay[llm]'", field="model"
+            f"the {name!r} package is not installed; run: {install_hint('llm')}", field="model"
         ) from None
 
 

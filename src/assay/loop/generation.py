@@ -27,7 +27,7 @@ from assay.loop.events import (
     Spend,
     Verified,
 )
-from assay.loop.flags import Flag, gate_flag
+from assay.loop.flags import OVERFIT_GAP, Flag, gate_flag
 from assay.loop.measure import Measurement, slim, verdicts
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
@@ -36,7 +36,6 @@ from assay.loop.state import LoopState, Pending
 from assay.model import Dimension, Split
 from assay.tournament import Contestant
 
-OVERFIT_GAP = 0.15
 PROBE_CASES = 3
 
 

@@ -1,6 +1,7 @@
-"""Layers of change: L1 surface, L2 core, L3 architecture. Three discards in a row at a layer move the
-proposer to the next one; when the last layer is exhausted the run stops, unless the layers cycle (the offline
-default, whose numeric tuning goes on at every layer: there the plateau rule ends a stuck run)."""
+"""Layers of change (named in :mod:`assay.layer_names`): surface (1), core (2), architecture (3). Three
+discards in a row at a layer move the proposer to the next one; when the last layer is exhausted the run
+stops, unless the layers cycle (the offline default, whose numeric tuning goes on at every layer: there the
+plateau rule ends a stuck run)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ class LayerTracker:
         return self.position >= len(self.layers)
 
     def promotion_due(self) -> bool:
-        """True when one more discard would move to the next layer (L3 verification runs before that)."""
+        """True when one more discard would move to the next layer (the L3 tier runs on the best before that)."""
         return self.discards + 1 >= self.discards_per_layer
 
     def record(self, kept: bool) -> bool:

@@ -16,6 +16,7 @@ from pathlib import Path
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.traces import read_trace
 from assay.history.git import Git
+from assay.layer_names import layer_name
 from assay.loop.context import LoopContext
 from assay.loop.events import ProposalMade
 from assay.loop.flags import Flag
@@ -128,7 +129,7 @@ async def make_proposal(
             tokens, cost = tokens + made.tokens_in + made.tokens_out, cost + made.cost_usd
             if not made.ok:
                 if made.exhausted:
-                    redrawn.append(f"L{layer}: {made.error}")
+                    redrawn.append(f"{layer_name(layer)}: {made.error}")
                     break
                 return _failed(basis, parent, proposer.name, made, tokens, cost, redrawn)
             changed = Git(worktree).dirty_paths(ignore=())
@@ -137,7 +138,7 @@ async def make_proposal(
                 git.restore_paths(worktree, parent, outside)
             tree = ctx.tree(workdir)
             if tree in seen:
-                redrawn.append(f"L{layer} repeat: {made.description}")
+                redrawn.append(f"{layer_name(layer)} repeat: {made.description}")
                 continue
             proposal = ProposalMade(
                 parent=parent,
@@ -151,7 +152,9 @@ async def make_proposal(
                 redrawn=redrawn,
                 point=search_space(ctx.artifact_texts(workdir), config.evolve.parameters).point(),
             )
-            return _commit(ctx, worktree, proposal, changed, outside, f"assay {label} {number} L{layer}")
+            return _commit(
+                ctx, worktree, proposal, changed, outside, f"assay {label} {number} {layer_name(layer)}"
+            )
     assert made is not None
     failed = _failed(basis, parent, proposer.name, made, tokens, cost, redrawn)
     failed.description = (

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from assay.config import AssayConfig
 from assay.history.records import CandidateRecord, RunRecord
+from assay.layer_names import LAYER_WIDTH, layer_name
 from assay.presets import EvolveSettings
 from assay.stats import NoiseEstimate
 
@@ -26,7 +27,7 @@ def plan_text(
     noise: NoiseEstimate | None = None,
     unfixable: Sequence[str] = (),
 ) -> str:
-    """plan.md: kind, editable scope, tiers and when L3 runs, gate, starting layer, budget and stop rules, and
+    """plan.md: kind, editable scope, tiers and when L3 runs, gate, the layers in order, budget and stop rules, and
     the dev cases marked unfixable so far."""
     evolve = config.evolve
     plateau = (
@@ -40,8 +41,9 @@ def plan_text(
         f"- artifact: {config.artifact.kind}, editable {config.artifact.paths}, read-only {config.artifact.forbid}",
         f"- cases: dev {counts['dev']}, holdout {counts['holdout']}, regression {counts['regression']}",
         f"- branch: {run.branch} from {run.base_commit[:12]} (your branch: {run.user_branch})",
-        f"- proposer: {evolve.proposer.type}; gate: {evolve.gate}; layers {evolve.layers} starting at"
-        f" L{evolve.layers[0]}, {evolve.discards_per_layer} discards in a row move to the next layer",
+        f"- proposer: {evolve.proposer.type}; gate: {evolve.gate}; layers"
+        f" {' -> '.join(layer_name(n) for n in evolve.layers)}, {evolve.discards_per_layer} discards in a row"
+        " move to the next layer",
         "- tiers: L1 static (structure, syntax, security) -> L2 dev cases -> L3 holdout + regression"
         f" (every {settings.l3_every} generations, when dev pass rate > {config.tiers.l3_when_dev_above},"
         " before a layer promotion, and at the end)",
@@ -100,10 +102,11 @@ def score(value: float | None) -> str:
 
 
 def generation_line(record: CandidateRecord) -> str:
-    """``gen  12 L1 keep     dev score 0.977 pass 0.714 (1.2s) python: changed ...``"""
+    """``gen  12 surface      keep     dev score 0.977 pass 0.714 (1.2s) python: changed ...``"""
     flags = f" [{', '.join(record.flags)}]" if record.flags else ""
+    layer = layer_name(record.layer).ljust(LAYER_WIDTH)
     return (
-        f"gen {record.generation:3d} L{record.layer} {record.decision:8s} dev score {score(record.dev_score)}"
+        f"gen {record.generation:3d} {layer} {record.decision:8s} dev score {score(record.dev_score)}"
         f" pass {score(record.dev_pass_rate)} ({record.seconds:.1f}s) {record.description[:80]}{flags}"
     )
 

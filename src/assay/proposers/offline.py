@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 from assay.config import ParameterSpec
+from assay.layer_names import layer_name
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
 from assay.proposers.mutate import Mutation, mutate
 from assay.proposers.mutate.python_grow_ops import turned_round
@@ -35,7 +36,7 @@ class MutateProposer(Proposer):
             return Proposal(
                 ok=False,
                 description="no mutation",
-                error=f"no operator applies at layer {view.layer}",
+                error=f"no operator applies at the {layer_name(view.layer)} layer",
                 exhausted=True,
             )
         (worktree / mutation.path).write_text(mutation.new_text, encoding="utf-8")

@@ -9,17 +9,20 @@ import json
 import re
 
 from assay.errors import ConfigError
+from assay.layer_names import layer_name
 from assay.proposers.base import CaseFailure, DevCase, HistoryEntry, ProposerView, Reflection
 from assay.proposers.budget import Fitted, Piece, TokenCounter, estimate_tokens, fit
 
 _FENCE_RUN = re.compile(r"^\s*`{3,}", re.MULTILINE)
 MAX_INPUT_CHARS = 600
 FORMATS = ("search_replace", "whole_file", "direct")
-LAYERS = {
-    1: "Layer 1 (surface): change wording, formatting, examples, names or constants. Keep the structure.",
-    2: "Layer 2 (core): change the main logic, instructions or algorithm of the artifact.",
-    3: "Layer 3 (architecture): restructure the artifact: reorganise its parts or change the approach.",
+_GUIDANCE = {
+    1: "change wording, formatting, examples, names or constants. Keep the structure.",
+    2: "change the main logic, instructions or algorithm of the artifact.",
+    3: "restructure the artifact: reorganise its parts or change the approach.",
 }
+# "Layer 2 (core): ...": the prompt's words are part of the llm proposer's cache keys, so they stay as they were.
+LAYERS = {n: f"Layer {n} ({layer_name(n)}): {text}" for n, text in _GUIDANCE.items()}
 _CITES_LABELS = "CITES: <the numbers of the cases your change is based on, e.g. [2], [5]>"
 _CITES_PATHS = "CITES: <path of a trace file your change is based on>[, <another trace path>]"
 SEARCH_REPLACE_FORMAT = """\

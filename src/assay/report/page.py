@@ -9,6 +9,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from assay.layer_names import layer_name
 from assay.loop.report import SUSPECT_AFTER
 from assay.report import svg
 from assay.report.evalview import EvalReport
@@ -47,7 +48,7 @@ def _environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=False,
     )
-    env.filters.update(score=_score, signed=_signed, change=_change, number=_number)
+    env.filters.update(score=_score, signed=_signed, change=_change, number=_number, layer=layer_name)
     return env
 
 

@@ -160,8 +160,11 @@ class RunReport:
 
     @property
     def best(self) -> CandidateNode | None:
-        kept = [n for n in self.nodes if n.decision in ("baseline", "keep")]
-        return kept[-1] if kept else None
+        """The last kept candidate; for a run that ended, the one it named (as ``best_candidate`` picks it)."""
+        kept = self.kept
+        ended = self.run.best if self.run.status != "running" else None
+        named = [n for n in kept if ended and n.commit == ended]
+        return (named or kept)[-1] if kept else None
 
     @property
     def kept(self) -> list[CandidateNode]:

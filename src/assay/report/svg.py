@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from assay.layer_names import layer_name
 from assay.report.run import CandidateNode, RunReport
 
 COLOURS = {
@@ -97,7 +98,7 @@ def trajectory(report: RunReport) -> Markup:
     body = _axes(x, y, y_ticks=[lo + (hi - lo) * i / 4 for i in range(5)], x_label="generation", fmt=fmt)
     for change in report.layer_changes:
         px = x(change.generation + 0.5)
-        label = "layers exhausted" if change.exhausted else f"→ L{change.layer}"
+        label = "layers exhausted" if change.exhausted else f"→ {layer_name(change.layer)}"
         body.append(f'<line class="layer-change" x1="{px}" y1="{y.a}" x2="{px}" y2="{y.b}"/>')
         body.append(f'<text class="annot" x="{px + 3}" y="{y.b + 10}">{escape(label)}</text>')
     best_line = _best_so_far(report.nodes)

@@ -82,6 +82,12 @@ def _encode(result: Any) -> tuple[str, bytes]:
 def _call(request: dict[str, Any]) -> tuple[str, bytes, str | None]:
     artifact_dir = str(request["artifact_dir"])
     sys.path.insert(0, artifact_dir)
+    # The assay this worker belongs to answers `import assay`, as in the process that started it, even when
+    # site-packages names another (a source tree on PYTHONPATH, which the scrubbed environment drops): the
+    # code `assay init` writes for a promptfoo suite, and `assay eval` of one, call its promptfoo bridge.
+    home = str(Path(__file__).resolve().parents[2])
+    if home not in sys.path:
+        sys.path.insert(1, home)
     function = _resolve(str(request["function"]))
     result = function(_case_view(request["case"]), Path(artifact_dir))
     if hasattr(result, "__await__"):
@@ -109,6 +115,7 @@ def _traceback_tail(exc: BaseException) -> str:
 
 def main() -> int:
     """Serve one request; the exit status is 0 whenever a response header was written."""
+    sys.dont_write_bytecode = True  # the artifact's modules leave no __pycache__ in the work directory
     reply = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr

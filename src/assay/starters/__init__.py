@@ -15,6 +15,7 @@ from importlib.resources import files
 from pathlib import Path
 from string import Template
 
+from assay.install import install_hint
 from assay.model import Case
 from assay.starters.fewshot import fewshot_files, is_local, template_names
 
@@ -128,7 +129,13 @@ def write_starter(directory: Path, config_name: str = "assay.yaml", model: str |
         if not (directory / PLACEHOLDER).exists():
             (directory / PLACEHOLDER).write_text(_template("program.py"), encoding="utf-8")
             starter.written.append(PLACEHOLDER)
-    values = {"artifact": starter.artifact, "cases": cases, "command": command}
+    values = {
+        "artifact": starter.artifact,
+        "cases": cases,
+        "command": command,
+        "llm_install": install_hint("llm"),
+        "local_install": install_hint("local"),
+    }
     if not (directory / cases).exists():
         (directory / cases).write_text(
             Template(_template(cases_template)).substitute(values), encoding="utf-8"

@@ -24,6 +24,7 @@ import yaml
 
 from assay.cases._common import read_data
 from assay.errors import ConfigError
+from assay.install import install_hint
 
 PROMPT_SUFFIXES = (".txt", ".md", ".j2", ".njk", ".prompt", ".tmpl", ".json", ".yaml", ".yml", "")
 LLM_PREFIXES = {
@@ -35,7 +36,21 @@ LLM_PREFIXES = {
 }
 API_STYLES = ("chat", "completion", "messages", "responses", "assistant")
 MODULE = "assay_provider.py"
+PROVIDER_ENV_ALLOW = ("*_API_KEY", "*_API_BASE", "*_BASE_URL")  # what a provider needs to call a model API
 CONFIG_NAMES = ("promptfooconfig.yaml", "promptfooconfig.yml", "promptfooconfig.json")
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """A call of :mod:`assay.cases.promptfoo_bridge`: its provider function and keyword arguments."""
+
+    function: str
+    arguments: dict[str, Any]
+
+    def source(self) -> str:
+        """The call as Python source, in the module ``assay init`` writes."""
+        given = "".join(f", {name}={value!r}" for name, value in self.arguments.items())
+        return f"{self.function}(case, artifact_dir{given})"
 
 
 @dataclass
@@ -45,7 +60,7 @@ class Plan:
     prompts: list[str] = field(default_factory=list)
     new_prompts: dict[str, str] = field(default_factory=dict)  # path -> text, for inline prompts
     runner: dict[str, Any] = field(default_factory=dict)
-    module: str | None = None
+    bridge: Bridge | None = None  # how the runner calls the provider, when it goes through the bridge
     forbid: list[str] = field(default_factory=list)
     provider_files: list[str] = field(default_factory=list)
     judge: dict[str, Any] | None = None
@@ -106,6 +121,8 @@ def _provider(data: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             return first["id"].strip(), config
         if len(first) == 1:  # {provider-id: {config: ...}}
             ((pid, options),) = first.items()
+            if isinstance(options, str):  # `- exec: python answer.py`, unquoted: YAML makes it a mapping
+                return f"{pid}: {options.strip()}", {}
             config = options.get("config", {}) if isinstance(options, dict) else {}
             return str(pid), config if isinstance(config, dict) else {}
     return "", {}
@@ -134,41 +151,47 @@ def llm_settings(provider: str, config: dict[str, Any]) -> dict[str, Any] | None
     return settings
 
 
-def _module(call: str, provider: str) -> str:
+def module_source(bridge: Bridge, provider: str) -> str:
+    """The ``assay_provider.py`` that ``assay init`` writes for a provider run through the bridge."""
     return (
         f'"""Written by `assay init` from the promptfoo config: the runner renders the prompt as promptfoo\n'
         f'does and calls its first provider, {provider}."""\n\n'
         f"from assay.cases import promptfoo_bridge as bridge\n\n\n"
-        f"def run(case, artifact_dir):\n    return bridge.{call}\n"
+        f"def run(case, artifact_dir):\n    return bridge.{bridge.source()}\n"
     )
 
 
 def _runner(provider: str, config: dict[str, Any], plan: Plan) -> None:
     prompt = plan.prompts[0] if plan.prompts else "prompts/prompt-1.txt"
     settings = llm_settings(provider, config)
-    cfg = repr(config)
-    bridge_call = None
+    bridge = None
     if provider.startswith("exec:"):
         command = provider.removeprefix("exec:").strip()
-        bridge_call = (
-            f"exec_provider(case, artifact_dir, prompt={prompt!r}, command={command!r}, config={cfg})"
-        )
+        bridge = Bridge("exec_provider", {"prompt": prompt, "command": command, "config": config})
         plan.provider_files += [p for p in command.split() if Path(p).suffix in (".py", ".js", ".sh", ".rb")]
     elif provider.startswith(("python:", "file://")):
-        ref = provider.removeprefix("python:").removeprefix("file://")
+        ref = provider.removeprefix("python:").strip().removeprefix("file://")
         file, _, function = ref.partition(":")
         if file.endswith(".py"):
-            fn = function or "call_api"
-            bridge_call = f"python_provider(case, artifact_dir, prompt={prompt!r}, file={file!r}, function={fn!r}, config={cfg})"
+            arguments = {"prompt": prompt, "file": file, "function": function or "call_api", "config": config}
+            bridge = Bridge("python_provider", arguments)
         elif file.endswith((".js", ".cjs", ".mjs")):
-            bridge_call = f"js_provider(case, artifact_dir, prompt={prompt!r}, file={file!r}, config={cfg})"
-        if bridge_call:
+            bridge = Bridge("js_provider", {"prompt": prompt, "file": file, "config": config})
+        if bridge:
             plan.provider_files.append(file)
     elif provider == "echo":
-        bridge_call = f"echo_provider(case, artifact_dir, prompt={prompt!r})"
-    if bridge_call is not None:
-        plan.module = _module(bridge_call, provider)
-        plan.runner = {"type": "python", "function": "assay_provider:run", "timeout": 300}
+        bridge = Bridge("echo_provider", {"prompt": prompt})
+    if bridge is not None:
+        plan.bridge = bridge
+        # The provider is the user's own code, as promptfoo runs it: it reaches its model's API with its key
+        # (candidates are prompts, never code, so they cannot use either).
+        plan.runner = {
+            "type": "python",
+            "function": "assay_provider:run",
+            "timeout": 300,
+            "network": True,
+            "env_allow": list(PROVIDER_ENV_ALLOW),
+        }
         # The provider's files are the harness: candidates may not change them, and the jail shows them
         # (the config names them with file://, which would otherwise hide them as the suite's own files).
         plan.forbid += [*plan.provider_files, MODULE]
@@ -185,7 +208,7 @@ def _runner(provider: str, config: dict[str, Any], plan: Plan) -> None:
             "openrouter": "OPENROUTER_API_KEY",
         }.get(provider.split(":")[0])
         key = f"set {env}, " if env else ""
-        plan.next_step = f"{key}`pip install 'assay[llm]'`, then `assay eval`"
+        plan.next_step = f"{key}`{install_hint('llm')}`, then `assay eval`"
     else:
         plan.runner["model"] = None
         shown = provider or "(none)"
@@ -243,8 +266,8 @@ def plan_promptfoo(directory: Path, config_file: Path) -> Plan:
     return plan
 
 
-def render_config(plan: Plan, config_name: str, cases_file: str) -> str:
-    """The assay.yaml text for ``plan``."""
+def config_document(plan: Plan, config_name: str, cases_file: str) -> dict[str, Any]:
+    """The sections of assay.yaml for ``plan`` (artifact, cases, runner, judge)."""
     forbid = list(dict.fromkeys([config_name, cases_file, *plan.forbid]))
     document: dict[str, Any] = {
         "artifact": {"kind": "prompt", "paths": plan.prompts, "forbid": forbid},
@@ -253,6 +276,12 @@ def render_config(plan: Plan, config_name: str, cases_file: str) -> str:
     }
     if plan.judge:
         document["judge"] = plan.judge
+    return document
+
+
+def render_config(plan: Plan, config_name: str, cases_file: str) -> str:
+    """The assay.yaml text for ``plan``."""
+    document = config_document(plan, config_name, cases_file)
     head = (
         f"# Written by `assay init` from {cases_file}. Reference: docs/config.md, docs/cases.md.\n"
         f"# The artifact is the config's prompts; the runner is its first provider ({plan.provider or 'none'}).\n"
@@ -275,8 +304,8 @@ def write_promptfoo_starter(directory: Path, config_name: str, config_file: Path
         (directory / name).parent.mkdir(parents=True, exist_ok=True)
         (directory / name).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         written.append(name)
-    if plan.module is not None and not (directory / MODULE).exists():
-        (directory / MODULE).write_text(plan.module, encoding="utf-8")
+    if plan.bridge is not None and not (directory / MODULE).exists():
+        (directory / MODULE).write_text(module_source(plan.bridge, plan.provider), encoding="utf-8")
         written.append(MODULE)
     (directory / config_name).write_text(
         render_config(plan, config_name, config_file.relative_to(directory).as_posix()), encoding="utf-8"

@@ -122,7 +122,7 @@ def test_a_layer_without_operators_for_the_file_gives_none() -> None:
 
 
 def test_unknown_layer_is_rejected() -> None:
-    with pytest.raises(ValueError, match="layer must be 1, 2 or 3"):
+    with pytest.raises(ValueError, match=r"layer must be 1 \(surface\), 2 \(core\) or 3 \(architecture\)"):
         mutate(PROJECT, layer=4, rng=random.Random(0))
 
 

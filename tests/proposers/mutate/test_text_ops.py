@@ -1,4 +1,5 @@
-"""Text operators (GrIPS-style): phrases at L1, sentences and reminders at L2, paragraphs and sections at L3."""
+"""Text operators (GrIPS-style): phrases at the surface layer, sentences and reminders at core, paragraphs and
+sections at architecture."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Config operators (JSON, YAML, TOML), by layer.
 
-L1 surface: perturb one number (in a value or a list), flip one boolean. L2 core: switch one string to
+Surface: perturb one number (in a value or a list), flip one boolean. Core: switch one string to
 another value seen under the same key name or in a sibling list (an "enum flip"; skipped when there is none),
-swap two adjacent list items. L3 architecture: remove or duplicate one list item.
+swap two adjacent list items. Architecture: remove or duplicate one list item.
 Every result must parse again and differ from the original document.
 """
 

@@ -118,7 +118,7 @@ def mutate(files: dict[str, str], *, layer: int, rng: random.Random, attempts: i
     are tried only on files with examples; pool files themselves are not mutated.
     """
     if layer not in LAYERS:
-        raise ValueError(f"layer must be 1, 2 or 3, not {layer!r}")
+        raise ValueError(f"layer must be 1 (surface), 2 (core) or 3 (architecture), not {layer!r}")
     pairs = [
         (path, op)
         for path in sorted(files)

@@ -7,8 +7,8 @@ A **pool** is an artifact file whose name is ``pool.<ext>`` or ends in ``.pool.<
 decide which paragraphs of the prompt are examples; without a pool, it is the label sequence that occurs
 most often (at least twice) in the prompt. Pool files are read, never mutated.
 
-L1: ``fewshot.swap`` replaces one example with a pool example the prompt does not have yet;
-``fewshot.reorder`` swaps two examples. L2: ``fewshot.add`` inserts a pool example; ``fewshot.drop``
+Surface layer: ``fewshot.swap`` replaces one example with a pool example the prompt does not have yet;
+``fewshot.reorder`` swaps two examples. Core: ``fewshot.add`` inserts a pool example; ``fewshot.drop``
 removes one (never the last). These operators need the other artifact files, so besides ``apply(path,
 text, rng)`` (no pool) they have ``apply_files(files, path, text, rng)``; the engine calls the latter.
 """

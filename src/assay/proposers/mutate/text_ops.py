@@ -1,7 +1,7 @@
 """Text operators (prompts, skills, docs), after GrIPS' edit operations, without a paraphrase model.
 
-L1 surface: delete, swap or duplicate one phrase. L2 core: move one sentence (or list item) within its
-paragraph; add emphasis by repeating an instruction sentence as a reminder at the end. L3 architecture:
+Surface: delete, swap or duplicate one phrase. Core: move one sentence (or list item) within its
+paragraph; add emphasis by repeating an instruction sentence as a reminder at the end. Architecture:
 swap two neighbouring paragraphs of a section, or two neighbouring sections of the same heading level.
 Frontmatter, headings, code fences, tables and HTML are never edited (see ``text_split``).
 """
