@@ -173,9 +173,8 @@ def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolut
 
             started = time.monotonic()
             line = lambda: _status_line(evolution, time.monotonic() - started)  # noqa: E731
-            with Ticker(
-                line, lambda text: out.print(text, highlight=False, markup=False), every=every_s(10.0)
-            ):
+            write = lambda text: out.print(text, highlight=False, markup=False, soft_wrap=True)  # noqa: E731
+            with Ticker(line, write, every=every_s(10.0)):
                 outcome = run_sync(start())
     except KeyboardInterrupt:
         err.print("interrupted: the current generation was abandoned; `assay resume` continues the run")
