@@ -48,7 +48,8 @@ def summary(state: LoopState) -> dict[str, Any]:
     best, retry = lineage.best, feedback.retry
     return {
         "generation": lineage.generation,
-        "records": [r.model_dump(mode="json", exclude={"time"}) for r in lineage.records],
+        # "reason" came after the recording: an empty one is not part of what that fold gave.
+        "records": [r.model_dump(mode="json", exclude={"time", "reason"}) for r in lineage.records],
         "baseline": lineage.baseline.record.candidate_id if lineage.baseline else None,
         "best": best.record.candidate_id if best else None,
         "best_measurement": [best.measurement.dev is not None, best.measurement.holdout is not None]

@@ -233,6 +233,12 @@ class Git:
         )
         return self.head()
 
+    def set_note(self, commit: str, text: str) -> None:
+        """Make ``text`` the git note of ``commit`` (replacing one it had): ``git log`` shows it under the
+        commit's message. A candidate is committed before it is judged, so its verdict can only follow as a
+        note."""
+        self.run("notes", "add", "-f", "-F", "-", commit, input=text, commits=True)
+
     def restore_paths(self, worktree: Path, commit: str, paths: Sequence[str]) -> None:
         """Put ``paths`` in the work tree (and its index) back as they are at ``commit``; a path that does not
         exist there is deleted."""

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from assay.config import AssayConfig
+from assay.history.git import Git
+from assay.history.reasons import reason_of
 from assay.history.records import CandidateRecord, RunRecord
 from assay.layer_names import LAYER_WIDTH, layer_name
 from assay.presets import EvolveSettings
@@ -102,13 +104,23 @@ def score(value: float | None) -> str:
 
 
 def generation_line(record: CandidateRecord) -> str:
-    """``gen  12 surface      keep     dev score 0.977 pass 0.714 (1.2s) python: changed ...``"""
+    """``gen  12 surface      keep     dev score 0.977 pass 0.714 (1.2s) python: changed ... — keep: dev ...``"""
     flags = f" [{', '.join(record.flags)}]" if record.flags else ""
     layer = layer_name(record.layer).ljust(LAYER_WIDTH)
     return (
         f"gen {record.generation:3d} {layer} {record.decision:8s} dev score {score(record.dev_score)}"
         f" pass {score(record.dev_pass_rate)} ({record.seconds:.1f}s) {record.description[:80]}{flags}"
+        f" — {reason_of(record)}"
     )
+
+
+def explain(git: Git, record: CandidateRecord) -> None:
+    """Give a decided ``record`` its reason, and its commit (when it made one) that reason as its git note:
+    the candidate was committed before it was judged. Written before the decision is logged, so a resumed
+    generation writes it again."""
+    record.reason = reason_of(record)
+    if record.commit:
+        git.set_note(record.commit, f"reason: {record.reason}\n")
 
 
 def baseline_lines(state: LoopState) -> list[str]:
