@@ -140,7 +140,7 @@ async def propose(
             flags=list(proposal.flags),
             citations=list(proposal.citations),
         )
-        explain(ctx.git, record)
+        explain(ctx.git, record, ctx.report)
         ctx.emit(state, Decided(record=record, spent=spend, sampled=sampled, proposal=proposal.number))
         return None
     ctx.git.set_ref(f"refs/assay/{ctx.run.run_id}/{candidate_id(generation)}", proposal.commit)
@@ -390,7 +390,7 @@ def decide_screened_out(
             )
         },
     )
-    explain(ctx.git, record)
+    explain(ctx.git, record, ctx.report)
     ctx.emit(state, Decided(record=record))
     return record
 
@@ -500,7 +500,7 @@ def decide(
     record.citations = list(proposal.citations)
     dev = measurement.dev
     record.evidence = [c.trace_path for c in (dev.cases if dev else []) if not c.passed and c.trace_path][:20]
-    explain(ctx.git, record)
+    explain(ctx.git, record, ctx.report)
     ctx.emit(
         state,
         Decided(

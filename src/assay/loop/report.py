@@ -1,12 +1,14 @@
-"""What a run tells people: plan.md (Phase 0) and one line per generation."""
+"""What a run tells people: plan.md (Phase 0), one line per generation, and each decision's reason (also as
+the candidate commit's git note)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from assay.config import AssayConfig
 from assay.history.git import Git
+from assay.history.gitrun import GitError
 from assay.history.reasons import reason_of
 from assay.history.records import CandidateRecord, RunRecord
 from assay.layer_names import LAYER_WIDTH, layer_name
@@ -114,13 +116,17 @@ def generation_line(record: CandidateRecord) -> str:
     )
 
 
-def explain(git: Git, record: CandidateRecord) -> None:
+def explain(git: Git, record: CandidateRecord, report: Callable[[str], None]) -> None:
     """Give a decided ``record`` its reason, and its commit (when it made one) that reason as its git note:
     the candidate was committed before it was judged. Written before the decision is logged, so a resumed
-    generation writes it again."""
+    generation writes it again. The note is a view of the record: when git cannot write it (another process
+    holds the notes ref), ``report`` says so and the run goes on."""
     record.reason = reason_of(record)
     if record.commit:
-        git.set_note(record.commit, f"reason: {record.reason}\n")
+        try:
+            git.set_note(record.commit, f"reason: {record.reason}\n")
+        except GitError as exc:
+            report(f"{record.candidate_id}: its reason is in the run's log, not in a git note ({exc})")
 
 
 def baseline_lines(state: LoopState) -> list[str]:
