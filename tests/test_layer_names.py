@@ -128,7 +128,7 @@ def test_nothing_a_recorded_run_shows_writes_a_layer_as_a_tier(
     monkeypatch.setattr(runs, "out", LazyConsole())
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.chdir(tmp_path)
-    runs.log_command(config_path, None)
+    runs.log_command(config_path, None, as_json=False)
     runs.status_command(config_path)
     shown = capsys.readouterr().out
     rows = [[c.strip() for c in line.split("│")[1:-1]] for line in shown.splitlines() if "cand-000" in line]

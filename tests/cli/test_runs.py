@@ -1,11 +1,14 @@
 """``assay status`` and ``assay log`` tell the truth: the best candidate's holdout as the evolve summary gave
-it, each figure labelled, a run whose process is gone as interrupted; ``assay adopt`` refuses a best with a
-caveat unless forced."""
+it, each figure labelled, a run whose process is gone as interrupted, and the reason for every decision
+(``assay log --json`` too, for a run recorded before reasons were kept as well); ``assay adopt`` refuses a best
+with a caveat unless forced."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,15 +17,21 @@ from pathlib import Path
 
 import pytest
 
+from assay.cli import runs
+from assay.cli.console import LazyConsole
 from assay.cli.runs import STATUS_COLUMNS, adopt_command, status_command
 from assay.config import load_config
 from assay.errors import AssayError
 from assay.history.records import CandidateRecord, RunRecord
 from assay.history.store import RunStore
 from assay.loop.flags import Flag
+from assay.model import Dimension
 from tests.loop.test_summary import record
 
 from .conftest import assay, git
+
+OLD_RUNS = Path(__file__).parents[1] / "loop" / "data" / "run-v1"  # written before reasons were kept
+OLD_RUN = "20261201-005652-58d8"
 
 
 def rows(table: str) -> list[list[str]]:
@@ -125,6 +134,18 @@ def test_status_log_diff_and_adopt_show_the_best_the_summary_printed(project):
     assert "finished" in log.stdout and "interrupted" not in log.stdout
     (best_row,) = [r for r in rows(log.stdout) if r[1] == best_id]
     assert best_row[6] == summary_holdout  # the holdout column of the best candidate's own row
+
+    # Every generation's reason: in the evolve line, the log's JSON and, for a commit, its git note.
+    entries = json.loads(assay("log", "--json", cwd=project).stdout)
+    lines = [line for line in evolve.stdout.splitlines() if line.startswith("gen ")]
+    assert len(lines) == len(entries) - 1 > 0  # the baseline has no generation line
+    for line, entry in zip(lines, entries[1:], strict=True):
+        assert entry["reason"] and line.endswith(f" — {entry['reason']}"), (line, entry)
+        assert entry["reason"].split(":")[0] in ("keep", "discard", "not evaluated", "retry", "rollback")
+        if entry["commit"]:
+            assert git(project, "notes", "show", entry["commit"]) == f"reason: {entry['reason']}"
+    (best_entry,) = [e for e in entries if e["candidate_id"] == best_id]
+    assert best_entry["reason"].startswith("keep: ") and best_entry["commit"].startswith(best_commit)
 
     base = git(project, "rev-parse", "HEAD")
     diff = assay("diff", "best", cwd=project)
@@ -229,3 +250,71 @@ def test_a_killed_run_is_interrupted_until_resumed(project):
     assert done["status"] == "finished"
     assert done["generations"] == str(GENERATIONS)
     assert "interrupted" not in assay("log", cwd=project).stdout
+
+
+def log(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
+) -> str:
+    """``assay log`` in process: the table (wide, so that no cell folds) or, with ``--json``, the JSON."""
+    monkeypatch.setenv("COLUMNS", "300")
+    monkeypatch.setattr(runs, "out", LazyConsole())
+    runs.log_command(config=project / "assay.yaml", run_id=None, as_json="--json" in args)
+    return capsys.readouterr().out
+
+
+def test_log_json_gives_every_generation_its_reason(project, capsys, monkeypatch):
+    progress = Dimension(
+        passed=True,
+        numbers={"parent_pass_rate": 0.5, "pass_rate": 0.5, "parent_score": 0.957, "score": 0.973},
+    )
+    recorded = "discard: regression, weibull-06 PASS→FAIL"
+    stored_run(  # only generation 1 has its reason recorded; the others get theirs from what they hold
+        project,
+        [
+            record(0, dev_score=0.957),
+            record(1, decision="discard", dev_score=0.974, dev_pass_rate=0.571, reason=recorded),
+            record(2, dev_score=0.973, gate={"progress": progress}),
+            record(3, decision="invalid", commit=None, description="proposal failed: the model timed out"),
+        ],
+    ).close()
+
+    entries = json.loads(log(project, capsys, monkeypatch, "--json"))
+    assert [e["generation"] for e in entries] == [0, 1, 2, 3]
+    assert [e["reason"] for e in entries] == [
+        "baseline: dev score 0.957, pass rate 0.500",
+        recorded,
+        "keep: dev score +0.016 (0.957 → 0.973)",
+        "not evaluated: proposal failed: the model timed out",
+    ]
+    second = entries[1]
+    assert (second["run"], second["candidate_id"], second["commit"], second["decision"]) == (
+        "r",
+        "cand-0001",
+        f"{1:040d}",
+        "discard",
+    )
+    assert (second["dev_score"], second["dev_pass_rate"], second["layer"]) == (0.974, 0.571, "surface")
+    assert entries[3]["commit"] is None
+
+    table = log(project, capsys, monkeypatch)
+    header = next(line for line in table.splitlines() if "┃" in line)
+    assert [cell.strip() for cell in header.split("┃")[1:-1]][8] == "reason"
+    (row,) = [r for r in rows(table) if r[1] == "cand-0001"]
+    assert row[8] == recorded
+
+
+def test_a_run_recorded_without_reasons_lists_with_reasons_from_its_gate(project, capsys, monkeypatch):
+    shutil.copytree(OLD_RUNS, project / ".assay")
+
+    entries = json.loads(log(project, capsys, monkeypatch, "--json"))
+    assert len(entries) == 9 and {e["run"] for e in entries} == {OLD_RUN}
+    by_id = {e["candidate_id"]: e for e in entries}
+    assert by_id["cand-0003"]["reason"] == "discard: regression, inst-03 PASS→FAIL; also progress"
+    assert by_id["cand-0007"]["reason"] == "keep: dev pass rate 0.200 → 0.600, score +0.050"
+    assert by_id["cand-0001"]["reason"].startswith(
+        "discard: no gain, tie on dev (score 0.903, pass rate 0.200)"
+    )
+
+    table = rows(log(project, capsys, monkeypatch))
+    assert [r[0] for r in table] == [str(g) for g in range(9)]
+    assert [r[8] for r in table] == [e["reason"] for e in entries]

@@ -54,7 +54,9 @@ async def test_retry_numbers_and_reason():
     gate = BackpressureGate()
     decision = await step(gate, 0.5, 0.501)
     assert not decision.keep
-    assert decision.dimensions["progress"].numbers == pytest.approx(
+    numbers = dict(decision.dimensions["progress"].numbers)
+    assert numbers.pop("measure") == "dev score"  # "match score" when the tournament feeds the gate
+    assert numbers == pytest.approx(
         {
             "best_score": 0.5,
             "score": 0.501,

@@ -183,6 +183,23 @@ def test_branches_and_refs_move_without_touching_the_checked_out_branch(repo: Gi
     assert not repo.branch_exists("assay/run1") and repo.head() == base
 
 
+def test_a_note_shows_under_the_commit_replaces_the_last_and_waits_for_a_locked_ref(
+    repo: Git, tmp_path: Path
+) -> None:
+    commit = candidate(repo, tmp_path / "wt", {"prompt.md": "kept\n"})
+    repo.set_note(commit, "reason: discard: no gain\n")
+    repo.set_note(commit, "reason: keep: dev score +0.016 (0.957 → 0.973)\n")
+    shown = sh(repo.root, "log", "-1", commit)
+    assert "Notes:\n    reason: keep: dev score +0.016 (0.957 → 0.973)" in shown and "no gain" not in shown
+    lock = Path(sh(repo.root, "rev-parse", "--git-common-dir"))
+    lock = (lock if lock.is_absolute() else repo.root / lock) / "refs" / "notes" / "commits.lock"
+    lock.write_text("")  # another writer holds the notes ref
+    with pytest.raises(GitError, match="notes"):
+        repo.set_note(commit, "reason: never written\n", attempts=2)
+    lock.unlink()
+    assert sh(repo.root, "notes", "show", commit) == "reason: keep: dev score +0.016 (0.957 → 0.973)"
+
+
 def test_restore_paths_reverts_modified_added_and_deleted_files(repo: Git, tmp_path: Path) -> None:
     parent = repo.head()
     wt = tmp_path / "wt"

@@ -43,7 +43,7 @@ PIPELINE = (
 class Ended:
     """What a run ended with, as comparable data."""
 
-    decisions: list[tuple[int, str, str | None, float | None, tuple[str, ...]]]
+    decisions: list[tuple[int, str, str | None, float | None, tuple[str, ...], str]]
     stop_reason: str
     case_runs: int
     kinds: list[str]
@@ -77,9 +77,15 @@ def ended(root: Path) -> Ended:
     assert [r.candidate_id for r in store.candidates(run_dir.name)] == ids
     assert [e.seq for e in store.events(run_dir.name)] == [e.seq for e in files.read_events()]
     assert store.get_run(run_dir.name).status == "finished"
+    # Every candidate commit carries its reason as its note, a resumed generation's too.
+    for record in decided[1:]:
+        if record.commit:
+            assert git(root, "notes", "show", record.commit) == f"reason: {record.reason}", (
+                record.candidate_id
+            )
     return Ended(
         decisions=[
-            (r.generation, r.decision, tree(root, r.commit), r.dev_score, tuple(sorted(r.flags)))
+            (r.generation, r.decision, tree(root, r.commit), r.dev_score, tuple(sorted(r.flags)), r.reason)
             for r in decided
         ],
         stop_reason=finished[0].reason,

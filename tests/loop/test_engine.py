@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -194,6 +195,7 @@ def test_a_candidate_deleting_the_artifact_is_stopped_at_l1(tmp_path):
     assert record.decision == "discard"
     assert record.dev_score is None  # never evaluated: the L1 static tier stopped it
     assert record.gate["structure"].passed is False
+    assert re.fullmatch(r"discard: L1 static, \d+ critical findings?", record.reason), record.reason
     assert (root / "priority.py").exists()
 
 
@@ -205,6 +207,12 @@ def test_backpressure_gate_by_name_and_bad_gate_names(tmp_path):
     decided = [r for r in records[1:] if r.decision != "invalid" and "screened-out" not in r.flags]
     assert decided and all("progress" in r.gate for r in decided)
     assert all(r.decision == "keep" or any(f.startswith("gate-") for f in r.flags) for r in decided)
+    for r in decided:  # the reason names the gate's action and the delta it judged
+        action = "keep" if r.decision == "keep" else "retry" if "gate-retry" in r.flags else "rollback"
+        assert re.match(rf"{action}: (dev|fixable dev cases) score [+-]\d\.\d{{4}} ", r.reason), (
+            r.flags,
+            r.reason,
+        )
     config = root / "assay.yaml"
     config.write_text(config.read_text().replace("gate: backpressure", "gate: backpresure"))
     with pytest.raises(AssayError, match=r"evolve.gate.*backpressure"):

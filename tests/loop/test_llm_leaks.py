@@ -122,7 +122,7 @@ def write_project(root: Path, url: str, show_reasons: bool, value: str = VALUE, 
         f"judge: {{votes: 1, {llm[1:-1]}}}\n"
         "evolve:\n"
         f"  proposer: {{type: llm, llm: {llm}, show_judge_reasons: {str(show_reasons).lower()}}}\n"
-        "  layers: [1]\n  discards_per_layer: 50\n  plateau: 50\n  stop_on_oscillation: false\n"
+        "  layers: [1]\n  discards_per_layer: 50\n  plateau: 50\n  stop_on_oscillation: false\n  stop_after_failed: 50\n"
         "  tournament: {enabled: false}\n"
     )
     (root / ".gitignore").write_text(".assay/\n")
@@ -252,7 +252,7 @@ def write_program_project(root: Path, url: str) -> Path:
         "runner: {type: command, command: 'python bot.py {input}', timeout: 20}\n"
         "evolve:\n"
         f"  proposer: {{type: llm, llm: {llm}}}\n"
-        "  layers: [1]\n  discards_per_layer: 50\n  plateau: 50\n  stop_on_oscillation: false\n"
+        "  layers: [1]\n  discards_per_layer: 50\n  plateau: 50\n  stop_on_oscillation: false\n  stop_after_failed: 50\n"
         "  tournament: {enabled: false}\n"
     )
     (root / ".gitignore").write_text(".assay/\n__pycache__/\n")

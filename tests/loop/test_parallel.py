@@ -164,7 +164,8 @@ def test_a_stopped_run_keeps_its_proposals_and_resumes_to_the_same_decisions(
     events = typed_events(RunFiles(run_dir).read_events())
     decided = [e.record for e in events if isinstance(e, Decided)]
     decisions = [
-        (r.generation, r.decision, tree(root, r.commit), r.dev_score, tuple(sorted(r.flags))) for r in decided
+        (r.generation, r.decision, tree(root, r.commit), r.dev_score, tuple(sorted(r.flags)), r.reason)
+        for r in decided
     ]
     assert decisions == first.decisions
     assert sum(e.spent.case_runs for e in events) == first.case_runs

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
 from assay.config import load_config
 from assay.history.records import best_candidate
@@ -43,6 +44,7 @@ def test_the_report_of_a_run_shows_every_candidate_as_its_files_record_it(binpac
     assert [n.id for n in report.nodes] == [r.candidate_id for r in records]
     assert [n.decision for n in report.nodes] == [r.decision for r in records]
     assert [n.dev_score for n in report.nodes] == [r.dev_score for r in records]
+    assert [n.reason for n in report.nodes] == [r.reason for r in records] and all(r.reason for r in records)
     best = best_candidate(records)
     assert report.best is not None and report.best.id == best.candidate_id
     assert report.stop_reason == find_run(config, None).stop_reason and report.status == "finished"
@@ -76,6 +78,8 @@ def test_the_report_of_a_run_shows_every_candidate_as_its_files_record_it(binpac
     assert external_references(html) == []
     assert "default-src 'none'" in html  # the page may not fetch anything, even if a trace says so
     assert html.count('<section class="detail"') == len(records)
+    for record in records:  # in the candidate's header and in its row of the table of all candidates
+        assert html.count(f"{escape(record.reason)}<") >= 2, record.reason
     assert 'class="chart trajectory"' in html and 'class="chart lineage"' in html
     assert f'data-start="{best.candidate_id}"' in html
 

@@ -112,7 +112,7 @@ def evolve_command(
         preset=preset,
         max_generations=max_generations,
         use_cache=not no_cache,
-        report=lambda line: out.print(line, highlight=False),
+        report=lambda line: out.print(line, highlight=False, soft_wrap=True),
     )
     _run(lambda: evolution.start(), evolution)
 
@@ -149,7 +149,9 @@ def resume_command(
     from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
 
     evolution = Evolution(
-        cfg, max_generations=max_generations, report=lambda line: out.print(line, highlight=False)
+        cfg,
+        max_generations=max_generations,
+        report=lambda line: out.print(line, highlight=False, soft_wrap=True),
     )
     _run(lambda: evolution.resume(run_id), evolution)
 

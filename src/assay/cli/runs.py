@@ -161,15 +161,23 @@ def _test(record: CandidateRecord) -> str:
     return paired_test_summary(record.gate, compact=True)
 
 
-def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
-    """One row per generation of a run: layer, decision, scores, what changed."""
+def log_command(
+    config: Path = CONFIG,
+    run_id: str | None = RUN,
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per generation, as a JSON array."),
+) -> None:
+    """One row per generation of a run: layer, decision, scores, the reason for the decision, what changed."""
     from rich.table import Table
 
     from assay.config import load_config
+    from assay.history.reasons import reason_of
     from assay.layer_names import layer_name
 
     cfg = load_config(config)
     run, records = _run(cfg, run_id)
+    if as_json:
+        print(json.dumps([_log_entry(run.run_id, r) for r in records], indent=1, ensure_ascii=False))
+        return
     status = _status(cfg, run, _store(cfg).list_runs())
     table = Table(title=f"run {run.run_id}: {status}", header_style="bold")
     for column in (
@@ -181,6 +189,7 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
         "pass rate",
         "holdout",
         "delta",
+        "reason",
         "change",
     ):
         table.add_column(column, overflow="fold")
@@ -198,6 +207,7 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
             _score(r.dev_pass_rate),
             _score(r.holdout_score),
             delta,
+            reason_of(r),
             r.description[:70],
         ]
         table.add_row(*row, *([_test(r)] if tested else []))
@@ -205,6 +215,39 @@ def log_command(config: Path = CONFIG, run_id: str | None = RUN) -> None:
     noise = _noise(cfg, run.run_id)
     if noise is not None:
         out.print(f"noise at the baseline: {noise.summary()}", highlight=False)
+
+
+# The fields of a generation in `assay log --json`, in this order ("reason" follows "decision").
+LOG_FIELDS = (
+    "generation",
+    "candidate_id",
+    "commit",
+    "parent",
+    "layer",
+    "proposer",
+    "decision",
+    "reason",
+    "dev_score",
+    "dev_pass_rate",
+    "holdout_score",
+    "regression_pass_rate",
+    "delta",
+    "description",
+    "flags",
+    "tokens",
+    "cost_usd",
+    "seconds",
+)
+
+
+def _log_entry(run_id: str, record: CandidateRecord) -> dict[str, object]:
+    """A generation as ``assay log --json`` gives it: the run, the record's fields in :data:`LOG_FIELDS` (the
+    layer by its name), and its reason (derived from its gate for a run recorded before reasons were kept)."""
+    from assay.history.reasons import reason_of
+    from assay.layer_names import layer_name
+
+    fields = record.model_dump(mode="json") | {"reason": reason_of(record), "layer": layer_name(record.layer)}
+    return {"run": run_id, **{name: fields[name] for name in LOG_FIELDS}}
 
 
 def diff_command(

@@ -87,6 +87,7 @@ class BackpressureGate(Gate):
             action = "rollback"
             detail = f"delta {delta:+.4f} < {threshold:.4f}{scope} after {self.retries} retries"
         numbers = {
+            "measure": "match score" if data.scores else "dev score",
             "best_score": best,
             "score": score,
             "delta": delta,

@@ -102,7 +102,7 @@ class RatchetGate(Gate):
             return Dimension(passed=True, detail=f"{rate}, {score}{scope}", numbers=numbers)
         if (new.pass_rate, new.mean_score) < (old.pass_rate, old.mean_score):
             return Dimension(passed=False, detail=f"worse: {rate}, {score}{scope}", numbers=numbers)
-        benefit = self._tie_benefit(data)
+        benefit = self._tie_benefit(data, numbers)
         numbers["benefit"] = benefit
         if benefit:
             return Dimension(
@@ -114,13 +114,18 @@ class RatchetGate(Gate):
             numbers=numbers,
         )
 
-    def _tie_benefit(self, data: GateInput) -> str | None:
+    def _tie_benefit(self, data: GateInput, numbers: dict[str, float | str | None]) -> str | None:
+        """The benefit that breaks a tie, in words (None: none), its measure and values added to ``numbers``."""
         # Only deterministic benefits count: wall time per case is too noisy to break a tie.
         old_tokens, _ = _per_case(data.parent)
         new_tokens, _ = _per_case(data.candidate)
         if old_tokens and new_tokens <= old_tokens * (1 - TIE_BENEFIT):
+            numbers.update(benefit_of="tokens", benefit_before=old_tokens, benefit_after=new_tokens)
             return f"tokens per case {old_tokens:.0f} -> {new_tokens:.0f}"
         if data.parent_size and data.candidate_size <= data.parent_size * (1 - TIE_BENEFIT):
+            numbers.update(
+                benefit_of="size", benefit_before=data.parent_size, benefit_after=data.candidate_size
+            )
             return f"artifact size {data.parent_size} -> {data.candidate_size} bytes"
         return None
 
@@ -134,7 +139,7 @@ class RatchetGate(Gate):
             return Dimension(passed=True, detail="no case went PASS->FAIL", numbers=numbers)
         if len(regressed) == 1 and improved and data.rerun is not None:
             passes = await data.rerun(regressed[0], self.noise_reruns)
-            numbers["rerun_passes"] = passes
+            numbers.update(rerun_passes=passes, reruns=self.noise_reruns)
             if passes >= self.noise_passes:
                 return Dimension(
                     passed=True,
@@ -151,7 +156,8 @@ class RatchetGate(Gate):
     def _cost(self, data: GateInput) -> Dimension:
         base_tokens, base_time = _per_case(data.baseline)
         tokens, seconds = _per_case(data.candidate)
-        numbers: dict[str, float | None] = {
+        numbers: dict[str, float | str | None] = {
+            "cost_factor": self.cost_factor,
             "tokens_per_case": tokens,
             "baseline_tokens_per_case": base_tokens,
             "seconds_per_case": seconds,
@@ -166,6 +172,7 @@ class RatchetGate(Gate):
             too_slow = typical is None or typical > self.cost_factor
         if too_many_tokens or too_slow:
             what = "tokens" if too_many_tokens else "time"
+            numbers["over"] = what
             return Dimension(
                 passed=False,
                 detail=f"{what} per case above {self.cost_factor:g}x the baseline",

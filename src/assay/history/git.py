@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -232,6 +233,20 @@ class Git:
             commits=True,
         )
         return self.head()
+
+    def set_note(self, commit: str, text: str, *, attempts: int = 3) -> None:
+        """Make ``text`` the git note of ``commit`` (replacing one it had): ``git log`` shows it under the
+        commit's message. A candidate is committed before it is judged, so its verdict can only follow as a
+        note. The notes ref is the repository's, shared: a writer holding its lock is waited for a little, then
+        GitError."""
+        for attempt in range(attempts):
+            try:
+                self.run("notes", "add", "-f", "-F", "-", commit, input=text, commits=True)
+                return
+            except GitError:
+                if attempt == attempts - 1:
+                    raise
+                time.sleep(0.1 * (attempt + 1))
 
     def restore_paths(self, worktree: Path, commit: str, paths: Sequence[str]) -> None:
         """Put ``paths`` in the work tree (and its index) back as they are at ``commit``; a path that does not

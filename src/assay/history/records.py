@@ -63,8 +63,9 @@ def _nullable(annotation: Any) -> bool:
 class CandidateRecord(_Record):
     """One candidate of a run and the decision taken on it: a row of results.tsv and a line of experiments.jsonl.
 
-    ``gate`` holds each gate dimension's verdict and numbers; ``evidence`` the trace paths behind the decision;
-    ``citations`` the traces a proposer said its change is based on; ``flags`` markers such as
+    ``gate`` holds each gate dimension's verdict and numbers; ``reason`` the decision in one line, naming the
+    deciding dimension and its numbers (:mod:`assay.history.reasons`; empty in runs recorded before it);
+    ``evidence`` the trace paths behind the decision; ``citations`` the traces a proposer said its change is based on; ``flags`` markers such as
     ``many-files``, ``scope-violation`` or ``overfitting`` (:class:`assay.loop.flags.Flag`, kept as strings).
     """
 
@@ -87,6 +88,7 @@ class CandidateRecord(_Record):
     seconds: float = 0.0
     time: str = Field(default_factory=now_iso)
     gate: dict[str, Dimension] = Field(default_factory=dict)
+    reason: str = ""
     regressions: list[str] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
     citations: list[str] = Field(default_factory=list)

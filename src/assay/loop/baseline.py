@@ -3,6 +3,7 @@ already in the log (a run killed during its baseline) are not done again."""
 
 from __future__ import annotations
 
+from assay.history.reasons import reason_of
 from assay.loop.context import LoopContext
 from assay.loop.events import Decided, NoiseMeasured, Spend
 from assay.loop.generation import has_l3, measure, measure_l3
@@ -42,4 +43,5 @@ async def measure_baseline(ctx: LoopContext, state: LoopState) -> None:
     )
     record.tokens += state.spend.noise_spent.tokens
     record.cost_usd += state.spend.noise_spent.cost_usd
+    record.reason = reason_of(record)
     ctx.emit(state, Decided(record=record))

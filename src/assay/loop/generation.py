@@ -32,6 +32,7 @@ from assay.loop.measure import Measurement, slim, verdicts
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
 from assay.loop.rating import play_matches, play_screening
+from assay.loop.report import explain
 from assay.loop.state import LoopState, Pending
 from assay.model import Dimension, Split
 from assay.tournament import Contestant
@@ -139,6 +140,7 @@ async def propose(
             flags=list(proposal.flags),
             citations=list(proposal.citations),
         )
+        explain(ctx.git, record, ctx.report)
         ctx.emit(state, Decided(record=record, spent=spend, sampled=sampled, proposal=proposal.number))
         return None
     ctx.git.set_ref(f"refs/assay/{ctx.run.run_id}/{candidate_id(generation)}", proposal.commit)
@@ -235,7 +237,8 @@ async def judge(
     flags = list(pending.committed.proposal.flags)
     dev = measurement.dev
     if measurement.blocked or dev is None or pending.measured is None:
-        critical = Dimension(passed=False, detail="critical L1 findings: not evaluated")
+        found = {"critical": len(measurement.static.critical) if measurement.static else 0}
+        critical = Dimension(passed=False, detail="critical L1 findings: not evaluated", numbers=found)
         return Judgement(False, {"structure": critical}, flags)
     if pending.measured.screened_out:
         broken = Dimension(
@@ -387,6 +390,7 @@ def decide_screened_out(
             )
         },
     )
+    explain(ctx.git, record, ctx.report)
     ctx.emit(state, Decided(record=record))
     return record
 
@@ -496,6 +500,7 @@ def decide(
     record.citations = list(proposal.citations)
     dev = measurement.dev
     record.evidence = [c.trace_path for c in (dev.cases if dev else []) if not c.passed and c.trace_path][:20]
+    explain(ctx.git, record, ctx.report)
     ctx.emit(
         state,
         Decided(

@@ -1,11 +1,15 @@
-"""What a run tells people: plan.md (Phase 0) and one line per generation."""
+"""What a run tells people: plan.md (Phase 0), one line per generation, and each decision's reason (also as
+the candidate commit's git note)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from assay.config import AssayConfig
+from assay.history.git import Git
+from assay.history.gitrun import GitError
+from assay.history.reasons import reason_of
 from assay.history.records import CandidateRecord, RunRecord
 from assay.layer_names import LAYER_WIDTH, layer_name
 from assay.presets import EvolveSettings
@@ -102,13 +106,27 @@ def score(value: float | None) -> str:
 
 
 def generation_line(record: CandidateRecord) -> str:
-    """``gen  12 surface      keep     dev score 0.977 pass 0.714 (1.2s) python: changed ...``"""
+    """``gen  12 surface      keep     dev score 0.977 pass 0.714 (1.2s) python: changed ... — keep: dev ...``"""
     flags = f" [{', '.join(record.flags)}]" if record.flags else ""
     layer = layer_name(record.layer).ljust(LAYER_WIDTH)
     return (
         f"gen {record.generation:3d} {layer} {record.decision:8s} dev score {score(record.dev_score)}"
         f" pass {score(record.dev_pass_rate)} ({record.seconds:.1f}s) {record.description[:80]}{flags}"
+        f" — {reason_of(record)}"
     )
+
+
+def explain(git: Git, record: CandidateRecord, report: Callable[[str], None]) -> None:
+    """Give a decided ``record`` its reason, and its commit (when it made one) that reason as its git note:
+    the candidate was committed before it was judged. Written before the decision is logged, so a resumed
+    generation writes it again. The note is a view of the record: when git cannot write it (another process
+    holds the notes ref), ``report`` says so and the run goes on."""
+    record.reason = reason_of(record)
+    if record.commit:
+        try:
+            git.set_note(record.commit, f"reason: {record.reason}\n")
+        except GitError as exc:
+            report(f"{record.candidate_id}: its reason is in the run's log, not in a git note ({exc})")
 
 
 def baseline_lines(state: LoopState) -> list[str]:

@@ -17,6 +17,7 @@ from assay.config import AssayConfig
 from assay.history.git import Git
 from assay.history.gitrun import GitError
 from assay.history.owner import live_status
+from assay.history.reasons import reason_of
 from assay.history.records import CandidateRecord, RunRecord, paired_test_summary
 from assay.history.runfiles import read_events
 from assay.loop.events import (
@@ -51,7 +52,8 @@ MIN_CUT = 80
 class CandidateNode:
     """One candidate: its record's fields, what measured it, what the gate said, its diff and its cases.
 
-    ``decision`` is the record's, or ``pending`` for a candidate committed but not decided when the log ends.
+    ``decision`` is the record's, or ``pending`` for a candidate committed but not decided when the log ends;
+    ``reason`` the decision in one line (:mod:`assay.history.reasons`).
     ``cases`` are its dev results; ``changed`` the ids of dev cases whose verdict differs from its parent's.
     """
 
@@ -63,6 +65,7 @@ class CandidateNode:
     proposer: str
     description: str
     decision: str
+    reason: str = ""
     flags: list[str] = field(default_factory=list)
     dev_score: float | None = None
     dev_pass_rate: float | None = None
@@ -366,6 +369,7 @@ def _node(record: CandidateRecord) -> CandidateNode:
         proposer=record.proposer,
         description=record.description,
         decision=record.decision,
+        reason=reason_of(record),
         flags=list(record.flags),
         dev_score=record.dev_score,
         dev_pass_rate=record.dev_pass_rate,
