@@ -28,7 +28,7 @@ def test_examples_come_from_the_dev_split_only_one_label_at_a_time() -> None:
     examples = [texts[text] for text in shown[:-1]]
     assert len(examples) == shots.examples == MAX_EXAMPLES
     assert all(splits[c.id] == Split.DEV for c in examples)
-    assert [c.expected for c in examples] == LABELS + LABELS  # each label once before any repeats
+    assert [c.expected for c in examples] == LABELS * 3  # each label once before any repeats
     pooled = [
         texts[line.removeprefix("Input: ")] for line in shots.pool.splitlines() if line.startswith("Input: ")
     ]

@@ -25,8 +25,8 @@ from assay.cases.split import initial_split
 from assay.config import SplitConfig
 from assay.model import Case, Split
 
-EXAMPLES_PER_LABEL = 2
-MAX_EXAMPLES = 8
+EXAMPLES_PER_LABEL = 3
+MAX_EXAMPLES = 12
 MAX_POOL = 40
 MAX_EXAMPLE_CHARS = 300
 LABEL_CHECKS = ("equals", "iequals")
@@ -61,7 +61,7 @@ def _example(case: Case, label: str) -> str:
 
 
 @dataclass(frozen=True)
-class FewShot:
+class CompletionStarter:
     """The files of the completion-style starter: the prompt template and the pool, with what went in."""
 
     prompt: str
@@ -72,7 +72,9 @@ class FewShot:
     needs_label_check: bool  # the cases give labels as ``expected`` only: assay.yaml adds the equals check
 
 
-def fewshot_files(instruction: str, cases: Sequence[Case], split: SplitConfig | None = None) -> FewShot:
+def fewshot_files(
+    instruction: str, cases: Sequence[Case], split: SplitConfig | None = None
+) -> CompletionStarter:
     """The template and pool for ``instruction`` (the user's prompt text) and the user's ``cases``."""
     splits = initial_split([c.id for c in cases], split or SplitConfig())
     labelled = [(c, label) for c in cases if splits.get(c.id) == Split.DEV and (label := label_of(c))]
@@ -91,7 +93,7 @@ def fewshot_files(instruction: str, cases: Sequence[Case], split: SplitConfig | 
         "# More examples from your dev cases, in the prompt's format (one per paragraph). The mutate\n"
         "# proposer's few-shot operators swap them into the prompt; this file is read, never edited.\n"
     )
-    return FewShot(
+    return CompletionStarter(
         prompt="\n\n".join(parts) + "\n",
         pool=pool_head + "".join(f"\n{_example(case, label)}\n" for case, label in rest),
         examples=len(chosen),
