@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from assay.cases.split import initial_split
-from assay.config import SplitConfig
+from assay.config import SplitConfig, load_config
 from assay.model import Case, CheckSpec, Split
 from assay.starters import with_stop
 from assay.starters.fewshot import MAX_EXAMPLES, fewshot_files, label_of, template_names
@@ -59,3 +61,33 @@ def test_file_names_and_the_newline_stop() -> None:
     assert with_stop("local:gemma3-270m") == "local:gemma3-270m?stop=%0A"
     assert with_stop("local:gemma3-270m?seed=3") == "local:gemma3-270m?seed=3&stop=%0A"
     assert with_stop("local:x?stop=%2E") == "local:x?stop=%2E"
+
+
+def test_init_again_turns_the_chat_starter_with_a_local_model_into_the_completion_starter(
+    tmp_path: Path,
+) -> None:
+    from assay.starters import local_upgrade, write_starter
+
+    (tmp_path / "triage.md").write_text("Classify the message: alpha, beta, gamma or delta.\n")
+    (tmp_path / "cases.yaml").write_text(
+        "cases:\n"
+        + "".join(f"  - {{id: m{i}, input: 'text {i}', expected: {LABELS[i % 4]}}}\n" for i in range(20))
+    )
+    assert write_starter(tmp_path).kind == "prompt"
+    chat = (tmp_path / "assay.yaml").read_text()
+    assert local_upgrade(tmp_path, "assay.yaml") is None  # no model set yet
+    (tmp_path / "assay.yaml").write_text(chat.replace("  model:\n", "  model: gpt\n"))
+    assert local_upgrade(tmp_path, "assay.yaml") is None  # not a local model
+    edited = chat.replace("  model:\n", "  model: local:gemma3-270m\n").replace(
+        "max_tokens: 512", "max_tokens: 4"
+    )
+    (tmp_path / "assay.yaml").write_text(edited)
+    assert local_upgrade(tmp_path, "assay.yaml") is None  # the user changed more than the model: kept
+    assert (tmp_path / "assay.yaml").read_text() == edited
+    (tmp_path / "assay.yaml").write_text(chat.replace("  model:\n", '  model: "local:gemma3-270m"\n'))
+    starter = local_upgrade(tmp_path, "assay.yaml")
+    assert starter is not None and starter.written == ["triage.local.txt", "triage.pool.txt", "assay.yaml"]
+    config = load_config(tmp_path / "assay.yaml")
+    assert config.artifact.paths == ["triage.local.txt", "triage.pool.txt"]
+    assert config.runner.model == "local:gemma3-270m?stop=%0A" and config.runner.mode == "template"
+    assert (tmp_path / "triage.md").read_text() == "Classify the message: alpha, beta, gamma or delta.\n"

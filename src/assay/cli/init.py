@@ -60,6 +60,7 @@ def init_command(
     if not config_path.exists():
         _start(directory, config_path.relative_to(directory).as_posix(), model)
         raise typer.Exit(0)
+    _upgrade_for_local(directory, config_path.relative_to(directory).as_posix())
     # Configuration and case errors come before anything is committed.
     cfg = load_config(config_path)
     selection = select_cases(cfg, "all", unjudged=True)
@@ -152,6 +153,26 @@ def _existing_repository(cfg: AssayConfig, git: Git, cases: list[Case]) -> None:
         )
     if line := outside_line(status):
         out.print(line, highlight=False, markup=False)
+
+
+def _upgrade_for_local(directory: Path, config: str) -> None:
+    """The chat starter with a ``local:`` model set in it becomes the completion-style starter (a base model does
+    not follow a chat prompt); say what was written."""
+    from assay.starters import local_upgrade
+
+    try:
+        starter = local_upgrade(directory, config)
+    except OSError as exc:
+        raise ConfigError(f"cannot write a starter: {exc.strerror or exc}", file=directory / config) from None
+    if starter is None:
+        return
+    out.print(
+        f"{config} named a local base model in the chat starter: rewrote it as the completion-style starter"
+        f" and wrote {', '.join(n for n in starter.written if n != config)}",
+        markup=False,
+    )
+    for note in starter.notes:
+        out.print(f"  note: {note}", markup=False)
 
 
 def _start(directory: Path, config: str, model: str | None = None) -> None:

@@ -10,6 +10,7 @@ Files that exist are never overwritten.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -215,3 +216,35 @@ def with_stop(model: str) -> str:
     if "stop=" in model:
         return model
     return model + ("&" if "?" in model else "?") + "stop=%0A"
+
+
+_HEADER = re.compile(r"\A# Written by `assay init` for (?P<artifact>\S+)\. ")
+_MODEL = re.compile(r"^  model:[ \t]*(?P<model>\S.*?)[ \t]*$", re.M)
+_CASES = re.compile(r"^cases:\n  files: \[(?P<cases>[^\],]+)\]", re.M)
+
+
+def local_upgrade(directory: Path, config_name: str) -> Starter | None:
+    """``assay init`` again after setting a ``local:`` model in the chat starter: when ``config_name`` is that
+    starter exactly as written but for its model line, write the completion-style starter in its place (see
+    :mod:`assay.starters.fewshot`) and return it; otherwise None (a file the user changed is never rewritten)."""
+    path = directory / config_name
+    text = path.read_text(encoding="utf-8", errors="replace")
+    header, set_model, cases = _HEADER.match(text), _MODEL.search(text), _CASES.search(text)
+    if header is None or set_model is None or cases is None:
+        return None
+    model = set_model.group("model").strip("'\"")
+    if not is_local(model):
+        return None
+    values = {
+        "artifact": header.group("artifact"),
+        "cases": cases.group("cases").strip(),
+        "command": "",
+        "llm_install": install_hint("llm"),
+        "local_install": install_hint("local"),
+    }
+    as_written = Template(_template("prompt.assay.yaml")).substitute(values)
+    if _MODEL.sub("  model:", text, count=1) != as_written:
+        return None
+    if not (directory / values["artifact"]).is_file():
+        return None
+    return _local_starter(directory, config_name, [values["artifact"]], values["cases"], model)
