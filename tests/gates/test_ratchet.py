@@ -7,13 +7,20 @@ from assay.model import CaseResult, Output, Split
 from assay.static.report import Finding, StaticReport
 
 
-def result(verdicts: dict[str, bool], *, tokens: int = 0, seconds: float = 0.01) -> EvalResult:
+def result(
+    verdicts: dict[str, bool],
+    *,
+    scores: dict[str, float] | None = None,
+    tokens: int = 0,
+    seconds: float = 0.01,
+) -> EvalResult:
+    """Dev results with these verdicts; a case scores 1.0 or 0.0 by its verdict unless ``scores`` gives it one."""
     cases = [
         CaseResult(
             id=cid,
             split=Split.DEV,
             passed=ok,
-            score=1.0 if ok else 0.0,
+            score=(scores or {}).get(cid, 1.0 if ok else 0.0),
             output=Output(text="x", tokens_in=tokens, duration_s=seconds),
         )
         for cid, ok in verdicts.items()

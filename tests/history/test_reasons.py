@@ -12,31 +12,11 @@ from assay.gates.trend import TrendGate
 from assay.history.reasons import MAX_CHARS, decision_reason, reason_of
 from assay.history.records import CandidateRecord
 from assay.loop.flags import Flag, gate_flag
-from assay.model import CaseResult, Dimension, Output, Split
+from assay.model import Dimension
 from assay.static.report import Finding, StaticReport
+from tests.gates.test_ratchet import result
 
 BASE = {"weibull-01": True, "weibull-02": False, "weibull-03": False, "weibull-06": True}
-
-
-def result(
-    verdicts: dict[str, bool],
-    *,
-    scores: dict[str, float] | None = None,
-    tokens: int = 0,
-    seconds: float = 0.01,
-) -> EvalResult:
-    return EvalResult(
-        cases=[
-            CaseResult(
-                id=cid,
-                split=Split.DEV,
-                passed=ok,
-                score=(scores or {}).get(cid, float(ok)),
-                output=Output(text="x", tokens_in=tokens, duration_s=seconds),
-            )
-            for cid, ok in verdicts.items()
-        ]
-    )
 
 
 def said(decision: GateDecision) -> str:

@@ -5,7 +5,6 @@ had names (its commits say "assay proposal 4 L1 (tune): ..."): what it shows nam
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import sys
@@ -23,6 +22,7 @@ from assay.loop.flags import Flag, retried
 from assay.loop.state import LoopState, apply
 from assay.presets import resolve
 from tests.cli.conftest import assay, git
+from tests.loop.data.record_run_v2 import digest, rounded
 from tests.test_layer_names import tier_tokens
 
 DATA = Path(__file__).parent / "data"
@@ -92,22 +92,6 @@ def summary(state: LoopState) -> dict[str, Any]:
         "search_exhausted": watchers.search_exhausted,
         "suspects": watchers.suspects,
     }
-
-
-def rounded(value: Any) -> Any:
-    """``value`` with every float to 10 significant digits: Python 3.12's ``sum`` of floats is compensated, so
-    the last bits of a sum differ from 3.11's."""
-    if isinstance(value, float):
-        return float(f"{value:.10g}")
-    if isinstance(value, dict):
-        return {k: rounded(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [rounded(v) for v in value]
-    return value
-
-
-def digest(data: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(rounded(data), sort_keys=True).encode()).hexdigest()[:16]
 
 
 # The fold was recorded on Python 3.11. On 3.12 and later, sum() of floats is compensated: ratings that tie in
