@@ -30,6 +30,7 @@ from assay.limits import (
     MAX_OUTPUT_BYTES,
     MAX_PATH_BYTES,
 )
+from assay.local_options import parse_options
 from assay.model import CheckSpec
 from assay.safeload import LIMIT_NOTE, describe_yaml_error, load_yaml
 
@@ -280,8 +281,10 @@ def _base_local_model(model: str) -> bool:
     """A ``local:`` model used as a base model (no ``chat=1``): it completes text, it follows no instruction."""
     if not model.startswith("local:"):
         return False
-    query = model.partition("?")[2]
-    return "chat=1" not in query.split("&")
+    try:
+        return not parse_options(model.removeprefix("local:")).chat
+    except ValueError:  # a bad option is the provider's to report, where the model is built
+        return False
 
 
 class ParameterSpec(Strict):

@@ -17,6 +17,7 @@ from pathlib import Path
 from string import Template
 
 from assay.install import install_hint
+from assay.local_options import parse_options
 from assay.model import Case
 from assay.starters.fewshot import fewshot_files, is_local, template_names
 
@@ -213,7 +214,10 @@ def _local_starter(directory: Path, config_name: str, prompts: list[str], cases:
 
 def with_stop(model: str) -> str:
     """``model`` with a newline stop, unless it sets a ``stop`` of its own."""
-    if "stop=" in model:
+    try:
+        if parse_options(model.removeprefix("local:")).stop:
+            return model
+    except ValueError:  # a bad option: `assay eval` reports it, in one line, when it builds the model
         return model
     return model + ("&" if "?" in model else "?") + "stop=%0A"
 
