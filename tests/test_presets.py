@@ -29,7 +29,13 @@ def test_presets_switch_gate_strictness_and_matches_as_autocontexts_do():
         )
     )
     assert explicit.gate_options["min_delta"] == 0.05 and explicit.matches_per_generation == 1
-    assert "min_delta" not in resolve(EvolveConfig(preset="deep")).gate_options  # the ratchet takes none
+    # The default ratchet takes the preset's min_delta too (seed 000's default gate is trend-aware).
+    assert [resolve(EvolveConfig(preset=p)).gate_options["min_delta"] for p in PRESETS] == [
+        0.01,
+        0.005,
+        0.002,
+    ]
+    assert "min_delta" not in resolve(EvolveConfig(preset="deep", gate="noisy")).gate_options
 
 
 def test_the_offline_default_runs_to_its_generation_limit_unless_a_plateau_is_set():

@@ -1,9 +1,21 @@
 """Presets: budgets, L3 cadence, judge votes and, as in autocontext, the gate's strictness and the matches per
 generation for ``quick``, ``standard`` and ``deep`` runs.
 
-``min_delta`` is the gain the backpressure and trend gates ask for (a quick run takes only clear gains; a deep
-one, which plays more matches for steadier scores, takes finer ones). Anything set explicitly in ``evolve:``
-(``gate_options.min_delta``, ``tournament.matches_per_generation``, the limits) wins over the preset.
+========  ===========  ==========  =======  ========  ===========  =========  ======================
+preset    generations  wall clock  plateau  L3 every  judge votes  min_delta  matches per generation
+========  ===========  ==========  =======  ========  ===========  =========  ======================
+quick     20           180 s       10       5         1            0.01       2
+standard  100          1 h         25       5         3            0.005      3
+deep      500          6 h         60       10        5            0.002      5
+========  ===========  ==========  =======  ========  ===========  =========  ======================
+
+``min_delta`` and ``matches_per_generation`` are the two knobs seed 000 names. ``min_delta`` is the rise of the
+dev mean score the gate asks for (a quick run takes only clear gains; a deep one, which plays more matches for
+steadier scores, takes finer ones): the ratchet's at an equal pass rate (a higher pass rate is progress on its
+own), backpressure's, and trend's; the ratchet and trend relax it as seed 000's trend-aware gate does (halved
+after 3 flat generations and after 3 rollbacks in a row, down to min_delta / 8, back on a keep;
+:mod:`assay.gates.relax`). The paired gate, which judges a noisy baseline, takes none. Anything set explicitly in
+``evolve:`` (``gate_options.min_delta``, ``tournament.matches_per_generation``, the limits) wins over the preset.
 
 The offline default proposer (``mutate`` with tuning) has no plateau rule unless ``evolve.plateau`` sets one: its
 candidates cost no tokens, and its gains come late and in steps (a structural edit first scores like its parent
@@ -28,6 +40,8 @@ class Preset:
     min_delta: float
     matches_per_generation: int
 
+
+THRESHOLD_GATES = ("ratchet", "ratchet_strict", "backpressure", "trend")  # the gates that take ``min_delta``
 
 PRESETS: dict[str, Preset] = {
     "quick": Preset(
@@ -94,8 +108,9 @@ def resolve(evolve: EvolveConfig, preset: str | None = None) -> EvolveSettings:
 
 
 def _gate_options(evolve: EvolveConfig, base: Preset) -> dict[str, float | int]:
-    """The gate's options with the preset's ``min_delta`` for the gates that take one."""
+    """The gate's options with the preset's ``min_delta`` for the gates that take one (the ratchet passes it on
+    only when it stays strict: the paired gate it becomes for a noisy baseline drops it)."""
     options = dict(evolve.gate_options)
-    if evolve.gate in ("backpressure", "trend"):
+    if evolve.gate in THRESHOLD_GATES:
         options.setdefault("min_delta", base.min_delta)
     return options

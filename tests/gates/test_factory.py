@@ -39,7 +39,21 @@ def test_ratchet_strict_never_switches_and_others_are_themselves() -> None:
 
 def test_min_gain_is_the_smallest_rise_a_gate_keeps_on_its_own() -> None:
     assert min_gain("ratchet", {}) == 0.0 and min_gain("noisy", {}) == 0.0
+    # The strict ratchet's fully relaxed min_delta; none once a noisy baseline made it the paired test.
+    assert min_gain("ratchet", {"min_delta": 0.008}) == pytest.approx(0.001)
+    assert min_gain("ratchet_strict", {"min_delta": 0.008}, noisy=True) == pytest.approx(0.001)
+    assert min_gain("ratchet", {"min_delta": 0.008}, noisy=True) == 0.0
     assert min_gain("backpressure", {"min_delta": 0.01}) == 0.01
     assert min_gain("backpressure", {}) == 0.005  # the gate's default
     assert min_gain("trend", {"min_delta": 0.008, "relax_factor": 0.5}) == pytest.approx(0.001)
     assert min_gain("no-such-gate", {}) == 0.0
+
+
+def test_the_presets_min_delta_reaches_the_strict_ratchet_and_not_the_paired_gate() -> None:
+    from assay.config import EvolveConfig
+    from assay.presets import resolve
+
+    options = resolve(EvolveConfig(preset="quick")).gate_options
+    strict = make_gate("ratchet", options)
+    assert isinstance(strict, RatchetGate) and strict.relaxation.min_delta == 0.01
+    assert is_paired(make_gate("ratchet", options, noisy=True))  # its min_delta dropped

@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from assay.evaluation.evaluator import EvalResult
@@ -191,3 +193,113 @@ async def test_figures_on_a_subset_say_so_and_figures_on_every_case_do_not():
     assert tie.dimensions["progress"].detail == (
         "no improvement (tie on pass rate and score, no benefit) on the 3 cases still fixable (1 unfixable left out)"
     )
+
+
+async def test_min_delta_zero_takes_any_rise_and_remembers_nothing():
+    gate = RatchetGate()
+    graded = {"a": 0.9, "b": 0.95}
+    parent = result({"a": True, "b": True}, scores=graded)
+    decision = await gate.decide(
+        GateInput(
+            parent=parent,
+            candidate=result({"a": True, "b": True}, scores={**graded, "b": 0.951}),
+            baseline=parent,
+        )
+    )
+    assert decision.keep and "trend" not in decision.dimensions
+    assert "threshold" not in decision.dimensions["progress"].numbers and gate.snapshot() == {}
+
+
+async def test_a_score_rise_under_min_delta_is_a_tie_but_a_higher_pass_rate_is_progress():
+    from tests.gates.test_backpressure import step
+
+    under = await step(RatchetGate(min_delta=0.01), 0.5, 0.505)  # one passing case, its score +0.005
+    assert not under.keep
+    assert under.dimensions["progress"].detail == (
+        "no improvement (score +0.0050 under the threshold 0.0100, a tie, no benefit)"
+    )
+    assert (await step(RatchetGate(min_delta=0.01), 0.5, 0.51)).keep  # exactly min_delta
+    smaller = await RatchetGate(min_delta=0.01).decide(
+        GateInput(
+            parent=scored({"a": 0.5}),
+            candidate=scored({"a": 0.505}),
+            baseline=scored({"a": 0.5}),
+            parent_size=1000,
+            candidate_size=900,
+        )
+    )
+    assert smaller.keep and smaller.dimensions["progress"].detail.startswith(
+        "score +0.0050 under the threshold"
+    )
+    # A newly passing case is progress whatever the mean score's rise (the pass bar here is 0.9).
+    parent = scored({"a": 0.89, "b": 0.95})
+    passes = await RatchetGate(min_delta=0.01).decide(
+        GateInput(parent=parent, candidate=scored({"a": 0.9, "b": 0.95}), baseline=parent)
+    )
+    assert passes.keep and passes.dimensions["progress"].numbers["threshold"] == 0.01
+
+
+async def test_the_threshold_halves_after_three_flat_generations_to_a_floor_and_resets_on_a_keep():
+    from tests.gates.test_backpressure import step
+
+    gate = RatchetGate(min_delta=0.01)
+    thresholds, triggers = [], []
+    for _ in range(7):  # a best that stays at 0.5 and candidates that gain nothing: flat, and discarded
+        decision = await step(gate, 0.5, 0.5)
+        assert decision.action == "discard"
+        trend = decision.dimensions["trend"]
+        assert (
+            trend.passed
+            and decision.dimensions["progress"].numbers["threshold"] == trend.numbers["effective_min_delta"]
+        )
+        thresholds.append(trend.numbers["effective_min_delta"])
+        triggers.append((trend.numbers["plateau"], trend.numbers["rollback_streak"]))
+    assert thresholds == pytest.approx(
+        [0.01, 0.01, 0.01, 0.005, 0.0025, 0.00125, 0.00125]
+    )  # floor min_delta/8
+    assert triggers[:4] == [(False, False)] * 3 + [(True, True)]
+    kept = await step(gate, 0.5, 0.5015)  # +0.0015: a tie at 0.01, a gain at the floor
+    assert (
+        kept.keep and kept.dimensions["trend"].detail == "threshold 0.00125 (plateau, 3 rollbacks in a row)"
+    )
+    assert gate.relaxation.threshold == 0.01  # back to min_delta on a keep
+    assert not (await step(gate, 0.5015, 0.503)).keep
+
+
+async def test_three_discards_in_a_row_relax_even_when_the_scores_moved():
+    from tests.gates.test_backpressure import step
+
+    gate = RatchetGate(min_delta=0.01)
+    for best in (0.6, 0.7, 0.8):  # parents 0.1 apart: no plateau, each candidate worse
+        assert not (await step(gate, best, best - 0.05, parent=str(best))).keep
+    decision = await step(gate, 0.8, 0.806)
+    assert decision.keep
+    trend = decision.dimensions["trend"].numbers
+    assert trend["rollback_streak"] and not trend["plateau"] and trend["effective_min_delta"] == 0.005
+
+
+async def test_the_relaxation_survives_a_snapshot_and_restore():
+    from tests.gates.test_backpressure import step
+
+    gate = RatchetGate(min_delta=0.01)
+    for _ in range(5):
+        await step(gate, 0.5, 0.5)
+    snapshot = json.loads(json.dumps(gate.snapshot()))
+    resumed = RatchetGate(min_delta=0.01)
+    resumed.restore(snapshot)
+    assert resumed.snapshot() == gate.snapshot()
+    for score in (0.5, 0.5012, 0.5):
+        a, b = await step(gate, 0.5, score), await step(resumed, 0.5, score)
+        assert a.model_dump() == b.model_dump()
+    fresh = RatchetGate(min_delta=0.01)
+    fresh.restore({})  # a run recorded before the ratchet remembered anything
+    assert fresh.snapshot() == RatchetGate(min_delta=0.01).snapshot()
+
+
+def test_bad_threshold_options_are_one_line_errors():
+    from assay.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="min_delta must be >= 0"):
+        RatchetGate(min_delta=-0.1)
+    with pytest.raises(ConfigError, match="relax_factor"):
+        RatchetGate(min_delta=0.01, relax_factor=0)

@@ -147,6 +147,32 @@ async def test_the_trend_gate_says_its_threshold_was_relaxed() -> None:
     assert said(await gate.decide(small)) == "keep: dev score +0.0040 (≥ 0.0025, relaxed)"
 
 
+async def test_the_ratchet_names_a_rise_under_its_threshold_a_tie() -> None:
+    gate = RatchetGate(min_delta=0.01)
+    same = GateInput(parent=scored(0.5), candidate=scored(0.5), baseline=scored(0.5))
+    under = GateInput(parent=scored(0.5), candidate=scored(0.504), baseline=scored(0.5))
+    assert said(await gate.decide(under)) == (
+        "discard: no gain, dev score +0.0040 (< 0.0100), nothing smaller or cheaper"
+    )
+    for _ in range(2):
+        await gate.decide(same)  # three discards in a row (and a flat best) relax the threshold
+    assert said(await gate.decide(under)) == (
+        "discard: no gain, dev score +0.0040 (< 0.0050, relaxed), nothing smaller or cheaper"
+    )
+    assert said(await gate.decide(under)) == "keep: dev score +0.004 (0.500 → 0.504)"  # at 0.0025
+    smaller = GateInput(
+        parent=scored(0.504),
+        candidate=scored(0.5041),
+        baseline=scored(0.5),
+        parent_size=1000,
+        candidate_size=880,
+    )
+    # The best's scores (0.5, 0.5, 0.504) span less than min_delta: a plateau relaxes the threshold at once.
+    assert said(await gate.decide(smaller)) == (
+        "keep: tie, dev score +0.0001 (< 0.0050, relaxed), artifact 12% smaller (1000 → 880 bytes)"
+    )
+
+
 async def test_the_paired_gate_names_the_test_it_decided_by() -> None:
     ids = [f"case-{i}" for i in range(16)]
     parent, candidate = result(dict.fromkeys(ids, False)), result(dict.fromkeys(ids, True))

@@ -70,3 +70,64 @@ def test_a_decided_commit_gets_its_reason_as_its_note_and_a_refused_note_is_said
         "cand-0016: its reason is in the run's log, not in a git note (git notes add -f -F - failed: cannot lock"
         " ref 'refs/notes/commits')"
     ]
+
+
+def plan(evolve: dict[str, object], *, own: tuple[object, ...] = ()) -> list[str]:
+    """plan.md's lines for a project with this ``evolve:`` section (20 generations)."""
+    from assay.config import AssayConfig
+    from assay.history.records import RunRecord
+    from assay.loop.report import plan_text
+    from assay.presets import resolve
+
+    config = AssayConfig.model_validate(
+        {
+            "artifact": {"kind": "code", "paths": ["p.py"]},
+            "cases": {"files": ["cases.yaml"]},
+            "runner": {"type": "command", "command": "python p.py"},
+            "evolve": evolve,
+        }
+    )
+    run = RunRecord(run_id="r", branch="assay/r", base_commit="c" * 40)
+    counts = {"dev": 7, "holdout": 2, "regression": 1}
+    return plan_text(run, config, resolve(config.evolve), counts, 20, own_stops=own).splitlines()
+
+
+def line(lines: list[str], start: str) -> str:
+    return next(text for text in lines if text.startswith(start))
+
+
+def test_the_plan_names_the_trend_aware_threshold_of_the_presets_ratchet() -> None:
+    gate = line(plan({"preset": "standard"}), "- gate:")
+    assert (
+        "progress (a higher dev pass rate, or the same and a mean score higher by at least the threshold: min_delta"
+        " 0.005, relaxed as seed 000's trend-aware gate: x0.5 after 3 flat generations and after 3 discards in a"
+        " row, down to 0.000625, back to 0.005 on a keep)" in gate
+    )
+    assert "min_delta 0.01," in line(plan({"preset": "quick"}), "- gate:")
+    untouched = line(plan({"gate_options": {"min_delta": 0}}), "- gate:")
+    assert "(a higher dev pass rate, or the same and a higher mean score)" in untouched
+    trend = line(plan({"gate": "trend", "preset": "deep"}), "- gate:")
+    assert trend.startswith("- gate: trend (backpressure with min_delta 0.002,") and "3 rollbacks" in trend
+
+
+class Weekends:
+    def check(self, run: object) -> str | None:
+        return None
+
+
+def test_the_plan_lists_the_stop_rules_in_force() -> None:
+    offline = line(plan({}), "- stops:")
+    assert offline == (
+        "- stops: also Ctrl-C, a STOP file in this folder, dead end (5 candidates in a row not proposed or not"
+        " evaluated), oscillation (content or failing set A -> B -> A -> B), regression (the best's holdout score"
+        " falling twice in a row), search exhausted (no layer gives a new candidate)"
+    )  # the offline default's layers cycle: never exhausted
+    llm = {"proposer": {"type": "llm", "llm": {"model": "openai:gpt-4o-mini"}}}
+    limited = line(
+        plan(
+            {**llm, "stop_on_oscillation": False, "max_tokens": 1000, "max_judge_calls": 5}, own=(Weekends(),)
+        ),
+        "- stops:",
+    )
+    assert "budget of 1000 tokens, 5 judge calls" in limited and "all layers exhausted" in limited
+    assert "oscillation" not in limited and limited.endswith(", your own Weekends")

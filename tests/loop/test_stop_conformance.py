@@ -17,6 +17,7 @@ from assay.presets import resolve
 from assay.protocols import StopRuleProtocol
 
 EVERY_OPTION = EvolveConfig(
+    cycle_layers=False,
     target_pass_rate=0.9,
     stop_on_oscillation=True,
     max_tokens=100,
@@ -70,6 +71,14 @@ def test_every_rule_class_is_a_standard_rule(tmp_path: Path) -> None:
         if isinstance(value, type) and issubclass(value, stops.StopRule) and value is not stops.StopRule
     }
     assert {type(rule) for rule in rules(tmp_path)} == classes
+
+
+def test_every_built_in_rule_says_in_one_line_what_it_stops_on(tmp_path: Path) -> None:
+    built_in = rules(tmp_path)
+    described = [rule.describe() for rule in built_in]
+    assert all(text.strip() and "\n" not in text for text in described), described
+    assert not {type(rule).__name__ for rule in built_in} & set(described)  # each says it in words
+    assert len(set(described)) == len(described)
 
 
 def test_built_in_rules_let_a_new_run_go_on(tmp_path: Path) -> None:

@@ -130,6 +130,10 @@ def test_standard_rules_follow_the_config(tmp_path: Path):
     assert "Oscillation" not in names(EvolveConfig(stop_on_oscillation=False))
     assert "TargetReached" not in names(EvolveConfig(target_pass_rate=None))
     assert "FailedInARow" in names(EvolveConfig())
+    # A rule that cannot fire is not in force: no budget set, or layers that cycle (never exhausted).
+    assert "Budget" not in names(EvolveConfig()) and "Budget" in names(EvolveConfig(max_evaluations=500))
+    assert "LayersExhausted" not in names(EvolveConfig()) and EvolveConfig().layers_cycle
+    assert "LayersExhausted" in names(EvolveConfig(cycle_layers=False))
 
 
 def test_failed_in_a_row_names_the_most_common_error_of_the_last_n() -> None:

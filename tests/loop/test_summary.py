@@ -68,6 +68,8 @@ def test_a_rise_under_the_gates_min_delta_is_a_tie() -> None:
     assert tied.kind == "simplification"
     assert "(a rise under the gate's min_delta 0.005 is a tie)" in tied.detail
     assert classify(BASE, record(2, dev_score=0.805), min_gain=0.005).kind == "gain"  # exactly min_delta
+    # The ratchet keeps a higher pass rate with any rise of the score: that is a gain at any min_gain.
+    assert classify(BASE, record(2, dev_score=0.803, dev_pass_rate=0.6), min_gain=0.005).kind == "gain"
 
 
 def test_the_caveat_names_overfitting_and_a_holdout_below_the_baseline() -> None:

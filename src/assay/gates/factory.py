@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from assay.gates.backpressure import BackpressureGate
 from assay.gates.base import GATES, Gate
 from assay.gates.paired import PairedGate
-from assay.gates.trend import MAX_RELAXATIONS, TrendGate
+from assay.gates.ratchet import RatchetGate
+from assay.gates.relax import floor
+from assay.gates.trend import TrendGate
 from assay.stats import SequentialOptions
 
 SWITCHES_WHEN_NOISY = "ratchet"
@@ -42,16 +44,18 @@ def is_paired(gate: Gate) -> bool:
     return isinstance(gate, PairedGate)
 
 
-def min_gain(name: str, options: Mapping[str, float | int]) -> float:
-    """The smallest rise of the dev score the gate ``name`` keeps on its own, so a smaller one is a tie:
-    backpressure's ``min_delta``, the trend gate's fully relaxed one; 0 for the ratchet, the paired test and
+def min_gain(name: str, options: Mapping[str, float | int], *, noisy: bool = False) -> float:
+    """The smallest rise of the dev score the gate ``name`` keeps on its own, so a smaller one is a tie (for a
+    baseline that was ``noisy`` or not): backpressure's ``min_delta``; the fully relaxed one of the trend gate
+    and of the strict ratchet (which also keeps a higher pass rate with any rise); 0 for the paired test and
     gates of one's own (any rise they keep is one)."""
     cls = GATES.get(name) if name in GATES else None
-    if cls is None or not issubclass(cls, (BackpressureGate, TrendGate)):
+    if cls is None or issubclass(cls, PairedGate) or (name == SWITCHES_WHEN_NOISY and noisy):
+        return 0.0
+    if not issubclass(cls, (BackpressureGate, TrendGate, RatchetGate)):
         return 0.0
     parameters = inspect.signature(cls).parameters
     min_delta = float(options.get("min_delta", parameters["min_delta"].default))
-    if issubclass(cls, TrendGate):
-        relax = float(options.get("relax_factor", parameters["relax_factor"].default))
-        return min_delta * relax**MAX_RELAXATIONS
-    return min_delta
+    if issubclass(cls, BackpressureGate):
+        return min_delta
+    return floor(min_delta, float(options.get("relax_factor", parameters["relax_factor"].default)))

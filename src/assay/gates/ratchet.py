@@ -1,10 +1,10 @@
 """The default gate: an AND of structure, progress, regression, cost and safety (the self-evolution gate).
 
 - structure: the candidate has no critical L1 finding.
-- progress: the dev pass rate (then the mean score) is better than the parent's, and a higher pass rate does
-  not buy a lower mean score (more than ``score_tolerance`` below the parent's: a trade-off, not a gain); an
-  exact tie is kept only with a recorded benefit (fewer tokens per case, or a smaller artifact: the
-  simplicity criterion).
+- progress: a higher dev pass rate than the parent's, or the same pass rate and a mean score higher by at least
+  the effective ``min_delta``; a higher pass rate does not buy a lower mean score (more than ``score_tolerance``
+  below the parent's: a trade-off, not a gain). A rise under the threshold is a tie, and a tie is kept only with
+  a recorded benefit (fewer tokens per case, or a smaller artifact: the simplicity criterion).
 - regression: no dev case went PASS→FAIL. If exactly one regressed while others improved, it is re-run
   3 times and counted as noise when 2 of 3 runs pass.
 - cost: tokens and time per case at most ``cost_factor`` × the baseline's. Time counts as too slow only when the
@@ -12,14 +12,24 @@
   baseline time (a burst of machine load, or one case that hangs until its timeout, raises the mean but not
   that median; the hung case is the regression rule's to judge).
 - safety: no critical finding and no more warnings than the parent.
+
+``min_delta`` (set by the preset: quick 0.01, standard 0.005, deep 0.002) relaxes as seed 000's trend-aware gate
+(:mod:`assay.gates.relax`): halved after 3 flat generations (the best's dev mean score spanning less than
+``min_delta``) and after 3 discards in a row, down to min_delta / 8, back on a keep; a ``trend`` dimension
+(informational) carries the numbers. Only the mean score answers to it: a newly passing case is a step a
+threshold on a continuous score is not meant to filter. ``min_delta`` 0 (the default of a gate built by hand)
+takes any rise, as the ratchet did before it had a threshold.
 """
 
 from __future__ import annotations
 
 import statistics
+from typing import Any
 
 from assay.evaluation.evaluator import EvalResult
+from assay.gates.backpressure import EPSILON, check_options
 from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
+from assay.gates.relax import Relaxation
 from assay.static.report import StaticReport
 
 TIE_BENEFIT = 0.05  # a tie is kept only when cost, time or size drop by at least this fraction
@@ -61,22 +71,37 @@ class RatchetGate(Gate):
         noise_reruns: int = 3,
         noise_passes: int = 2,
         score_tolerance: float = SCORE_TOLERANCE,
+        min_delta: float = 0.0,
+        relax_factor: float = 0.5,
     ) -> None:
+        check_options(min_delta, 0, relax_factor)
+        self.relaxation = Relaxation(min_delta, relax_factor)
         self.cost_factor = cost_factor
         self.score_tolerance = score_tolerance
         self.noise_reruns = noise_reruns
         self.noise_passes = noise_passes
 
+    def snapshot(self) -> dict[str, Any]:
+        return self.relaxation.snapshot() if self.relaxation.min_delta else {}
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        self.relaxation.restore(snapshot)
+
     async def decide(self, data: GateInput) -> GateDecision:
+        trend = self.relaxation.relax() if self.relaxation.min_delta else None
         dims = {
             "structure": self._structure(data),
-            "progress": self._progress(data),
+            "progress": self._progress(data, self.relaxation.threshold),
             "regression": await self._regression(data),
             "cost": self._cost(data),
             "safety": self._safety(data),
         }
         keep = all(d.passed for d in dims.values())
-        return GateDecision(keep=keep, dimensions=dims, action="keep" if keep else "discard")
+        action = "keep" if keep else "discard"
+        if trend is not None:
+            dims["trend"] = trend
+            self.relaxation.record(action, data.parent.mean_score, data.candidate.mean_score)
+        return GateDecision(keep=keep, dimensions=dims, action=action)
 
     def _structure(self, data: GateInput) -> Dimension:
         critical, _ = _findings(data.candidate_static)
@@ -84,7 +109,7 @@ class RatchetGate(Gate):
             passed=critical == 0, detail=f"{critical} critical L1 findings", numbers={"critical": critical}
         )
 
-    def _progress(self, data: GateInput) -> Dimension:
+    def _progress(self, data: GateInput, threshold: float) -> Dimension:
         old, new = data.for_progress()
         numbers: dict[str, float | str | None] = {
             "parent_pass_rate": old.pass_rate,
@@ -92,27 +117,29 @@ class RatchetGate(Gate):
             "parent_score": old.mean_score,
             "score": new.mean_score,
         }
+        if self.relaxation.min_delta:
+            numbers["threshold"] = threshold
         scope = data.progress_scope()
         rate = f"pass rate {old.pass_rate:.3f} -> {new.pass_rate:.3f}"
         score = f"score {old.mean_score:.3f} -> {new.mean_score:.3f}"
+        gain = new.mean_score - old.mean_score
         if new.pass_rate > old.pass_rate and new.mean_score < old.mean_score - self.score_tolerance:
             detail = f"a trade-off, not a gain: {rate} but {score}{scope}"
             return Dimension(passed=False, detail=detail, numbers=numbers)
-        if (new.pass_rate, new.mean_score) > (old.pass_rate, old.mean_score):
+        if new.pass_rate > old.pass_rate or (
+            new.pass_rate == old.pass_rate and gain > 0 and gain >= threshold - EPSILON
+        ):
             return Dimension(passed=True, detail=f"{rate}, {score}{scope}", numbers=numbers)
-        if (new.pass_rate, new.mean_score) < (old.pass_rate, old.mean_score):
+        if new.pass_rate < old.pass_rate or gain < 0:
             return Dimension(passed=False, detail=f"worse: {rate}, {score}{scope}", numbers=numbers)
+        under = f"score {gain:+.4f} under the threshold {threshold:.4f}, a tie" if gain else ""
         benefit = self._tie_benefit(data, numbers)
         numbers["benefit"] = benefit
         if benefit:
-            return Dimension(
-                passed=True, detail=f"tie on score{scope} with a benefit: {benefit}", numbers=numbers
-            )
-        return Dimension(
-            passed=False,
-            detail=f"no improvement (tie on pass rate and score, no benefit){scope}",
-            numbers=numbers,
-        )
+            tie = under or "tie on score"
+            return Dimension(passed=True, detail=f"{tie}{scope} with a benefit: {benefit}", numbers=numbers)
+        tie = under or "tie on pass rate and score"
+        return Dimension(passed=False, detail=f"no improvement ({tie}, no benefit){scope}", numbers=numbers)
 
     def _tie_benefit(self, data: GateInput, numbers: dict[str, float | str | None]) -> str | None:
         """The benefit that breaks a tie, in words (None: none), its measure and values added to ``numbers``."""

@@ -153,13 +153,18 @@ def _progress(dim: Dimension, seen: _Seen) -> str:
     if "min_delta" in numbers:
         return _backpressure(numbers, seen)
     if {"parent_score", "score", "parent_pass_rate", "pass_rate"} <= numbers.keys():
-        return _ratchet(numbers, dim.passed, seen.dev(numbers["score"], numbers["pass_rate"]))
+        return _ratchet(numbers, dim.passed, seen.dev(numbers["score"], numbers["pass_rate"]), _relaxed(seen))
     return f"progress, {dim.detail}" if dim.detail else "progress"
 
 
-def _ratchet(numbers: Mapping[str, Any], passed: bool, dev: str) -> str:
+def _ratchet(numbers: Mapping[str, Any], passed: bool, dev: str, relaxed: str) -> str:
     rate0, rate1 = numbers["parent_pass_rate"], numbers["pass_rate"]
     score0, score1 = numbers["parent_score"], numbers["score"]
+    if rate1 == rate0 and score1 > score0 and "benefit" in numbers:  # a rise under the threshold: a tie
+        under = f"{dev} score {score1 - score0:+.4f} (< {numbers.get('threshold', 0.0):.4f}{relaxed})"
+        if passed:
+            return f"tie, {under}, {_benefit(numbers)}"
+        return f"no gain, {under}, nothing smaller or cheaper"
     if (rate1, score1) == (rate0, score0):
         if passed:
             return f"tie on {dev}, {_benefit(numbers)}"
@@ -193,9 +198,7 @@ def _backpressure(numbers: Mapping[str, Any], seen: _Seen) -> str:
     measure = numbers.get("measure", "dev score")
     if measure == "dev score" and score is not None:
         measure = f"{seen.dev(score)} score"
-    trend = _numbers(seen.gate, "trend")
-    relaxed = trend.get("effective_min_delta", threshold) < trend.get("min_delta", threshold)
-    needed = f"{threshold:.4f}{', relaxed' if relaxed else ''}"
+    needed = f"{threshold:.4f}{_relaxed(seen)}"
     if delta < 0:
         return f"{measure} {delta:+.4f} ({_num(best, 4)} → {_num(score, 4)})"
     if delta >= threshold - 1e-9:
@@ -205,6 +208,13 @@ def _backpressure(numbers: Mapping[str, Any], seen: _Seen) -> str:
     if seen.action == "retry":
         return f"{text}, retry {retries}/{most}"
     return f"{text} after {retries} retries" if retries else text
+
+
+def _relaxed(seen: _Seen) -> str:
+    """``", relaxed"`` when the trend-aware relaxation lowered the gate's threshold, else ""."""
+    trend = _numbers(seen.gate, "trend")
+    relaxed = trend.get("effective_min_delta", 0.0) < trend.get("min_delta", 0.0)
+    return ", relaxed" if relaxed else ""
 
 
 def _paired(numbers: Mapping[str, Any]) -> str:

@@ -391,6 +391,7 @@ class Evolution:
                 self.max_generations,
                 noise=state.spend.noise,
                 unfixable=state.watchers.suspects,
+                own_stops=ctx.parts.stop_rules,
             )
         )
 
@@ -454,7 +455,12 @@ class Evolution:
         """The kind of result of the run's best against its baseline (a gain, a simplification, ...)."""
         best, baseline = state.lineage.best, state.lineage.baseline
         assert best is not None and baseline is not None
-        tie = 0.0 if self._gate is not None else min_gain(self.config.evolve.gate, self.settings.gate_options)
+        noisy = state.spend.noise is not None and not state.spend.noise.deterministic
+        tie = (
+            0.0
+            if self._gate is not None
+            else min_gain(self.config.evolve.gate, self.settings.gate_options, noisy=noisy)
+        )
         return classify(
             baseline.record,
             best.record,

@@ -4,14 +4,17 @@ the candidate commit's git note)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.config import AssayConfig
+from assay.gates.relax import floor
 from assay.history.git import Git
 from assay.history.gitrun import GitError
 from assay.history.reasons import reason_of
 from assay.history.records import CandidateRecord, RunRecord
 from assay.layer_names import LAYER_WIDTH, layer_name
+from assay.loop.stops import MaxGenerations, Plateau, TargetReached, WallClock, standard_rules
 from assay.presets import EvolveSettings
 from assay.stats import NoiseEstimate
 
@@ -30,9 +33,11 @@ def plan_text(
     *,
     noise: NoiseEstimate | None = None,
     unfixable: Sequence[str] = (),
+    own_stops: Sequence[object] = (),
 ) -> str:
-    """plan.md: kind, editable scope, tiers and when L3 runs, gate, the layers in order, budget and stop rules, and
-    the dev cases marked unfixable so far."""
+    """plan.md: kind, editable scope, tiers and when L3 runs, gate, the layers in order, budget and stop rules (the
+    rules in force, as :func:`~assay.loop.stops.standard_rules` builds them, and ``own_stops``, rules of the
+    caller's own), and the dev cases marked unfixable so far."""
     evolve = config.evolve
     plateau = (
         f"plateau after {settings.plateau} generations without a keep"
@@ -47,15 +52,14 @@ def plan_text(
         f"- branch: {run.branch} from {run.base_commit[:12]} (your branch: {run.user_branch})",
         f"- proposer: {evolve.proposer.type}; gate: {evolve.gate}; layers"
         f" {' -> '.join(layer_name(n) for n in evolve.layers)}, {evolve.discards_per_layer} discards in a row"
-        " move to the next layer",
+        f" move to the next layer{', cycling' if evolve.layers_cycle else ''}",
         "- tiers: L1 static (structure, syntax, security) -> L2 dev cases -> L3 holdout + regression"
         f" (every {settings.l3_every} generations, when dev pass rate > {config.tiers.l3_when_dev_above},"
         " before a layer promotion, and at the end)",
         _gate_line(config, settings, noise),
         f"- budget: {max_generations} generations, {settings.wall_clock_s:g}s wall clock, {plateau},"
         f" target dev pass rate {evolve.target_pass_rate}",
-        "- stops: also oscillation (same content or failing set 3x), two falling kept scores, layers exhausted,"
-        " a STOP file in this folder, Ctrl-C",
+        _stops_line(config, settings, max_generations, own_stops),
     ]
     if run.unsandboxed:
         lines.append(f"- ran unsandboxed (no jail): {', '.join(run.unsandboxed)}")
@@ -83,6 +87,34 @@ def plan_text(
     return "\n".join(lines) + "\n"
 
 
+def _stops_line(
+    config: AssayConfig, settings: EvolveSettings, max_generations: int, own_stops: Sequence[object]
+) -> str:
+    """The stop rules in force beyond the budget line's (generations, wall clock, plateau, target)."""
+    rules = standard_rules(
+        config.evolve, settings, max_generations, run_dir=Path("."), now=lambda: 0.0, pressed=lambda: False
+    )
+    on_budget_line = (MaxGenerations, WallClock, Plateau, TargetReached)
+    said = [rule.describe() for rule in rules if not isinstance(rule, on_budget_line)]
+    said += [f"your own {_described(rule)}" for rule in own_stops]
+    return f"- stops: also {', '.join(said)}"
+
+
+def _described(rule: object) -> str:
+    describe = getattr(rule, "describe", None)
+    return str(describe()) if callable(describe) else type(rule).__name__
+
+
+def _threshold(min_delta: float, relax_factor: float, back: str) -> str:
+    """The trend-aware relaxation of ``min_delta`` in words (seed 000); ``back``: what the gate calls going back
+    to the best (rollbacks, discards)."""
+    return (
+        f"min_delta {min_delta:g}, relaxed as seed 000's trend-aware gate: x{relax_factor:g} after 3 flat"
+        f" generations and after 3 {back} in a row, down to {floor(min_delta, relax_factor):g}, back to"
+        f" {min_delta:g} on a keep"
+    )
+
+
 def _gate_line(config: AssayConfig, settings: EvolveSettings, noise: NoiseEstimate | None) -> str:
     gate = config.evolve.gate
     noisy = noise is not None and not noise.deterministic
@@ -93,12 +125,24 @@ def _gate_line(config: AssayConfig, settings: EvolveSettings, noise: NoiseEstima
             f" runs (alpha {n.alpha}, up to {n.max_runs_per_case} candidate runs per case; docs/noise.md)"
             " AND cost <= 2x baseline per case AND no new security findings"
         )
+    options = settings.gate_options
+    min_delta = float(options.get("min_delta", 0.0))
+    relax_factor = float(options.get("relax_factor", 0.5))
     if gate in ("ratchet", "ratchet_strict"):
-        return (
-            "- gate: structure AND progress AND no PASS->FAIL regression (one regression with other gains is"
-            " rerun 3x; 2 of 3 passing = noise) AND cost <= 2x baseline per case AND no new security findings"
+        progress = (
+            f"a higher dev pass rate, or the same and a mean score higher by at least the threshold:"
+            f" {_threshold(min_delta, relax_factor, 'discards')}"
+            if min_delta
+            else "a higher dev pass rate, or the same and a higher mean score"
         )
-    return f"- gate: {gate} {settings.gate_options or ''}".rstrip()
+        return (
+            f"- gate: structure AND progress ({progress}) AND no PASS->FAIL regression (one regression with other"
+            f" gains is rerun 3x; 2 of 3 passing = noise) AND cost <= {options.get('cost_factor', 2.0):g}x baseline"
+            " per case AND no new security findings"
+        )
+    if gate == "trend":
+        return f"- gate: trend (backpressure with {_threshold(min_delta, relax_factor, 'rollbacks')})"
+    return f"- gate: {gate} {options or ''}".rstrip()
 
 
 def score(value: float | None) -> str:

@@ -2,7 +2,7 @@
 
 Rules about the run's own history read a :class:`~assay.loop.state.view.RunView`, a frozen view of the folded
 state (a rule cannot change the run); the few that watch something live (the clock, a STOP file, Ctrl-C) hold
-it themselves.
+it themselves. Each built-in rule also says what it watches (``describe``), for plan.md.
 """
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ class StopRule(ABC):
     @abstractmethod
     def check(self, run: RunView) -> str | None: ...
 
+    def describe(self) -> str:
+        """What the rule stops on, in a few words (plan.md lists the rules in force by these); by default the
+        class's name."""
+        return type(self).__name__
+
 
 @dataclass
 class MaxGenerations(StopRule):
@@ -35,6 +40,9 @@ class MaxGenerations(StopRule):
 
     def check(self, run: RunView) -> str | None:
         return f"reached {self.limit} generations" if run.generation >= self.limit else None
+
+    def describe(self) -> str:
+        return f"{self.limit} generations"
 
 
 @dataclass
@@ -46,6 +54,9 @@ class WallClock(StopRule):
 
     def check(self, run: RunView) -> str | None:
         return f"wall clock of {self.seconds:g}s used" if self.now() >= self.seconds else None
+
+    def describe(self) -> str:
+        return f"{self.seconds:g}s wall clock"
 
 
 @dataclass
@@ -67,6 +78,20 @@ class Budget(StopRule):
             return f"judge budget of {self.judge_calls} model calls used"
         return None
 
+    def describe(self) -> str:
+        limits = [
+            f"{self.tokens} tokens" if self.tokens is not None else "",
+            f"${self.cost_usd:g}" if self.cost_usd is not None else "",
+            f"{self.evaluations} case runs" if self.evaluations is not None else "",
+            f"{self.judge_calls} judge calls" if self.judge_calls is not None else "",
+        ]
+        return "budget of " + ", ".join(limit for limit in limits if limit)
+
+    @property
+    def limited(self) -> bool:
+        """Whether any budget is set (a rule without one never stops a run)."""
+        return any(v is not None for v in (self.tokens, self.cost_usd, self.evaluations, self.judge_calls))
+
 
 @dataclass
 class TargetReached(StopRule):
@@ -79,6 +104,9 @@ class TargetReached(StopRule):
             else None
         )
 
+    def describe(self) -> str:
+        return f"target dev pass rate {self.pass_rate:g}"
+
 
 @dataclass
 class Plateau(StopRule):
@@ -88,6 +116,9 @@ class Plateau(StopRule):
         if run.since_keep >= self.generations:
             return f"plateau: no candidate kept in {self.generations} generations"
         return None
+
+    def describe(self) -> str:
+        return f"plateau after {self.generations} generations without a keep"
 
 
 def alternates(seq: Sequence[Hashable], period: int = 2, cycles: int = 2) -> bool:
@@ -110,6 +141,9 @@ class Oscillation(StopRule):
                 return f"oscillation: the {label} bounced A -> B -> A -> B"
         return None
 
+    def describe(self) -> str:
+        return "oscillation (content or failing set A -> B -> A -> B)"
+
 
 @dataclass
 class ScoreRegression(StopRule):
@@ -122,10 +156,16 @@ class ScoreRegression(StopRule):
             return "regression: the best's holdout score fell at two L3 checks in a row"
         return None
 
+    def describe(self) -> str:
+        return "regression (the best's holdout score falling twice in a row)"
+
 
 class LayersExhausted(StopRule):
     def check(self, run: RunView) -> str | None:
         return "all layers exhausted" if run.layers_exhausted else None
+
+    def describe(self) -> str:
+        return "all layers exhausted"
 
 
 class SearchExhausted(StopRule):
@@ -135,6 +175,9 @@ class SearchExhausted(StopRule):
         return (
             "search exhausted: no layer gives a candidate not seen before" if run.search_exhausted else None
         )
+
+    def describe(self) -> str:
+        return "search exhausted (no layer gives a new candidate)"
 
 
 @dataclass
@@ -154,6 +197,9 @@ class FailedInARow(StopRule):
             f" ({count} of {self.limit}: {error})"
         )
 
+    def describe(self) -> str:
+        return f"dead end ({self.limit} candidates in a row not proposed or not evaluated)"
+
 
 @dataclass
 class StopFile(StopRule):
@@ -164,6 +210,9 @@ class StopFile(StopRule):
     def check(self, run: RunView) -> str | None:
         return "STOP file found" if (self.run_dir / "STOP").exists() else None
 
+    def describe(self) -> str:
+        return "a STOP file in this folder"
+
 
 @dataclass
 class InterruptPressed(StopRule):
@@ -173,6 +222,9 @@ class InterruptPressed(StopRule):
 
     def check(self, run: RunView) -> str | None:
         return "interrupted (Ctrl-C)" if self.pressed() else None
+
+    def describe(self) -> str:
+        return "Ctrl-C"
 
 
 def first_reason(rules: Sequence[StopRuleProtocol], run: RunView) -> str | None:
@@ -193,26 +245,26 @@ def standard_rules(
     now: Callable[[], float],
     pressed: Callable[[], bool],
 ) -> list[StopRule]:
-    """The rules every run checks before each generation, in the order their reasons are preferred."""
-    rules: list[StopRule] = [
+    """The rules every run checks before each generation, in the order their reasons are preferred; a rule that
+    cannot fire under ``evolve`` is left out (no budget set; layers that cycle are never exhausted)."""
+    budget = Budget(
+        tokens=evolve.max_tokens,
+        cost_usd=evolve.max_cost_usd,
+        evaluations=evolve.max_evaluations,
+        judge_calls=evolve.max_judge_calls,
+    )
+    rules: list[StopRule | None] = [
         InterruptPressed(pressed),
         StopFile(run_dir),
+        TargetReached(evolve.target_pass_rate) if evolve.target_pass_rate is not None else None,
         MaxGenerations(max_generations),
         WallClock(settings.wall_clock_s, now),
-        Budget(
-            tokens=evolve.max_tokens,
-            cost_usd=evolve.max_cost_usd,
-            evaluations=evolve.max_evaluations,
-            judge_calls=evolve.max_judge_calls,
-        ),
+        budget if budget.limited else None,
         Plateau(settings.plateau),
         FailedInARow(evolve.stop_after_failed),
+        Oscillation() if evolve.stop_on_oscillation else None,
         ScoreRegression(),
-        LayersExhausted(),
+        None if evolve.layers_cycle else LayersExhausted(),
         SearchExhausted(),
     ]
-    if evolve.stop_on_oscillation:
-        rules.insert(-3, Oscillation())
-    if evolve.target_pass_rate is not None:
-        rules.insert(2, TargetReached(evolve.target_pass_rate))
-    return rules
+    return [rule for rule in rules if rule is not None]

@@ -56,7 +56,7 @@ def classify(
     """The kind of result of ``best`` against ``baseline``. ``sizes`` are their artifact sizes in bytes and
     ``tokens_per_case`` their dev tokens per case (0: unknown); ``min_gain`` is the smallest rise of the dev score
     the gate keeps on its own (backpressure's ``min_delta``; 0 for gates that take any rise): a smaller rise is
-    a tie."""
+    a tie, unless the dev pass rate rose too (the ratchet keeps that with any rise)."""
     if best.candidate_id == baseline.candidate_id:
         return RunResult("no gain", "no candidate was kept; the best is the baseline")
     if best.dev_score is None or baseline.dev_score is None:
@@ -64,7 +64,8 @@ def classify(
     before, after = baseline.dev_score, best.dev_score
     delta = after - before
     scores = f"dev score {delta:+.4f} ({before:.4f} -> {after:.4f})"
-    if delta > EPSILON and delta >= min_gain - EPSILON:
+    rate_rose = (best.dev_pass_rate or 0.0) > (baseline.dev_pass_rate or 0.0)
+    if delta > EPSILON and (delta >= min_gain - EPSILON or rate_rose):
         return RunResult("gain", scores)
     if delta < -EPSILON:
         return RunResult("no gain", f"{best.candidate_id} is below the baseline: {scores}")
