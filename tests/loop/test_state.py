@@ -24,8 +24,10 @@ from assay.loop.events import (
     from_record,
     to_record,
 )
+from assay.loop.flags import Flag
 from assay.loop.layers import LayerTracker
 from assay.loop.state import DISCARD_MARGIN, SUSPECT_AFTER, LoopState, apply, fold
+from assay.loop.summary import caveat
 from assay.model import CaseResult, Dimension, Output, Split
 from assay.proposers.base import TunedPoint
 from assay.static.report import StaticReport
@@ -211,6 +213,26 @@ def test_a_verification_puts_the_holdout_on_the_best_and_its_record() -> None:
     apply(state, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(1.0)))
     assert state.lineage.best is not None and state.lineage.best.measurement.holdout == holdout(1.0)
     assert state.lineage.best.record.holdout_score == 1.0 and state.lineage.records[1].holdout_score == 1.0
+
+
+def test_a_best_verified_later_with_the_overfitting_gap_is_flagged_as_at_a_decision() -> None:
+    state = fold(new_state(), baseline_events() + generation(1, "keep", DEV, dev_pass_rate=1.0))
+    assert state.lineage.records[1].flags == []  # L3 was not due at its decision
+    apply(
+        state, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(0.0))
+    )  # 1.0 on dev, 0.0 here
+    best = state.lineage.best
+    assert best is not None and best.record.flags == [Flag.OVERFITTING]
+    assert state.lineage.records[1].flags == [Flag.OVERFITTING]
+    assert caveat(state.lineage.records[0], best.record).startswith("cand-0001 was flagged overfitting")
+    # Verified again (the end of a resumed run): flagged once.
+    apply(state, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(0.0)))
+    assert state.lineage.records[1].flags == [Flag.OVERFITTING]
+    # Within the gap: no flag.
+    close = fold(new_state(), baseline_events() + generation(1, "keep", DEV, dev_pass_rate=1.0))
+    apply(close, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(1.0)))
+    assert close.lineage.records[1].flags == [] and close.lineage.best is not None
+    assert caveat(close.lineage.records[0], close.lineage.best.record) == ""
 
 
 def test_a_case_the_best_keeps_failing_becomes_a_suspect() -> None:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from assay.evaluation.evaluator import EvalResult
 from assay.history.records import CandidateRecord, EventRecord
+from assay.loop.flags import Flag, overfits
 from assay.proposers.base import TunedPoint
 from assay.static.report import StaticReport
 
@@ -216,6 +217,25 @@ class Verified(_Event):
     commit: str
     holdout: EvalResult | None = None
     regression: EvalResult | None = None
+
+    def overfitting(self, dev_pass_rate: float | None) -> bool:
+        """Whether the holdout pass rate measured here is too far below ``dev_pass_rate`` (the candidate's)."""
+        judged = self.holdout is not None and self.holdout.total > 0
+        return judged and overfits(dev_pass_rate, self.holdout.pass_rate if self.holdout else None)
+
+    def update(self, record: CandidateRecord) -> CandidateRecord:
+        """``record`` with what this verification measured: its holdout score and regression pass rate, and the
+        ``overfitting`` flag when its holdout pass rate is too far below its dev pass rate (as at a decision)."""
+        flags = list(record.flags)
+        if self.overfitting(record.dev_pass_rate) and Flag.OVERFITTING not in flags:
+            flags.append(Flag.OVERFITTING)
+        return record.model_copy(
+            update={
+                "holdout_score": self.holdout.mean_score if self.holdout else None,
+                "regression_pass_rate": self.regression.pass_rate if self.regression else None,
+                "flags": flags,
+            }
+        )
 
 
 class Picked(_Event):

@@ -231,18 +231,14 @@ class Lineage:
         return Outcome(record, pending, measurement, incumbent, self.best, rerun_parent)
 
     def _verified(self, event: Verified) -> None:
-        scores = {
-            "holdout_score": event.holdout.mean_score if event.holdout else None,
-            "regression_pass_rate": event.regression.pass_rate if event.regression else None,
-        }
         for index, record in enumerate(self.records):
             if record.candidate_id == event.candidate_id:
-                self.records[index] = record.model_copy(update=scores)
+                self.records[index] = event.update(record)
         for holder in (self.best, self.baseline):
             if holder is not None and holder.record.candidate_id == event.candidate_id:
                 holder.measurement.holdout = event.holdout
                 holder.measurement.regression = event.regression
-                holder.record = holder.record.model_copy(update=scores)
+                holder.record = event.update(holder.record)
 
     def _picked(self, event: Picked) -> None:
         record = next(r for r in self.records if r.candidate_id == event.candidate_id)
