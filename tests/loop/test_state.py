@@ -14,6 +14,8 @@ from assay.loop.events import (
     Event,
     ExtraRuns,
     LayerPromoted,
+    MatchesPlayed,
+    MatchOutcomeData,
     Measured,
     NoiseMeasured,
     ProposalMade,
@@ -30,6 +32,8 @@ from assay.loop.state import DISCARD_MARGIN, SUSPECT_AFTER, LoopState, apply, fo
 from assay.loop.summary import caveat
 from assay.model import CaseResult, Dimension, Output, Split
 from assay.proposers.base import TunedPoint
+from assay.search import RankedSelector
+from assay.search.archive import accuracy_ranks
 from assay.static.report import StaticReport
 
 DEV = ["a", "b", "c", "d"]
@@ -168,6 +172,45 @@ def test_a_kept_candidate_moves_the_best_and_a_discard_does_not() -> None:
 def test_a_search_that_samples_parents_keeps_every_measurement() -> None:
     state = fold(new_state(keep_all_measurements=True), baseline_events() + generation(1, "discard", ("b",)))
     assert state.lineage.measurements["c1"].dev == dev("b")
+
+
+def _matches(candidate: str, commit: str, opponent: str, won: bool, stage: str) -> MatchesPlayed:
+    winner = candidate if won else opponent
+    return MatchesPlayed(
+        candidate=candidate,
+        commit=commit,
+        kept=won and stage == "tournament",
+        updates=[[MatchOutcomeData(a=candidate, b=opponent, winner=winner)]],
+        baseline_win_rate=0.0,
+        rating=0.0,
+        uncertainty=0.0,
+        stage=stage,  # type: ignore[arg-type]
+    )
+
+
+def test_a_candidate_the_judge_screened_out_inherits_its_parents_accuracy_rank_for_sampling() -> None:
+    # c1 is kept (and beats the baseline); c2, built on c1, loses its screening match to c1 and is never run.
+    one = generation(1, "keep", ("a", "b"))
+    one.insert(2, _matches("cand-0001", "c1", "cand-0000", True, "tournament"))
+    proposal = ProposalMade(parent="c1", layer=1, proposer="test", description="change 2", commit="c2")
+    two: list[Event] = [
+        Committed(generation=2, proposal=proposal),
+        _matches("cand-0002", "c2", "cand-0001", False, "screen"),
+        Decided(record=record(2, "discard", "c2", "c1", flags=["screened-by-judge"])),
+    ]
+    tournament = TournamentConfig(rating="bradley_terry")
+    state = fold(new_state(keep_all_measurements=True, tournament=tournament), baseline_events() + one + two)
+    archive = state.lineage.archive
+    unevaluated, parent = archive.get("c2"), archive.get("c1")
+    assert unevaluated.accuracy is None and unevaluated.parent == "c1" and parent.children == 1
+    ranks = accuracy_ranks(archive)
+    assert ranks["c2"] == ranks["c1"] == 0 and ranks["c0"] == 2  # the parent's rank, shared as a tie
+    assert parent.bt_rank == 0 and unevaluated.bt_rank is not None and unevaluated.bt_rank > 0
+    logits = RankedSelector().logits(archive)
+    assert (
+        logits["c2"] == -unevaluated.bt_rank - ranks["c1"]
+    )  # its own rating rank, the inherited accuracy rank
+    assert RankedSelector().probabilities(archive)["c2"] > 0
 
 
 def test_discards_promote_the_layer_once_and_a_retry_does_not_count() -> None:

@@ -24,6 +24,7 @@ from assay.loop.events import (
     Picked,
     Verified,
 )
+from assay.loop.flags import Flag
 from assay.loop.measure import Measurement
 from assay.loop.rating import Ratings
 from assay.search import Archive, Node
@@ -208,13 +209,17 @@ class Lineage:
         measurement = pending.measurement() if pending is not None else Measurement()
         commit = record.commit
         screened_out = pending is not None and pending.measured is not None and pending.measured.screened_out
-        if commit is not None and measurement.dev is not None and not screened_out:
+        # SIFT keeps a node the judge ranked but nobody evaluated: it inherits its parent's accuracy (and so
+        # its accuracy rank) and carries its own rating rank, so ranked search may still expand it.
+        judged_only = Flag.SCREENED_BY_JUDGE in record.flags
+        if commit is not None and (judged_only or (measurement.dev is not None and not screened_out)):
             parent = (
                 record.parent
                 if record.parent and record.parent in self.archive
                 else self.archive.nodes()[0].id
             )
-            self.archive.add(Node(commit, parent, _unit(measurement.dev.mean_score)))
+            accuracy = None if judged_only or measurement.dev is None else _unit(measurement.dev.mean_score)
+            self.archive.add(Node(commit, parent, accuracy))
             self.archive.record_child(parent)
             if self.ratings is not None:
                 self.ratings.rank_archive(self.archive)
