@@ -55,12 +55,27 @@ class _Event(BaseModel):
     spent: Spend = Field(default_factory=Spend)
 
 
+class Overrides(BaseModel):
+    """What the command line set over assay.yaml for a session of a run (None, False: not set): ``assay evolve``'s
+    ``-n``, ``--preset``, ``--executor`` and ``--no-cache``. ``assay resume`` takes them up again
+    (:mod:`assay.loop.overrides`); an override flag added to ``assay evolve`` is a field here."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_generations: int | None = None
+    preset: str | None = None
+    executor: Literal["local", "ray"] | None = None
+    no_cache: bool = False
+
+
 class Started(_Event):
-    """A session of the run began (``resumed`` after a stop or kill)."""
+    """A session of the run began (``resumed`` after a stop or kill), with the ``overrides`` it ran with (None:
+    recorded before they were)."""
 
     type: Literal["started"] = "started"
     schema_: int = Field(default=EVENTS_SCHEMA, alias="schema")
     resumed: bool = False
+    overrides: Overrides | None = None
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
