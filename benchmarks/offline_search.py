@@ -10,7 +10,8 @@ and against random search (operators and tuning chosen at random, random sampler
 
 For each task, method and seed: the best dev score, the evaluations (candidates) to reach 95% of the best gain
 any method found on that seed, the generations run, and for (c) the excess on unseen instances. Every run is a
-real `assay evolve` (Python API) in a fresh git repository under a temp dir.
+real `assay evolve` (Python API) in a fresh git repository under a temp dir, with its wall clock raised to a
+day, so the generation budget (the preset's, or 25 with --quick) bounds it, not the machine's load.
 
     python benchmarks/offline_search.py            # 5 seeds, the standard preset, full-size instances (hours)
     python benchmarks/offline_search.py --quick    # 2 seeds, 25 generations, smaller instances (minutes)
@@ -69,7 +70,7 @@ class Result:
 
 
 def evolve_settings(task: str, method: str, seed: int, quick: bool) -> str:
-    lines = [f"seed: {seed}"]
+    lines = [f"seed: {seed}", "wall_clock_s: 86400"]  # the generation budget ends runs, not the machine's load
     if task != "binpack":
         lines.append("preset: standard")
     if method == "operators":

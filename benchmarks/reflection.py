@@ -87,6 +87,7 @@ def make_project(root: Path, url: str, *, seed: int, cases: int, words: int) -> 
         "runner: {type: command, command: 'python parse.py {input}', timeout: 20}\n"
         f"evolve:\n  proposer: {{type: llm, llm: {llm}}}\n  tournament: {{enabled: false}}\n"
         "  layers: [1]\n  discards_per_layer: 1000\n  plateau: 1000\n  stop_on_oscillation: false\n"
+        "  wall_clock_s: 86400\n"
     )
     (root / ".gitignore").write_text(".assay/\n__pycache__/\n")
     for args in (["init", "-q", "-b", "main"], ["add", "-A"]):

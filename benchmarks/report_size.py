@@ -103,7 +103,7 @@ def make_project(root: Path, url: str, cases: int, generations: int) -> Path:
         "cases: {files: [cases.yaml]}\n"
         f"runner: {{type: llm, model: 'openai:scripted', base_url: '{url}', max_retries: 0, timeout: 20}}\n"
         "checks:\n  - {type: contains, value: 'YES'}\n"
-        f"evolve: {{max_generations: {generations}, target_pass_rate: null, plateau: 1000,"
+        f"evolve: {{max_generations: {generations}, wall_clock_s: 86400, target_pass_rate: null, plateau: 1000,"
         " stop_on_oscillation: false, discards_per_layer: 1000, noise: {baseline_runs: 1}}\n"
     )
     (root / ".gitignore").write_text(".assay/\n")

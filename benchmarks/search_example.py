@@ -2,7 +2,8 @@
 selection, the same mutate proposer, the same seeds.
 
 For each strategy and seed the example is copied into a fresh git repository, ``assay init`` measures the
-baseline, and the loop runs ``--generations`` generations with no early stop. Reported per strategy: how many
+baseline, and the loop runs ``--generations`` generations with no early stop (the example's 180 s wall clock is
+raised to a day: the generation budget, not the machine's load, ends every run). Reported per strategy: how many
 candidates were evaluated before the first one whose dev score reached ``--target`` (a miss counts as the
 whole budget, so the mean is a lower bound when some runs miss), the share of runs that reached it, and the best
 dev and holdout scores at the end. Each candidate evaluation is one run of every dev case, so "candidates" is
@@ -40,6 +41,7 @@ def _project(root: Path, strategy: str, seed: int, generations: int) -> Path:
     config["evolve"].update(
         search=strategy, seed=seed, max_generations=generations, target_pass_rate=None, plateau=None
     )
+    config["evolve"]["wall_clock_s"] = 86400  # the generation budget bounds the run, not the preset's 180 s
     config["evolve"]["tournament"] = {"rating": "bradley_terry", "opponents": "adaptive", "k": 5}
     (root / "assay.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     (root / ".gitignore").write_text(".assay/\n__pycache__/\n")

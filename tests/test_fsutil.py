@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
 
 from assay.errors import UnreadableFile
-from assay.fsutil import read_user_lines, read_user_text
+from assay.fsutil import durable_write_bytes, read_user_lines, read_user_text
 
 
 def lines(path: Path, max_bytes: int = 1 << 20) -> list[str]:
@@ -69,3 +71,26 @@ def test_the_lines_before_a_line_that_is_not_utf8_are_given(tmp_path: Path) -> N
         got.extend(read_user_lines(path, 1 << 20))
     assert got == ["one", "two", "three"]
     assert str(excinfo.value) == f"{path}: line 4: not UTF-8 text: invalid start byte at byte 19"
+
+
+def test_a_durable_write_replaces_the_file_whole_and_leaves_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "made" / "elo_ratings.json"
+    durable_write_bytes(path, b"first")
+    durable_write_bytes(path, b"second")
+    assert path.read_bytes() == b"second" and stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert [p.name for p in path.parent.iterdir()] == ["elo_ratings.json"]
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    durable_write_bytes(path, b"third")
+    assert len(synced) == 2  # the file, then its folder
+
+    def fail(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError):
+        durable_write_bytes(path, b"lost")
+    assert path.read_bytes() == b"third" and [p.name for p in path.parent.iterdir()] == ["elo_ratings.json"]

@@ -158,3 +158,17 @@ async def test_process_runs_in_its_own_session():
     result = await run_process("ps -o sid= -p $$; ps -o pid= -p $$")
     sid, pid = result.stdout.split()
     assert sid == pid
+
+
+BUSY = "sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'"  # a child's work: ~0.1 s of CPU
+
+
+async def test_cpu_time_counts_the_work_of_the_process_and_its_children_not_its_waiting(backend):
+    busy = await run_process(BUSY)
+    idle = await run_process("sleep 0.3")
+    assert busy.error is None and idle.error is None and idle.duration_s >= 0.3
+    if backend == "asyncio":  # the portable back end does not measure it: the gate falls back to wall time
+        assert busy.cpu_s is None and idle.cpu_s is None
+        return
+    assert busy.cpu_s is not None and busy.cpu_s >= 0.05
+    assert idle.cpu_s is not None and idle.cpu_s < 0.05

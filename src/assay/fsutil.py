@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 import stat
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,6 +46,31 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def durable_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, whole, on disk: a temporary
+    file in the same folder, fsynced, renamed over ``path``, then the folder fsynced. For files other programs
+    read (:func:`atomic_write_bytes` is the cheap one, without fsync); mode 0644, folders made as needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        with contextlib.suppress(OSError):  # some filesystems refuse to fsync a folder
+            os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 def safe_name(name: str, max_len: int = 80) -> str:

@@ -74,7 +74,11 @@ class Case(BaseModel):
 
 
 class Output(BaseModel):
-    """What a runner produced for one case. A runner never raises for a case: failures land in ``error``."""
+    """What a runner produced for one case. A runner never raises for a case: failures land in ``error``.
+
+    ``duration_s`` is the wall time of the run; ``cpu_s`` the CPU time (user + system) of the case's process
+    and the children it waited for, which load on the machine does not inflate. None: not measured (the
+    ``llm`` and ``agent`` runners, whose time is mostly waiting for a model, and results recorded before it)."""
 
     text: str = ""
     stdout_tail: str = ""
@@ -85,6 +89,7 @@ class Output(BaseModel):
     truncated: bool = False
     binary: bool = False
     duration_s: float = 0.0
+    cpu_s: float | None = None
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0

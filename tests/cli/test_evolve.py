@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
 
 from assay.cli.evolve import outcome_lines
+from assay.history.runfiles import read_events
 from assay.loop.engine import RunOutcome
+from assay.loop.events import Decided, Finished, Overrides, Started, typed_events
 from assay.loop.flags import Flag
 from assay.loop.summary import caveat, classify
+from tests.loop.conftest import make_project
 from tests.loop.test_summary import record
 
 from .conftest import assay, git
@@ -239,3 +243,49 @@ def test_an_existing_repository_evolves_and_is_left_byte_identical(tmp_path: Pat
     assert tree_bytes(root) == before  # tracked files, the log and assay's files: not a byte changed or added
     assert git(root, "rev-parse", "HEAD") == head and git(root, "branch", "--show-current") == "main"
     assert git(root, "status", "--porcelain", "--ignored").splitlines() == ["?? notes.log", "!! .assay/"]
+
+
+# Only the generation limit stops these runs (the config's budget is the standard preset's 100 generations).
+NO_EARLY_STOP = "evolve:\n  target_pass_rate: null\n  stop_on_oscillation: false\n"
+
+
+def killed_after_second_record(root: Path, *args: str) -> Path:
+    """``assay evolve *args`` killed right after its second record (the baseline's and generation 1's); its run
+    folder."""
+    killed = assay("evolve", *args, cwd=root, env={"ASSAY_FAULT": "experiments.jsonl:2:kill"})
+    assert killed.returncode == -signal.SIGKILL, killed.stdout + killed.stderr
+    (run_dir,) = (root / ".assay" / "runs").iterdir()
+    return run_dir
+
+
+def decided_and_finished(run_dir: Path) -> tuple[list[int], str]:
+    events = typed_events(read_events(run_dir))
+    finished = [e.reason for e in events if isinstance(e, Finished)]
+    return [e.record.generation for e in events if isinstance(e, Decided)], finished[-1]
+
+
+@pytest.mark.e2e
+def test_a_bare_resume_stops_at_the_limit_evolve_was_given(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p", cases=5, items=30, extra=NO_EARLY_STOP)
+    run_dir = killed_after_second_record(root, "-n", "6")
+    first = typed_events(read_events(run_dir))[0]
+    assert isinstance(first, Started) and first.overrides == Overrides(max_generations=6)
+
+    resumed = assay("resume", cwd=root)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "stopped: reached 6 generations" in resumed.stdout
+    assert "resuming with" not in resumed.stdout  # nothing was changed
+    assert decided_and_finished(run_dir) == (list(range(7)), "reached 6 generations")
+    sessions = [e for e in typed_events(read_events(run_dir)) if isinstance(e, Started)]
+    assert [(s.resumed, s.overrides) for s in sessions] == [(False, first.overrides), (True, first.overrides)]
+
+
+@pytest.mark.e2e
+def test_resume_changes_the_limit_only_when_told_and_says_so(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p", cases=5, items=30, extra=NO_EARLY_STOP)
+    run_dir = killed_after_second_record(root, "-n", "2")
+    resumed = assay("resume", "-n", "3", cwd=root)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.splitlines()[0] == "resuming with -n 3 (the run was started with -n 2)"
+    assert "stopped: reached 3 generations" in resumed.stdout
+    assert decided_and_finished(run_dir) == ([0, 1, 2, 3], "reached 3 generations")

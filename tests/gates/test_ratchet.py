@@ -1,4 +1,7 @@
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,15 +18,17 @@ def result(
     scores: dict[str, float] | None = None,
     tokens: int = 0,
     seconds: float = 0.01,
+    cpu: float | None = None,
 ) -> EvalResult:
-    """Dev results with these verdicts; a case scores 1.0 or 0.0 by its verdict unless ``scores`` gives it one."""
+    """Dev results with these verdicts; a case scores 1.0 or 0.0 by its verdict unless ``scores`` gives it one.
+    Each case took ``seconds`` of wall time and ``cpu`` seconds of CPU time (None: not measured)."""
     cases = [
         CaseResult(
             id=cid,
             split=Split.DEV,
             passed=ok,
             score=(scores or {}).get(cid, 1.0 if ok else 0.0),
-            output=Output(text="x", tokens_in=tokens, duration_s=seconds),
+            output=Output(text="x", tokens_in=tokens, duration_s=seconds, cpu_s=cpu),
         )
         for cid, ok in verdicts.items()
     ]
@@ -178,6 +183,27 @@ async def test_time_is_judged_on_what_most_cases_say():
     assert not few.dimensions["cost"].passed
 
 
+async def test_time_is_judged_on_cpu_time_which_load_does_not_stretch():
+    baseline = result(dict.fromkeys("abcd", True), seconds=0.2, cpu=0.15)
+    # The same work on a loaded machine: every case's wall time 2.5x the baseline's, its CPU time the same.
+    loaded = result(dict.fromkeys("abcd", True), seconds=0.5, cpu=0.15)
+    kept = await RatchetGate().decide(GateInput(parent=baseline, candidate=loaded, baseline=baseline))
+    cost = kept.dimensions["cost"]
+    assert cost.passed, cost.detail
+    assert cost.numbers["clock"] == "cpu" and cost.numbers["seconds_per_case"] == 0.15
+    # More work: the CPU time is 2.5x the baseline's, on a quiet machine as on a loaded one.
+    for wall in (0.2, 0.5):
+        slower = result(dict.fromkeys("abcd", True), seconds=wall, cpu=0.375)
+        decision = await RatchetGate().decide(GateInput(parent=baseline, candidate=slower, baseline=baseline))
+        assert decision.dimensions["cost"].detail == "CPU time per case above 2x the baseline"
+        assert decision.dimensions["cost"].numbers["median_time_ratio"] == 2.5
+    # A baseline recorded before CPU time was (or a runner that does not measure it): wall time decides.
+    untimed = result(dict.fromkeys("abcd", True), seconds=0.2)
+    old = await RatchetGate().decide(GateInput(parent=untimed, candidate=loaded, baseline=untimed))
+    assert old.dimensions["cost"].numbers["clock"] == "wall"
+    assert old.dimensions["cost"].detail == "time per case above 2x the baseline"
+
+
 async def test_figures_on_a_subset_say_so_and_figures_on_every_case_do_not():
     parent, candidate = result(BASE), result({**BASE, "d": False})
     subset = await decide(parent, candidate, unfixable=frozenset({"b", "c"}))
@@ -303,3 +329,64 @@ def test_bad_threshold_options_are_one_line_errors():
         RatchetGate(min_delta=-0.1)
     with pytest.raises(ConfigError, match="relax_factor"):
         RatchetGate(min_delta=0.01, relax_factor=0)
+
+
+# The time rule under load, end to end: the same run twice, the second with the CPUs loaded from the moment its
+# baseline was measured (the baseline timed on a quieter machine than its candidates, as in issue 36).
+LOADERS = 6  # busy processes, on top of whatever else the machine runs
+TIMED = "evolve:\n  target_pass_rate: null\n  stop_on_oscillation: false\n  discards_per_layer: 9\n"
+
+
+def _decisions_of(project: Path, *, load: bool) -> tuple[list[tuple[str, bool, str]], list[float]]:
+    """Each gated candidate's (decision, cost verdict, clock) in a 3-generation run of ``project``, and each
+    candidate's wall time per case over the baseline's; with ``load``, busy processes run from the baseline on."""
+    from assay.aio import run_sync
+    from assay.config import load_config
+    from assay.history.runfiles import RunFiles
+    from assay.loop.engine import Evolution
+    from assay.loop.events import Measured, typed_events
+
+    loaders: list[subprocess.Popen[bytes]] = []
+
+    def report(line: str) -> None:
+        if load and line.startswith("baseline:") and not loaders:
+            loaders.extend(
+                subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(LOADERS)
+            )
+
+    try:
+        evolution = Evolution(load_config(project / "assay.yaml"), max_generations=3, report=report)
+        outcome = run_sync(evolution.start())
+    finally:
+        for loader in loaders:
+            loader.kill()
+            loader.wait()
+    assert not load or loaders, "the load never started"
+    files = RunFiles(project / ".assay" / "runs" / outcome.run_id)
+    decided = [
+        (r.decision, r.gate["cost"].passed, r.gate["cost"].numbers["clock"])
+        for r in files.read_candidates()[1:]
+        if "cost" in r.gate
+    ]
+    walls = [
+        sum(c.output.duration_s for c in e.dev.cases) / len(e.dev.cases)
+        for e in typed_events(files.read_events())
+        if isinstance(e, Measured) and e.tier == "L2" and e.dev is not None
+    ]
+    return decided, [w / walls[0] for w in walls[1:]]
+
+
+@pytest.mark.e2e
+def test_two_identical_runs_make_the_same_decisions_while_another_process_loads_the_cpus(
+    tmp_path: Path,
+) -> None:
+    from tests.loop.conftest import make_project
+
+    # 4000 items: about 0.1 s of CPU per case, above the 50 ms under which time is not judged.
+    runs = [make_project(tmp_path / name, cases=4, items=4000, extra=TIMED) for name in ("quiet", "loaded")]
+    quiet, _ = _decisions_of(runs[0], load=False)
+    loaded, slowdown = _decisions_of(runs[1], load=True)
+    assert len(quiet) == 3 and loaded == quiet, slowdown
+    # Judged by CPU time, and within the budget: no candidate changes the work per case much. (By wall time,
+    # a candidate measured under the load is up to ``max(slowdown)`` times the baseline's.)
+    assert all(clock == "cpu" and cost for _, cost, clock in loaded), slowdown

@@ -84,6 +84,10 @@ async def test_cost_names_the_ratio_to_the_baseline_per_case() -> None:
     assert said(tokens) == "discard: cost, 2.3x the baseline's tokens per case (230 vs 100)"
     slow = await ratchet(result(BASE, seconds=0.2), result({**BASE, "weibull-02": True}, seconds=0.6))
     assert said(slow) == "discard: cost, 3.0x the baseline's time per case (0.60s vs 0.20s)"
+    busy = await ratchet(
+        result(BASE, seconds=0.2, cpu=0.1), result({**BASE, "weibull-02": True}, seconds=0.6, cpu=0.25)
+    )
+    assert said(busy) == "discard: cost, 2.5x the baseline's CPU time per case (0.25s vs 0.10s)"
 
 
 async def test_safety_and_an_l1_block_name_the_findings() -> None:

@@ -17,7 +17,7 @@ import pytest
 from assay.config import load_config
 from assay.history.runfiles import read_events
 from assay.loop.engine import new_state
-from assay.loop.events import Decided, Finished, typed_events
+from assay.loop.events import Decided, Finished, Overrides, Started, typed_events
 from assay.loop.flags import Flag, retried
 from assay.loop.state import LoopState, apply
 from assay.presets import resolve
@@ -137,6 +137,7 @@ def test_status_log_report_and_resume_work_on_the_recorded_run(tmp_path: Path) -
 
     resumed = assay("resume", "-n", "11", cwd=root)
     assert resumed.returncode == 0, resumed.stderr
+    assert "resuming with" not in resumed.stdout  # it recorded no command line: it runs with the one given
     assert re.search(r"^gen  10 architecture +(keep|discard) ", resumed.stdout, re.MULTILINE), resumed.stdout
     new = set(git(root, "log", *CANDIDATES, "--format=%s").splitlines()) - recorded
     assert new and all(
@@ -146,6 +147,8 @@ def test_status_log_report_and_resume_work_on_the_recorded_run(tmp_path: Path) -
     decided = [e.record for e in events if isinstance(e, Decided)]
     assert [r.generation for r in decided] == list(range(12))
     assert isinstance(events[-1], Finished) and events[-1].reason == "reached 11 generations"
+    sessions = [e.overrides for e in events if isinstance(e, Started)]
+    assert sessions[0] is None and sessions[-1] == Overrides(max_generations=11)
     status = assay("status", cwd=root)
     assert status.returncode == 0 and "finished" in status.stdout, status.stdout
     log = assay("log", cwd=root)

@@ -23,7 +23,9 @@ from assay.loop.events import (
     to_record,
     typed_events,
 )
+from assay.loop.flags import Flag
 from assay.loop.runlog import RunLog
+from assay.loop.summary import caveat
 from assay.model import CaseResult, Output, Split
 
 
@@ -90,6 +92,23 @@ def test_decisions_and_verifications_make_the_views(tmp_path: Path) -> None:
         "Decided",
         "Verified",
     ]
+
+
+def test_a_verification_with_the_overfitting_gap_flags_the_stored_candidate(tmp_path: Path) -> None:
+    store = RunStore(f"sqlite:///{tmp_path / 'assay.db'}")
+    log = RunLog(RunFiles(tmp_path / "r1"), store, "r1")
+    log.append(Started())
+    log.append(Decided(record=candidate(0, "baseline")))
+    log.append(Decided(record=candidate(1).model_copy(update={"dev_pass_rate": 1.0})))
+    log.append(Verified(candidate_id="cand-0001", commit="c1", holdout=result(True, False, False, True)))
+    # What `assay log`, `status` and `adopt` read: the store's records.
+    records = store.candidates("r1")
+    assert [c.flags for c in records] == [[], [Flag.OVERFITTING]]
+    assert caveat(records[0], records[1]).startswith("cand-0001 was flagged overfitting")
+    # A resumed run's catch-up gives the store the same record again.
+    again = RunLog(RunFiles(tmp_path / "r1"), store, "r1")
+    again.catch_up(again.events())
+    assert [c.flags for c in store.candidates("r1")] == [[], [Flag.OVERFITTING]]
 
 
 def test_catch_up_rebuilds_every_view_the_kill_left_behind(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ from assay.loop.events import (
     Event,
     ExtraRuns,
     LayerPromoted,
+    MatchesPlayed,
+    MatchOutcomeData,
     Measured,
     NoiseMeasured,
     ProposalMade,
@@ -24,10 +26,14 @@ from assay.loop.events import (
     from_record,
     to_record,
 )
+from assay.loop.flags import Flag
 from assay.loop.layers import LayerTracker
 from assay.loop.state import DISCARD_MARGIN, SUSPECT_AFTER, LoopState, apply, fold
+from assay.loop.summary import caveat
 from assay.model import CaseResult, Dimension, Output, Split
 from assay.proposers.base import TunedPoint
+from assay.search import RankedSelector
+from assay.search.archive import accuracy_ranks
 from assay.static.report import StaticReport
 
 DEV = ["a", "b", "c", "d"]
@@ -168,6 +174,45 @@ def test_a_search_that_samples_parents_keeps_every_measurement() -> None:
     assert state.lineage.measurements["c1"].dev == dev("b")
 
 
+def _matches(candidate: str, commit: str, opponent: str, won: bool, stage: str) -> MatchesPlayed:
+    winner = candidate if won else opponent
+    return MatchesPlayed(
+        candidate=candidate,
+        commit=commit,
+        kept=won and stage == "tournament",
+        updates=[[MatchOutcomeData(a=candidate, b=opponent, winner=winner)]],
+        baseline_win_rate=0.0,
+        rating=0.0,
+        uncertainty=0.0,
+        stage=stage,  # type: ignore[arg-type]
+    )
+
+
+def test_a_candidate_the_judge_screened_out_inherits_its_parents_accuracy_rank_for_sampling() -> None:
+    # c1 is kept (and beats the baseline); c2, built on c1, loses its screening match to c1 and is never run.
+    one = generation(1, "keep", ("a", "b"))
+    one.insert(2, _matches("cand-0001", "c1", "cand-0000", True, "tournament"))
+    proposal = ProposalMade(parent="c1", layer=1, proposer="test", description="change 2", commit="c2")
+    two: list[Event] = [
+        Committed(generation=2, proposal=proposal),
+        _matches("cand-0002", "c2", "cand-0001", False, "screen"),
+        Decided(record=record(2, "discard", "c2", "c1", flags=["screened-by-judge"])),
+    ]
+    tournament = TournamentConfig(rating="bradley_terry")
+    state = fold(new_state(keep_all_measurements=True, tournament=tournament), baseline_events() + one + two)
+    archive = state.lineage.archive
+    unevaluated, parent = archive.get("c2"), archive.get("c1")
+    assert unevaluated.accuracy is None and unevaluated.parent == "c1" and parent.children == 1
+    ranks = accuracy_ranks(archive)
+    assert ranks["c2"] == ranks["c1"] == 0 and ranks["c0"] == 2  # the parent's rank, shared as a tie
+    assert parent.bt_rank == 0 and unevaluated.bt_rank is not None and unevaluated.bt_rank > 0
+    logits = RankedSelector().logits(archive)
+    assert (
+        logits["c2"] == -unevaluated.bt_rank - ranks["c1"]
+    )  # its own rating rank, the inherited accuracy rank
+    assert RankedSelector().probabilities(archive)["c2"] > 0
+
+
 def test_discards_promote_the_layer_once_and_a_retry_does_not_count() -> None:
     events = (
         baseline_events()
@@ -211,6 +256,26 @@ def test_a_verification_puts_the_holdout_on_the_best_and_its_record() -> None:
     apply(state, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(1.0)))
     assert state.lineage.best is not None and state.lineage.best.measurement.holdout == holdout(1.0)
     assert state.lineage.best.record.holdout_score == 1.0 and state.lineage.records[1].holdout_score == 1.0
+
+
+def test_a_best_verified_later_with_the_overfitting_gap_is_flagged_as_at_a_decision() -> None:
+    state = fold(new_state(), baseline_events() + generation(1, "keep", DEV, dev_pass_rate=1.0))
+    assert state.lineage.records[1].flags == []  # L3 was not due at its decision
+    apply(
+        state, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(0.0))
+    )  # 1.0 on dev, 0.0 here
+    best = state.lineage.best
+    assert best is not None and best.record.flags == [Flag.OVERFITTING]
+    assert state.lineage.records[1].flags == [Flag.OVERFITTING]
+    assert caveat(state.lineage.records[0], best.record).startswith("cand-0001 was flagged overfitting")
+    # Verified again (the end of a resumed run): flagged once.
+    apply(state, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(0.0)))
+    assert state.lineage.records[1].flags == [Flag.OVERFITTING]
+    # Within the gap: no flag.
+    close = fold(new_state(), baseline_events() + generation(1, "keep", DEV, dev_pass_rate=1.0))
+    apply(close, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(1.0)))
+    assert close.lineage.records[1].flags == [] and close.lineage.best is not None
+    assert caveat(close.lineage.records[0], close.lineage.best.record) == ""
 
 
 def test_a_case_the_best_keeps_failing_becomes_a_suspect() -> None:

@@ -69,6 +69,7 @@ async def test_agent_writes_into_the_worktree(agent: Path, worktree: Path) -> No
     assert out.error is None
     assert out.text == "key:none\ndone: wrote notes.md"
     assert out.workdir == str(worktree)
+    assert out.cpu_s is None  # an agent mostly waits for its model: its time is judged by the wall clock
     assert (worktree / "notes.md").read_text() == f"# Notes\n{case.input}\n"
 
     check = build_check(CheckSpec(type="file_exists", value="notes.md"))

@@ -36,6 +36,7 @@ async def test_echo_input_and_metadata(tmp_path: Path) -> None:
     assert out.error is None and out.ok
     assert out.workdir == str(tmp_path)
     assert out.duration_s > 0
+    assert out.cpu_s is not None and out.cpu_s < out.duration_s + 1  # the case's process's own CPU time
 
 
 async def test_runs_in_workdir(tmp_path: Path) -> None:

@@ -397,3 +397,10 @@ async def test_a_masked_directory_replaced_outside_stays_masked(workers: JailWor
     second = await run_process(script, cwd=worktree, jail=plan.for_workdir(worktree), workers=workers)
     assert "SECRET" not in second.stdout.decode()
     assert jail_id(second) != jail_id(first)
+
+
+async def test_a_case_reports_its_cpu_time_from_inside_the_jail(workers: JailWorkers, worktree: Path) -> None:
+    busy = await run(workers, worktree, "sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'")
+    idle = await run(workers, worktree, "sleep 0.3")
+    assert busy.cpu_s is not None and busy.cpu_s >= 0.05
+    assert idle.cpu_s is not None and idle.cpu_s < 0.05 <= idle.duration_s

@@ -174,6 +174,6 @@ def start_serve(
 
 
 def run_serve(args: list[str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run ``assay serve ARGS`` expecting it to fail before listening."""
+    """Run ``assay serve ARGS`` to its end: a start expected to fail before listening, or a one-shot command."""
     command = [sys.executable, "-m", "assay", "serve", *args]
     return subprocess.run(command, cwd=cwd, env=serve_env(), capture_output=True, text=True, timeout=timeout)

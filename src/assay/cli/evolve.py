@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from assay.cli.console import LazyConsole
-from assay.cli.executor_option import EXECUTOR, apply_executor
+from assay.cli.executor_option import EXECUTOR, checked_executor
 
 if TYPE_CHECKING:
     from assay.config import AssayConfig
@@ -82,12 +82,14 @@ def outcome_lines(outcome: RunOutcome) -> list[str]:
 def evolve_command(
     config: Path = CONFIG,
     preset: str | None = typer.Option(
-        None, "--preset", help="quick, standard or deep (overrides assay.yaml)."
+        None, "--preset", help="quick, standard or deep (overrides assay.yaml; `assay resume` keeps it)."
     ),
     max_generations: int | None = typer.Option(
-        None, "--max-generations", "-n", min=1, help="Stop after N generations."
+        None, "--max-generations", "-n", min=1, help="Stop after N generations (`assay resume` keeps it)."
     ),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Bypass the LLM response cache."),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Bypass the LLM response cache (`assay resume` keeps it)."
+    ),
     executor: str | None = EXECUTOR,
     list_parameters: bool = typer.Option(
         False,
@@ -95,13 +97,14 @@ def evolve_command(
         help="Show the numbers numeric tuning would tune, with their ranges, and exit.",
     ),
 ) -> None:
-    """Improve the artifact: propose, commit, verify in tiers, gate, keep or roll back, until a stop rule."""
+    """Improve the artifact: propose, commit, verify in tiers, gate, keep or roll back, until a stop rule.
+    The run records the options given here (-n, --preset, --executor, --no-cache); `assay resume` keeps them."""
     from assay.config import load_config
 
     if preset is not None and preset not in ("quick", "standard", "deep"):
         raise typer.BadParameter("expected quick, standard or deep", param_hint="--preset")
+    where = checked_executor(executor)
     cfg = load_config(config)
-    apply_executor(cfg, executor)
     if list_parameters:
         _list_parameters(cfg)
         return
@@ -112,6 +115,7 @@ def evolve_command(
         preset=preset,
         max_generations=max_generations,
         use_cache=not no_cache,
+        executor=where,
         report=lambda line: out.print(line, highlight=False, soft_wrap=True),
     )
     _run(lambda: evolution.start(), evolution)
@@ -138,22 +142,31 @@ def _list_parameters(cfg: AssayConfig) -> None:
 def resume_command(
     run_id: str | None = typer.Argument(None, help="The run to resume (default: the latest unfinished one)."),
     config: Path = CONFIG,
-    max_generations: int | None = typer.Option(None, "--max-generations", "-n", min=1),
+    max_generations: int | None = typer.Option(
+        None,
+        "--max-generations",
+        "-n",
+        min=1,
+        help="Stop after N generations in all, in place of the -n the run was started with (or its config's).",
+    ),
     executor: str | None = EXECUTOR,
 ) -> None:
-    """Continue a stopped or killed run where its logs end."""
+    """Continue a stopped or killed run where its logs end, with the options `assay evolve` was given (-n,
+    --preset, --executor, --no-cache). -n or --executor given here replace the run's, and a line says so."""
     from assay.config import load_config
 
+    where = checked_executor(executor)
     cfg = load_config(config)
-    apply_executor(cfg, executor)
     from assay.loop.engine import Evolution  # heavy: loaded only when a run starts
 
     evolution = Evolution(
         cfg,
         max_generations=max_generations,
+        executor=where,
         report=lambda line: out.print(line, highlight=False, soft_wrap=True),
     )
-    _run(lambda: evolution.resume(run_id), evolution)
+    run = evolution.reopen(run_id)  # before the live view: it shows the limits the run takes up
+    _run(lambda: evolution.resume(run), evolution)
 
 
 def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolution) -> None:

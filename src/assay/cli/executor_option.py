@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import typer
 
@@ -12,15 +12,23 @@ if TYPE_CHECKING:
 EXECUTOR = typer.Option(
     None,
     "--executor",
-    help="Where case runs execute: local, or ray (a Ray cluster; see docs/scale.md). Overrides assay.yaml.",
+    help="Where case runs execute: local, or ray (a Ray cluster; see docs/scale.md). Overrides assay.yaml;"
+    " `assay resume` runs where the run ran unless given.",
     envvar="ASSAY_EXECUTOR",
 )
 
 
-def apply_executor(config: AssayConfig, executor: str | None) -> None:
-    """Set ``executor.type`` from the command line (a BadParameter for an unknown name)."""
+def checked_executor(executor: str | None) -> Literal["local", "ray"] | None:
+    """``--executor`` as given (a BadParameter for an unknown name)."""
     if executor is None:
-        return
+        return None
     if executor not in ("local", "ray"):
         raise typer.BadParameter("expected local or ray", param_hint="--executor")
-    config.executor = config.executor.model_copy(update={"type": executor})
+    return "ray" if executor == "ray" else "local"
+
+
+def apply_executor(config: AssayConfig, executor: str | None) -> None:
+    """Set ``executor.type`` from the command line (a BadParameter for an unknown name)."""
+    checked = checked_executor(executor)
+    if checked is not None:
+        config.executor = config.executor.model_copy(update={"type": checked})

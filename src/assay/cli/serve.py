@@ -12,6 +12,7 @@ from assay.install import install_hint
 
 
 def serve_command(
+    ctx: typer.Context,
     db: str = typer.Option(
         "sqlite:///.assay/serve.db",
         "--db",
@@ -93,6 +94,8 @@ def serve_command(
     limits is refused before authentication: body over --max-body-bytes 413, body slower than --body-timeout
     408, headers over --max-headers or --max-header-bytes 431; each closes the connection.
     """
+    if ctx.invoked_subcommand is not None:
+        return
     try:
         from assay.serve.fromrun import find_run, kept_variants
         from assay.serve.server import serve
@@ -124,6 +127,61 @@ def serve_command(
     serve(settings, host, port, variants, log_level, import_ratings)
 
 
+def export_ratings_command(
+    out: Path = typer.Option(..., "--out", help="The file to write (the router's storage_path)."),
+    db: str = typer.Option(
+        "sqlite:///.assay/serve.db", "--db", help="The service's SQLAlchemy URL.", envvar="ASSAY_SERVE_DB"
+    ),
+    decay_half_life_days: float | None = typer.Option(
+        None,
+        "--decay-half-life-days",
+        help="The half-life the service runs with: ratings are written as it reads them (off by default).",
+    ),
+) -> None:
+    """Write the semantic router's elo_ratings.json from the service's database, once, atomically.
+
+    Every stored rating, global and per category. An unreadable file already at --out is kept as
+    <out>.corrupted first.
+    """
+    try:
+        from assay.serve.router_export import export_router_file
+        from assay.serve.settings import ServeSettings
+        from assay.serve.state import ServeState
+    except ImportError as exc:
+        raise AssayError(f"assay serve needs the serve extra: {install_hint('serve')} ({exc})") from None
+    _need_database(db)
+    half_life = None if decay_half_life_days is None else decay_half_life_days * 86_400.0
+    state = ServeState(ServeSettings(db_url=db, decay_half_life=half_life))
+    try:
+        done = export_router_file(state, out)
+    finally:
+        state.close()
+    if done.backup is not None:
+        print(f"kept the file that was at {out} as {done.backup} ({done.why})", flush=True)
+    print(
+        f"wrote {done.global_ratings} global and {done.category_ratings} category rating(s) "
+        f"({done.categories} categories) to {out}",
+        flush=True,
+    )
+
+
+def _need_database(url: str) -> None:
+    """Refuse a SQLite file that does not exist: exporting would make an empty database and an empty file."""
+    import sqlalchemy as sa
+
+    try:
+        parsed = sa.make_url(url)
+    except sa.exc.ArgumentError:
+        return  # the database's own check says it in one line
+    database = parsed.database or ""
+    on_disk = database not in ("", ":memory:") and not database.startswith("file:")
+    if parsed.get_backend_name() == "sqlite" and on_disk and not Path(database).is_file():
+        raise AssayError(f"serve database {database}: no such file (nothing to export)")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the ``serve`` command to ``app``."""
-    app.command("serve")(serve_command)
+    """Add the ``serve`` command, and its one-shot ``serve export-ratings``, to ``app``."""
+    group = typer.Typer(add_completion=False, rich_markup_mode=None, subcommand_metavar="[COMMAND [ARGS]...]")
+    group.callback(invoke_without_command=True)(serve_command)
+    group.command("export-ratings")(export_ratings_command)
+    app.add_typer(group, name="serve")

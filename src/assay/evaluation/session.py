@@ -261,6 +261,7 @@ def summary_document(result: EvalResult) -> dict[str, object]:
                 "score": None if c.unjudged else c.score,
                 "error": c.output.error,
                 "duration_s": round(c.duration_s, 4),
+                "cpu_s": None if c.output.cpu_s is None else round(c.output.cpu_s, 4),
                 "trace": c.trace_path,
                 "checks": [
                     {"type": k.type, "passed": k.passed, "score": k.score, "evidence": k.evidence}

@@ -7,10 +7,14 @@
   a recorded benefit (fewer tokens per case, or a smaller artifact: the simplicity criterion).
 - regression: no dev case went PASS→FAIL. If exactly one regressed while others improved, it is re-run
   3 times and counted as noise when 2 of 3 runs pass.
-- cost: tokens and time per case at most ``cost_factor`` × the baseline's. Time counts as too slow only when the
-  cases themselves say so: the mean is above the limit and so is the median of each case's time over its own
-  baseline time (a burst of machine load, or one case that hangs until its timeout, raises the mean but not
-  that median; the hung case is the regression rule's to judge).
+- cost: tokens and time per case at most ``cost_factor`` × the baseline's. Time is CPU time (user + system of
+  the case's process and the children it waited for) when every case of both the candidate and the baseline has
+  it: load on the machine stretches wall time, not CPU time, so a baseline timed minutes earlier on a quieter
+  machine stays comparable. Otherwise (the ``llm`` and ``agent`` runners, whose time is mostly waiting for a
+  model; results recorded before CPU time was) it is wall time. Time counts as too slow only when the cases
+  themselves say so: the mean is above the limit and so is the median of each case's time over its own
+  baseline time (one case that hangs until its timeout raises the mean but not that median; the hung case is
+  the regression rule's to judge; with wall time, so does a burst of load).
 - safety: no critical finding and no more warnings than the parent.
 
 ``min_delta`` (set by the preset: quick 0.01, standard 0.005, deep 0.002) relaxes as seed 000's trend-aware gate
@@ -24,31 +28,48 @@ takes any rise, as the ratchet did before it had a threshold.
 from __future__ import annotations
 
 import statistics
-from typing import Any
+from typing import Any, Literal
 
 from assay.evaluation.evaluator import EvalResult
 from assay.gates.backpressure import EPSILON, check_options
 from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
 from assay.gates.relax import Relaxation
+from assay.model import CaseResult
 from assay.static.report import StaticReport
 
 TIE_BENEFIT = 0.05  # a tie is kept only when cost, time or size drop by at least this fraction
 SCORE_TOLERANCE = 0.01  # how far the mean score may fall while the pass rate rises
 
 
-def _per_case(result: EvalResult) -> tuple[float, float]:
-    n = max(1, len(result.cases))
-    return result.tokens / n, sum(c.output.duration_s for c in result.cases) / n
+def _tokens_per_case(result: EvalResult) -> float:
+    return result.tokens / max(1, len(result.cases))
+
+
+TimeBasis = Literal["cpu", "wall"]
+
+
+def _clock(*results: EvalResult) -> TimeBasis:
+    """``cpu`` when every case of ``results`` has its CPU time, else ``wall``: the time both sides have."""
+    cases = [c for r in results for c in r.cases]
+    return "cpu" if cases and all(c.output.cpu_s is not None for c in cases) else "wall"
+
+
+def _seconds(case: CaseResult, clock: TimeBasis) -> float:
+    return (case.output.cpu_s or 0.0) if clock == "cpu" else case.output.duration_s
+
+
+def _time_per_case(result: EvalResult, clock: TimeBasis) -> float:
+    return sum(_seconds(c, clock) for c in result.cases) / max(1, len(result.cases))
 
 
 PAIRED_MIN = 3  # fewer cases run by both than this: the means alone decide
 
 
-def _typical_slowdown(baseline: EvalResult, candidate: EvalResult) -> float | None:
+def _typical_slowdown(baseline: EvalResult, candidate: EvalResult, clock: TimeBasis) -> float | None:
     """The median, over the cases both ran, of the candidate's time over the baseline's (None when too few
     cases were run by both)."""
-    before = {c.id: c.output.duration_s for c in baseline.cases if c.output.duration_s > 0}
-    ratios = [c.output.duration_s / before[c.id] for c in candidate.cases if c.id in before]
+    before = {c.id: _seconds(c, clock) for c in baseline.cases if _seconds(c, clock) > 0}
+    ratios = [_seconds(c, clock) / before[c.id] for c in candidate.cases if c.id in before]
     return statistics.median(ratios) if len(ratios) >= PAIRED_MIN else None
 
 
@@ -144,8 +165,8 @@ class RatchetGate(Gate):
     def _tie_benefit(self, data: GateInput, numbers: dict[str, float | str | None]) -> str | None:
         """The benefit that breaks a tie, in words (None: none), its measure and values added to ``numbers``."""
         # Only deterministic benefits count: wall time per case is too noisy to break a tie.
-        old_tokens, _ = _per_case(data.parent)
-        new_tokens, _ = _per_case(data.candidate)
+        old_tokens = _tokens_per_case(data.parent)
+        new_tokens = _tokens_per_case(data.candidate)
         if old_tokens and new_tokens <= old_tokens * (1 - TIE_BENEFIT):
             numbers.update(benefit_of="tokens", benefit_before=old_tokens, benefit_after=new_tokens)
             return f"tokens per case {old_tokens:.0f} -> {new_tokens:.0f}"
@@ -181,28 +202,32 @@ class RatchetGate(Gate):
         )
 
     def _cost(self, data: GateInput) -> Dimension:
-        base_tokens, base_time = _per_case(data.baseline)
-        tokens, seconds = _per_case(data.candidate)
+        base_tokens, tokens = _tokens_per_case(data.baseline), _tokens_per_case(data.candidate)
+        clock = _clock(data.baseline, data.candidate)
+        base_time = _time_per_case(data.baseline, clock)
+        seconds = _time_per_case(data.candidate, clock)
         numbers: dict[str, float | str | None] = {
             "cost_factor": self.cost_factor,
             "tokens_per_case": tokens,
             "baseline_tokens_per_case": base_tokens,
             "seconds_per_case": seconds,
             "baseline_seconds_per_case": base_time,
+            "clock": clock,
         }
         too_many_tokens = base_tokens > 0 and tokens > self.cost_factor * base_tokens
         # Times below 50 ms are dominated by process start-up noise; they are not judged.
         too_slow = base_time > 0.05 and seconds > self.cost_factor * base_time
         if too_slow:
-            typical = _typical_slowdown(data.baseline, data.candidate)
+            typical = _typical_slowdown(data.baseline, data.candidate, clock)
             numbers["median_time_ratio"] = typical
             too_slow = typical is None or typical > self.cost_factor
         if too_many_tokens or too_slow:
             what = "tokens" if too_many_tokens else "time"
             numbers["over"] = what
+            measure = "CPU time" if what == "time" and clock == "cpu" else what
             return Dimension(
                 passed=False,
-                detail=f"{what} per case above {self.cost_factor:g}x the baseline",
+                detail=f"{measure} per case above {self.cost_factor:g}x the baseline",
                 numbers=numbers,
             )
         return Dimension(passed=True, detail="within the cost budget", numbers=numbers)

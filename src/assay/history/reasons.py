@@ -229,12 +229,13 @@ def _paired(numbers: Mapping[str, Any]) -> str:
 
 
 def _cost(numbers: Mapping[str, Any], detail: str) -> str:
-    over = numbers.get("over") or ("time" if detail.startswith("time") else "tokens")
+    over = numbers.get("over") or ("time" if detail.startswith(("time", "CPU time")) else "tokens")
     if over == "time":
         now, base = numbers.get("seconds_per_case"), numbers.get("baseline_seconds_per_case")
         if not base or now is None:
             return f"cost, {detail}"
-        return f"cost, {now / base:.1f}x the baseline's time per case ({now:.2f}s vs {base:.2f}s)"
+        measure = "CPU time" if numbers.get("clock") == "cpu" else "time"
+        return f"cost, {now / base:.1f}x the baseline's {measure} per case ({now:.2f}s vs {base:.2f}s)"
     now, base = numbers["tokens_per_case"], numbers.get("baseline_tokens_per_case")
     if not base:
         return f"cost, {detail}"

@@ -28,7 +28,7 @@ from assay.gates.factory import make_gate, min_gain
 from assay.history.git import Git
 from assay.history.owner import RunOwner, live_status, resumable
 from assay.history.records import CandidateRecord, RunRecord
-from assay.history.runfiles import RunFiles
+from assay.history.runfiles import RunFiles, read_events
 from assay.history.store import RunStore
 from assay.history.worktree import clear_run_locks
 from assay.loop.baseline import measure_baseline
@@ -39,14 +39,17 @@ from assay.loop.events import (
     Finished,
     Interrupted,
     LayerPromoted,
+    Overrides,
     Started,
     UntypedRun,
+    typed_events,
 )
 from assay.loop.generation import pick_by_rating, run_generation, verify_best
 from assay.loop.interrupt import install_sigint
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurer
 from assay.loop.noise import NoiseSampler
+from assay.loop.overrides import last_session, take_up
 from assay.loop.parallel import CandidatesAhead
 from assay.loop.pipeline import start_ahead
 from assay.loop.proposing import Basis
@@ -98,6 +101,8 @@ class Evolution:
     ones (an object, or for gate and search a registry name); ``stop_rules`` are checked besides the standard
     ones. An object is checked against its Protocol (:mod:`assay.protocols`) by
     :func:`assay.extensions.conform`: one that does not conform is an ExtensionError, never replaced.
+    ``preset``, ``max_generations``, ``executor`` and ``use_cache`` override assay.yaml as the command line does;
+    a run records them and ``resume`` takes them up (:mod:`assay.loop.overrides`).
     """
 
     def __init__(
@@ -107,6 +112,7 @@ class Evolution:
         preset: str | None = None,
         max_generations: int | None = None,
         use_cache: bool = True,
+        executor: Literal["local", "ray"] | None = None,
         report: Callable[[str], None] | None = None,
         proposer: ProposerProtocol | None = None,
         gate: GateProtocol | str | None = None,
@@ -118,10 +124,12 @@ class Evolution:
             config = config.model_copy(update={"evolve": config.evolve.model_copy(update={"gate": gate})})
         if isinstance(search, str):
             config = config.model_copy(update={"evolve": config.evolve.model_copy(update={"search": search})})
-        self.config = config
-        self.settings = resolve(config.evolve, preset)
-        self.max_generations = max_generations or self.settings.max_generations
-        self.use_cache = use_cache
+        self._config = config  # what the overrides apply to
+        self._told = Overrides(
+            max_generations=max_generations, preset=preset, executor=executor, no_cache=not use_cache
+        )
+        self._reopened: str | None = None  # the run `reopen` chose
+        self._take(self._told)
         self.report = report or (lambda line: None)
         # A name went into the configuration above; an object is checked, never replaced by the default.
         self._proposer = None if proposer is None else conform(PROPOSER, proposer)
@@ -145,6 +153,17 @@ class Evolution:
                 make_gate(config.evolve.gate, self.settings.gate_options)
             except (UnknownName, TypeError) as exc:
                 raise ConfigError(str(exc), file=config.path, field="evolve.gate") from None
+
+    def _take(self, overrides: Overrides) -> None:
+        """Run with ``overrides`` over the configuration."""
+        config = self._config
+        if overrides.executor is not None:
+            executor = config.executor.model_copy(update={"type": overrides.executor})
+            config = config.model_copy(update={"executor": executor})
+        self.config, self.overrides = config, overrides
+        self.settings = resolve(config.evolve, overrides.preset)
+        self.max_generations = overrides.max_generations or self.settings.max_generations
+        self.use_cache = not overrides.no_cache
 
     # -- starting and resuming -------------------------------------------------------------------------
 
@@ -174,7 +193,12 @@ class Evolution:
             self.store.create_run(run)
             return await self._run(parts, run)
 
-    async def resume(self, run_id: str | None = None) -> RunOutcome:
+    def reopen(self, run_id: str | None = None) -> str:
+        """The id of the run ``resume`` continues (default: the latest unfinished one), whose command line this
+        takes up: the overrides its latest session ran with, each replaced by one given here, which is reported
+        in one line (``resuming with -n 12 (the run was started with -n 6)``)."""
+        if self._reopened is not None and run_id in (None, self._reopened):
+            return self._reopened
         runs = self.store.list_runs()
         if run_id is None:
             open_runs = resumable(runs, self.config.data_path / "runs")
@@ -188,6 +212,22 @@ class Evolution:
         elif self.store.get_run(run_id) is None:
             known = ", ".join(r.run_id for r in runs[-5:]) or "none"
             raise AssayError(f"no run {run_id!r}; recent runs: {known}")
+        try:
+            session = last_session(typed_events(read_events(self._run_dir(run_id))))
+        except UntypedRun:
+            session = None  # `resume` refuses it and says why
+        ran = session.overrides if session is not None and session.overrides is not None else self._told
+        generations = resolve(self._config.evolve, ran.preset).max_generations
+        overrides, lines = take_up(self._told, session, generations=generations)
+        self._take(overrides)
+        for line in lines:
+            self.report(line)
+        self._reopened = run_id
+        return run_id
+
+    async def resume(self, run_id: str | None = None) -> RunOutcome:
+        """Continue the run :meth:`reopen` picks, with the command line it was started with."""
+        run_id = self.reopen(run_id)
         parts = self._parts()
         with RunOwner(self._run_dir(run_id)):
             run = self.store.get_run(run_id)  # read again under the lock: its last owner may have finished it
@@ -283,7 +323,7 @@ class Evolution:
             on_event=self._publish,
         )
         try:
-            ctx.emit(state, Started(resumed=bool(events)))
+            ctx.emit(state, Started(resumed=bool(events), overrides=self.overrides))
             if state.lineage.baseline is None:
                 await measure_baseline(ctx, state)
                 for line in baseline_lines(state):

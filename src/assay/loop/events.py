@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from assay.evaluation.evaluator import EvalResult
 from assay.history.records import CandidateRecord, EventRecord
+from assay.loop.flags import Flag, overfits
 from assay.proposers.base import TunedPoint
 from assay.static.report import StaticReport
 
@@ -54,12 +55,27 @@ class _Event(BaseModel):
     spent: Spend = Field(default_factory=Spend)
 
 
+class Overrides(BaseModel):
+    """What the command line set over assay.yaml for a session of a run (None, False: not set): ``assay evolve``'s
+    ``-n``, ``--preset``, ``--executor`` and ``--no-cache``. ``assay resume`` takes them up again
+    (:mod:`assay.loop.overrides`); an override flag added to ``assay evolve`` is a field here."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_generations: int | None = None
+    preset: str | None = None
+    executor: Literal["local", "ray"] | None = None
+    no_cache: bool = False
+
+
 class Started(_Event):
-    """A session of the run began (``resumed`` after a stop or kill)."""
+    """A session of the run began (``resumed`` after a stop or kill), with the ``overrides`` it ran with (None:
+    recorded before they were)."""
 
     type: Literal["started"] = "started"
     schema_: int = Field(default=EVENTS_SCHEMA, alias="schema")
     resumed: bool = False
+    overrides: Overrides | None = None
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -216,6 +232,25 @@ class Verified(_Event):
     commit: str
     holdout: EvalResult | None = None
     regression: EvalResult | None = None
+
+    def overfitting(self, dev_pass_rate: float | None) -> bool:
+        """Whether the holdout pass rate measured here is too far below ``dev_pass_rate`` (the candidate's)."""
+        judged = self.holdout is not None and self.holdout.total > 0
+        return judged and overfits(dev_pass_rate, self.holdout.pass_rate if self.holdout else None)
+
+    def update(self, record: CandidateRecord) -> CandidateRecord:
+        """``record`` with what this verification measured: its holdout score and regression pass rate, and the
+        ``overfitting`` flag when its holdout pass rate is too far below its dev pass rate (as at a decision)."""
+        flags = list(record.flags)
+        if self.overfitting(record.dev_pass_rate) and Flag.OVERFITTING not in flags:
+            flags.append(Flag.OVERFITTING)
+        return record.model_copy(
+            update={
+                "holdout_score": self.holdout.mean_score if self.holdout else None,
+                "regression_pass_rate": self.regression.pass_rate if self.regression else None,
+                "flags": flags,
+            }
+        )
 
 
 class Picked(_Event):

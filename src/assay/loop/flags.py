@@ -28,6 +28,14 @@ class Flag(StrEnum):
     GATE_ROLLBACK = "gate-rollback"  # the gate rolled back at once
 
 
+def overfits(dev_pass_rate: float | None, holdout_pass_rate: float | None) -> bool:
+    """Whether a holdout pass rate is more than :data:`OVERFIT_GAP` below the dev pass rate (False when either
+    was not measured): L3 flags the candidate ``overfitting``, when it decides it and when it verifies the best."""
+    if dev_pass_rate is None or holdout_pass_rate is None:
+        return False
+    return holdout_pass_rate < dev_pass_rate - OVERFIT_GAP
+
+
 def gate_flag(action: str) -> str:
     """The flag of a gate's action other than keep and discard: a :class:`Flag` for the built-in gates'
     actions, ``gate-<action>`` for an action of a gate of one's own."""

@@ -27,7 +27,7 @@ from assay.loop.events import (
     Spend,
     Verified,
 )
-from assay.loop.flags import OVERFIT_GAP, Flag, gate_flag
+from assay.loop.flags import Flag, gate_flag, overfits
 from assay.loop.measure import Measurement, slim, verdicts
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
@@ -323,7 +323,7 @@ def l3_holds(state: LoopState, measurement: Measurement, judgement: Judgement) -
         if lost:
             return False
     dev, holdout = measurement.dev, measurement.holdout
-    if dev and holdout and holdout.pass_rate < dev.pass_rate - OVERFIT_GAP:
+    if dev and holdout and overfits(dev.pass_rate, holdout.pass_rate):
         judgement.flags.append(Flag.OVERFITTING)
     return True
 

@@ -65,12 +65,7 @@ class RunLog:
             known = self._candidates.get(event.candidate_id)
             if known is None:
                 return
-            updated = known.model_copy(
-                update={
-                    "holdout_score": event.holdout.mean_score if event.holdout else None,
-                    "regression_pass_rate": event.regression.pass_rate if event.regression else None,
-                }
-            )
+            updated = event.update(known)
             self._candidates[event.candidate_id] = updated
             if stored is None or stored.get(event.candidate_id) != updated:
                 self.store.add_candidate(updated)

@@ -32,7 +32,7 @@ from assay.loop.events import (
     Verified,
     typed_events,
 )
-from assay.loop.flags import retried
+from assay.loop.flags import Flag, retried
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement
 from assay.loop.state import LoopState, Pending, apply
@@ -340,6 +340,8 @@ class _Builder:
                 )
                 if event.holdout:
                     node.holdout = [CaseView.of(c, limit=CHANGED_OUTPUT_CHARS) for c in event.holdout.cases]
+                    if event.overfitting(node.dev_pass_rate) and Flag.OVERFITTING not in node.flags:
+                        node.flags.append(Flag.OVERFITTING)
                 if event.regression:
                     node.regression = [
                         CaseView.of(c, limit=CHANGED_OUTPUT_CHARS) for c in event.regression.cases

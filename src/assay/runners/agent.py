@@ -17,6 +17,9 @@ class AgentRunner(CommandRunner):
     """Runs an agent CLI template per case in the candidate's worktree; see :class:`CommandRunner`."""
 
     name = "agent"
+    # An agent's time is mostly waiting for its model: the CPU time of its CLI says nothing of the cost, so the
+    # ratchet's time rule stays on wall time (tokens, when reported, are the cost).
+    cpu_time = False
 
     def __init__(self, config: AgentRunnerConfig, context: RunContext) -> None:
         super().__init__(config, context)

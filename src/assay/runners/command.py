@@ -214,6 +214,7 @@ def output_from_process(result: ProcessResult, workdir: Path) -> Output:
         truncated=result.truncated,
         binary=binary,
         duration_s=result.duration_s,
+        cpu_s=result.cpu_s,
         workdir=str(workdir),
     )
 
@@ -238,6 +239,7 @@ class CommandRunner(Runner):
     """
 
     name = "command"
+    cpu_time = True  # record the case's CPU time (the ratchet judges time by it: load does not inflate it)
 
     def __init__(self, config: CommandRunnerConfig | AgentRunnerConfig, context: RunContext) -> None:
         super().__init__(config, context)
@@ -274,5 +276,7 @@ class CommandRunner(Runner):
             workers=self.workers,
         )
         output = output_from_process(result, workdir)
+        if not self.cpu_time:
+            output.cpu_s = None
         note_refusal(output, jail, workdir)
         return output

@@ -31,7 +31,9 @@ class SandboxLimits:
 
 @dataclass
 class ProcessResult:
-    """What one process did. ``error`` is a one-line reason when it did not run to a normal exit."""
+    """What one process did. ``error`` is a one-line reason when it did not run to a normal exit.
+    ``cpu_s`` is the CPU time (user + system) of the process and of the children it waited for, which load
+    on the machine leaves nearly unchanged (None: not measured, as by the portable back end)."""
 
     stdout: bytes = b""
     stderr: bytes = b""
@@ -40,6 +42,7 @@ class ProcessResult:
     truncated: bool = False
     duration_s: float = 0.0
     error: str | None = None
+    cpu_s: float | None = None
     meta: dict[str, object] = field(default_factory=dict)
 
 
@@ -114,6 +117,7 @@ def finish(
     lost_pipes: bool,
     limits: SandboxLimits,
     duration_s: float,
+    cpu_s: float | None = None,
 ) -> ProcessResult:
     """The result and its one-line error, in order of what explains the outcome best."""
     result = ProcessResult(
@@ -123,6 +127,7 @@ def finish(
         timed_out=timed_out,
         truncated=stdout.truncated or stderr.truncated,
         duration_s=duration_s,
+        cpu_s=cpu_s,
     )
     flood = max(stdout.total, stderr.total) if (stdout.flooded or stderr.flooded) else 0
     if timed_out:

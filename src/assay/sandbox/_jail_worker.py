@@ -224,6 +224,7 @@ def serve(requests: int, replies: int, dirs: list[str]) -> None:
                 "timed_out": result.timed_out,
                 "truncated": result.truncated,
                 "duration_s": result.duration_s,
+                "cpu_s": result.cpu_s,
                 "error": result.error,
                 "stdout_len": len(result.stdout),
                 "stderr_len": len(result.stderr),

@@ -105,6 +105,7 @@ class _Watch:
             os.set_blocking(in_w, False)
             self.poller.register(in_w, select.POLLOUT)
         self.exit_code: int | None = None
+        self.cpu_s: float | None = None
         self.exited = False
         self.flooded = False
 
@@ -123,8 +124,9 @@ class _Watch:
         self.poller.unregister(self.pidfd)
         _close(self.pidfd)
         try:
-            _, status = os.waitpid(self.pid, 0)
+            _, status, usage = os.wait4(self.pid, 0)
             self.exit_code = os.waitstatus_to_exitcode(status)
+            self.cpu_s = usage.ru_utime + usage.ru_stime
         except ChildProcessError:  # reaped by someone else (a waitpid(-1) child watcher)
             self.exit_code = None
         self.exited = True
@@ -230,6 +232,7 @@ def watch(spawn: Spawn, kill: Callable[[int], None] = kill_group) -> ProcessResu
         lost_pipes=lost_pipes,
         limits=limits,
         duration_s=time.perf_counter() - start,
+        cpu_s=child.cpu_s,
     )
 
 

@@ -201,6 +201,7 @@ def decode_result(header: dict[str, object], stdout: bytes, stderr: bytes) -> Pr
     """The ``ProcessResult`` a reply describes."""
     exit_code = header.get("exit_code")
     error = header.get("error")
+    cpu_s = header.get("cpu_s")
     return ProcessResult(
         stdout=stdout,
         stderr=stderr,
@@ -209,4 +210,5 @@ def decode_result(header: dict[str, object], stdout: bytes, stderr: bytes) -> Pr
         truncated=header.get("truncated") is True,
         duration_s=float(header.get("duration_s") or 0.0),  # type: ignore[arg-type]
         error=error if isinstance(error, str) else None,
+        cpu_s=float(cpu_s) if isinstance(cpu_s, int | float) else None,
     )

@@ -1,4 +1,5 @@
-"""The semantic router's ``elo_ratings.json``, read as the router reads it, to start ``assay serve`` from.
+"""The semantic router's ``elo_ratings.json``: read as the router reads it, to start ``assay serve`` from, and
+written as the router writes it, to give the ratings back.
 
 The file holds ``version``, ``last_updated``, ``global_ratings`` (model -> record) and ``category_ratings``
 (decision -> model -> record); a record is ``{"model", "rating", "comparisons", "wins", "losses", "ties"}``.
@@ -10,8 +11,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,15 @@ from assay.serve.validation import category_name, variant_name
 RATING_FLOOR = 100.0
 RATING_CEILING = 3000.0
 COUNTS = ("comparisons", "wins", "losses", "ties")
+FILE_VERSION = 1
+# What Go's encoder escapes in strings beyond JSON's rule (HTML-safe output), as it writes them.
+_GO_ESCAPES = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 _GLOBAL_KEY = "_global"
 
 
@@ -46,9 +57,17 @@ def clamp(rating: float) -> float:
 def load_router_ratings(path: Path) -> list[RouterRating]:
     """Every rating in the router's file at ``path``; a malformed file is a one-line :class:`AssayError`."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        content = path.read_bytes()
     except OSError as exc:
         raise AssayError(f"{path}: cannot read the ratings file ({exc.strerror or exc})") from None
+    return parse_router_ratings(path, content)
+
+
+def parse_router_ratings(path: Path, content: bytes) -> list[RouterRating]:
+    """Every rating in ``content``, the router's file at ``path`` (empty: none), checked as
+    :func:`load_router_ratings` checks it."""
+    try:
+        data = json.loads(content.decode("utf-8") or "{}")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise AssayError(f"{path}: not a JSON ratings file ({str(exc).splitlines()[0]})") from None
     if not isinstance(data, dict):
@@ -95,3 +114,35 @@ def _checked(path: Path, where: str, check: Callable[[str, str], str | None], va
         return check(value, where)
     except ApiError as exc:
         raise AssayError(f"{path}: {where}: {exc.message.split(': ', 1)[-1]}") from None
+
+
+def dump_router_ratings(ratings: Iterable[RouterRating], updated: datetime) -> str:
+    """The router's file holding ``ratings``, byte for byte as the router saves it (Go's ``json.MarshalIndent``
+    with two spaces of its ``StoredRatings``: fields in declaration order, map keys sorted, a whole rating
+    without a fraction, no final newline); ``updated`` is its ``last_updated``."""
+    global_ratings: dict[str, dict[str, Any]] = {}
+    categories: dict[str, dict[str, dict[str, Any]]] = {}
+    for item in sorted(ratings, key=lambda r: (r.category or "", r.model)):
+        rating = int(item.rating) if float(item.rating).is_integer() else item.rating
+        record = {"model": item.model, "rating": rating, **{name: getattr(item, name) for name in COUNTS}}
+        if item.category is None:
+            global_ratings[item.model] = record
+        else:
+            categories.setdefault(item.category, {})[item.model] = record
+    data = {
+        "version": FILE_VERSION,
+        "last_updated": go_time(updated),
+        "global_ratings": global_ratings,
+        "category_ratings": categories,
+    }
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    for char, escaped in _GO_ESCAPES:
+        text = text.replace(char, escaped)  # only strings can hold these characters
+    return text
+
+
+def go_time(moment: datetime) -> str:
+    """``moment`` in UTC as Go writes a ``time.Time`` in JSON (RFC 3339, the fraction without trailing zeros)."""
+    utc = moment.astimezone(UTC)
+    fraction = f"{utc.microsecond:06d}".rstrip("0")
+    return f"{utc:%Y-%m-%dT%H:%M:%S}{'.' + fraction if fraction else ''}Z"

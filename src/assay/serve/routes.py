@@ -15,6 +15,7 @@ from assay.serve import selection
 from assay.serve.auth import require_read, require_write
 from assay.serve.errors import ApiError
 from assay.serve.recompute import make_backend, replay
+from assay.serve.router_export import router_file
 from assay.serve.schemas import (
     CandidateOut,
     FeedbackIn,
@@ -117,10 +118,31 @@ def _serves(variant: dict[str, object] | None, category: str) -> bool:
     return served is None or (isinstance(served, list) and category in served)
 
 
-@router.get("/ratings", response_model=list[RatingOut], dependencies=[Depends(require_read)])
-def get_ratings(request: Request, category: str | None = Query(None)) -> list[RatingOut]:
-    """Every registered variant's rating in ``category`` (falling back to global, then start), by name."""
+@router.get(
+    "/ratings",
+    response_model=list[RatingOut],
+    dependencies=[Depends(require_read)],
+    responses={
+        **ERRORS,
+        200: {"description": "The ratings; with format=router, the router's elo_ratings.json"},
+    },
+)
+def get_ratings(
+    request: Request,
+    category: str | None = Query(None),
+    format_: str | None = Query(None, alias="format", description="router: the router's elo_ratings.json"),
+) -> list[RatingOut] | Response:
+    """Every registered variant's rating in ``category`` (falling back to global, then start), by name; with
+    ``format=router``, every stored rating as the semantic router's ``elo_ratings.json``."""
     state = _state(request)
+    if format_ is not None:
+        if format_ != "router":
+            raise ApiError("invalid_request", f"format: expected router, got {format_!r}", field="format")
+        if category is not None:
+            raise ApiError(
+                "invalid_request", "category: format=router gives every category, not one", field="category"
+            )
+        return Response(router_file(state), media_type="application/json")
     standings = state.standings(category_name(category))
     return [s.out(state.settings.min_comparisons) for s in standings]
 

@@ -161,6 +161,22 @@ class ServeState:
 
         return self.db.write(work)
 
+    def router_ratings(self) -> list[RouterRating]:
+        """Every stored rating row (global and per category) as the router keeps it, read at once: the rating as
+        reads give it (decayed, when decay is on) and the counts of the row."""
+        rows = self.db.read(lambda conn: conn.execute(sa.select(RATINGS)).mappings().all())
+        now = time.time()
+        half_life = self.settings.decay_half_life
+        return [
+            RouterRating(
+                model=row["variant"],
+                category=row["category"] or None,
+                rating=decayed(row["rating"], row["prior"], now - row["updated"], half_life),
+                **{c: int(row[c]) for c in ("comparisons", "wins", "losses", "ties")},
+            )
+            for row in rows
+        ]
+
     def variants(self) -> dict[str, dict[str, Any]]:
         """Registered variants by name: cost_per_1m, description, categories."""
         rows = self.db.read(lambda conn: conn.execute(sa.select(VARIANTS)).mappings().all())

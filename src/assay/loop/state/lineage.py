@@ -24,6 +24,7 @@ from assay.loop.events import (
     Picked,
     Verified,
 )
+from assay.loop.flags import Flag
 from assay.loop.measure import Measurement
 from assay.loop.rating import Ratings
 from assay.search import Archive, Node
@@ -208,13 +209,17 @@ class Lineage:
         measurement = pending.measurement() if pending is not None else Measurement()
         commit = record.commit
         screened_out = pending is not None and pending.measured is not None and pending.measured.screened_out
-        if commit is not None and measurement.dev is not None and not screened_out:
+        # SIFT keeps a node the judge ranked but nobody evaluated: it inherits its parent's accuracy (and so
+        # its accuracy rank) and carries its own rating rank, so ranked search may still expand it.
+        judged_only = Flag.SCREENED_BY_JUDGE in record.flags
+        if commit is not None and (judged_only or (measurement.dev is not None and not screened_out)):
             parent = (
                 record.parent
                 if record.parent and record.parent in self.archive
                 else self.archive.nodes()[0].id
             )
-            self.archive.add(Node(commit, parent, _unit(measurement.dev.mean_score)))
+            accuracy = None if judged_only or measurement.dev is None else _unit(measurement.dev.mean_score)
+            self.archive.add(Node(commit, parent, accuracy))
             self.archive.record_child(parent)
             if self.ratings is not None:
                 self.ratings.rank_archive(self.archive)
@@ -231,18 +236,14 @@ class Lineage:
         return Outcome(record, pending, measurement, incumbent, self.best, rerun_parent)
 
     def _verified(self, event: Verified) -> None:
-        scores = {
-            "holdout_score": event.holdout.mean_score if event.holdout else None,
-            "regression_pass_rate": event.regression.pass_rate if event.regression else None,
-        }
         for index, record in enumerate(self.records):
             if record.candidate_id == event.candidate_id:
-                self.records[index] = record.model_copy(update=scores)
+                self.records[index] = event.update(record)
         for holder in (self.best, self.baseline):
             if holder is not None and holder.record.candidate_id == event.candidate_id:
                 holder.measurement.holdout = event.holdout
                 holder.measurement.regression = event.regression
-                holder.record = holder.record.model_copy(update=scores)
+                holder.record = event.update(holder.record)
 
     def _picked(self, event: Picked) -> None:
         record = next(r for r in self.records if r.candidate_id == event.candidate_id)
