@@ -318,10 +318,12 @@ class TournamentConfig(Strict):
     rating is closest to the newcomer's current one; up to ``k``). The ``scores`` judge compares per-case
     scores (no model calls); the ``llm`` judge asks ``judge_llm`` (default: the project's ``judge`` model)
     under blind labels, showing the artifact files or the outputs on sampled cases, never the checks.
+    ``k_factor`` is Elo's K for these matches (seed 000: 24; ``assay serve`` has its own).
     """
 
     enabled: bool = True
     rating: str = "elo"
+    k_factor: float = Field(default=24.0, gt=0)
     matches_per_generation: int | None = Field(default=None, ge=0)  # None: the preset's (2, 3 or 5)
     win_threshold: float = Field(default=0.55, ge=0, le=1)
     pool_size: int = Field(default=3, ge=0)

@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from scipy.stats import kendalltau
 
 from assay.aio import run_sync
 from assay.config import TournamentConfig, load_config
@@ -17,6 +18,7 @@ from assay.loop.events import MatchesPlayed
 from assay.loop.rating import Ratings, play_matches
 from assay.model import CaseResult, Output, Split
 from assay.search import Archive, Node
+from assay.serve.settings import ServeSettings
 from assay.tournament import Contestant, PairVerdict, PairwiseJudge, ScoresJudge
 from tests.fakes.llm_server import ScriptedLLMServer
 
@@ -68,6 +70,54 @@ async def test_playing_changes_nothing_until_the_event_is_applied() -> None:
     assert ratings.backend.rating("b").rating == event.rating
 
 
+async def test_the_tournaments_elo_k_is_its_own_and_an_older_runs_events_replay_with_k_32() -> None:
+    settings = TournamentConfig(matches_per_generation=1)
+    ratings = Ratings.start(settings, "base", result(scores_of(0.1)), "c-base")
+    event, *_ = await play_matches(
+        ratings, "a", result(scores_of(0.9)), True, commit="c-a", judge=ScoresJudge()
+    )
+    assert event.k_factor == 24.0 and event.rating == pytest.approx(1512.0)  # one win at even ratings: K/2
+    assert ServeSettings().k == 32.0  # `assay serve` keeps its own K
+    older = event.model_copy(update={"k_factor": None})  # a matches event written before k_factor
+    replayed = Ratings.start(settings, "base", result(scores_of(0.1)), "c-base")
+    replayed.apply(older, result(scores_of(0.9)))
+    assert replayed.backend.rating("a").rating == pytest.approx(1516.0)
+    # The older run goes on with the K its ratings were made with.
+    later, *_ = await play_matches(
+        replayed, "b", result(scores_of(0.8)), True, commit="c-b", judge=ScoresJudge()
+    )
+    assert later.k_factor == 32.0
+    tuned = Ratings.start(TournamentConfig(k_factor=10), "base", None, "c-base")
+    assert tuned.backend.k == 10.0  # type: ignore[attr-defined]
+    assert Ratings.start(TournamentConfig(rating="glicko2"), "base", None, "c-base").backend.name == "glicko2"
+
+
+async def test_close_kept_candidates_are_told_apart_and_rated_in_the_order_of_their_scores() -> None:
+    """Kept candidates a hundredth apart on one case of 14 (the binpack example's spacing), each playing the
+    baseline twice and the pool of the three best kept; discarded ones in between, unrated as in the loop."""
+    settings = TournamentConfig(matches_per_generation=2)
+    ratings = Ratings.start(settings, "base", result([0.95] * 14), "c-base")
+    kept: dict[str, float] = {}
+    outcomes = []
+    for n in range(8):
+        scores = [0.95 + 0.01 * (n + 1)] + [0.95] * 13
+        name, dev = f"k{n}", result(scores)
+        event, *_ = await play_matches(ratings, name, dev, True, commit=f"c-{name}", judge=ScoresJudge())
+        ratings.apply(event, dev)
+        kept[name] = sum(scores) / len(scores)
+        worse = result([0.95] * 7 + [0.94] * 7)
+        dropped, *_ = await play_matches(
+            ratings, f"d{n}", worse, False, commit=f"c-d{n}", judge=ScoresJudge()
+        )
+        ratings.apply(dropped.model_copy(update={"rated": False}), worse)
+        outcomes += [o for batch in event.updates + dropped.updates for o in batch]
+    ties = sum(o.winner is None for o in outcomes)
+    assert ties < len(outcomes) / 2
+    final = [ratings.backend.rating(name).rating for name in kept]
+    assert kendalltau(list(kept.values()), final).statistic >= 0.6
+    assert set(ratings.pool) == {"k7", "k6", "k5"}  # the rolling top 3 of the advanced
+
+
 async def test_top_k_plays_the_best_rated_candidates() -> None:
     settings = TournamentConfig(opponents="top_k", k=2, matches_per_generation=1)
     ratings = await seeded(settings, {"low": 0.2, "mid": 0.5, "high": 0.9})
@@ -77,7 +127,7 @@ async def test_top_k_plays_the_best_rated_candidates() -> None:
     assert opponents[0] == "base"
     assert sorted(opponents[1:]) == ["high", "mid"]  # the two best rated, not "low"
     winners = {o.b: o.winner for o in outcomes}
-    assert winners["high"] == "high" and winners["mid"] is None  # 0.55 vs 0.5 scores 0.525: a tie
+    assert winners["high"] == "high" and winners["mid"] == "new"  # raw scores: 0.55 beats 0.5
 
 
 async def test_adaptive_insertion_asks_near_its_own_rating_and_stops_at_k() -> None:
@@ -94,8 +144,8 @@ async def test_adaptive_insertion_asks_near_its_own_rating_and_stops_at_k() -> N
 
 
 async def test_rank_archive_orders_nodes_by_rating() -> None:
-    ratings = await seeded(TournamentConfig(matches_per_generation=2), {"a": 0.9, "b": 0.5})
-    archive = Archive([Node("c-base", None, 0.1), Node("c-a", "c-base", 0.9), Node("c-b", "c-base", 0.5)])
+    ratings = await seeded(TournamentConfig(matches_per_generation=2), {"a": 0.9, "b": 0.6})
+    archive = Archive([Node("c-base", None, 0.1), Node("c-a", "c-base", 0.9), Node("c-b", "c-base", 0.6)])
     archive.add(Node("c-unrated", "c-base", 0.3))
     ratings.rank_archive(archive)
     ranks = {n.id: n.bt_rank for n in archive.nodes()}
@@ -124,6 +174,26 @@ def test_ranked_search_with_adaptive_bradley_terry_ranks_every_candidate(tmp_pat
     ranks = {n.id: n.bt_rank for n in evolution._state.lineage.archive.nodes()}
     assert all(ranks[r.commit] is not None for r in evaluated)
     assert sorted(r for r in ranks.values() if r is not None) == list(range(len(evaluated) + 1))
+
+
+@pytest.mark.e2e
+def test_a_default_run_rates_its_kept_candidates_in_the_order_of_their_dev_scores(tmp_path: Path) -> None:
+    extra = "evolve:\n  preset: quick\n  discards_per_layer: 8\n  target_pass_rate: null\n"  # as the example
+    project = make_project(tmp_path / "proj", cases=14, items=200, extra=extra)
+    evolution = Evolution(load_config(project / "assay.yaml"), max_generations=20)
+    outcome = run_sync(evolution.start())
+    files = RunFiles(project / ".assay" / "runs" / outcome.run_id)
+    matches = [MatchesPlayed.model_validate(e.data) for e in files.read_events() if e.kind == "matches"]
+    played = [o for m in matches for batch in m.updates for o in batch]
+    assert played and sum(o.winner is None for o in played) < len(played) / 2
+    assert all(m.k_factor == 24.0 for m in matches)
+    assert all(m.rated == m.kept for m in matches)  # against the pool only an advance keeps its ratings
+    kept = [r for r in files.read_candidates() if r.decision in ("baseline", "keep")]
+    assert len(kept) >= 3
+    assert evolution._state is not None and evolution._state.lineage.ratings is not None
+    rated = evolution._state.lineage.ratings.backend.ratings()
+    tau = kendalltau([r.dev_score for r in kept], [rated[r.candidate_id].rating for r in kept]).statistic
+    assert tau >= 0.6, [(r.candidate_id, r.dev_score, rated[r.candidate_id].rating) for r in kept]
 
 
 JUDGE_SYSTEM = "You compare two candidate versions"

@@ -66,6 +66,20 @@ async def test_each_round_of_the_scores_judge_plays_its_own_sample_of_cases() ->
         ScoresJudge(sample=0)
 
 
+async def test_a_sample_takes_the_cases_where_the_two_differ_first() -> None:
+    scores = {f"c{i:02d}": 0.9 for i in range(20)}
+    a = Contestant("a", {}, results(scores))
+    b = Contestant("b", {}, results({**scores, "c13": 0.8}))  # b is worse on one case of 20
+    judge = ScoresJudge()
+    rounds = [await judge.compare(a, b, round=r) for r in range(8)]
+    assert all(v.winner == "a" and "10 shared cases" in v.reason for v in rounds)
+    assert all(v.means == pytest.approx((0.9, 0.89)) for v in rounds)
+    # More differing cases than the sample holds: a sample is all differing cases, drawn per round.
+    c = Contestant("c", {}, results({cid: 0.5 + i / 100 for i, cid in enumerate(scores)}))
+    means = {(await judge.compare(a, c, round=r)).means for r in range(8)}
+    assert len(means) > 1 and all(mine == pytest.approx(0.9) for mine, _ in means)
+
+
 async def test_scores_judge_counts_only_shared_cases() -> None:
     # b's extra failed case and a's extra failed case would flip the result if they counted.
     a = Contestant("a", {}, results({"c1": 0.8, "only-a": 0.0}))

@@ -1,5 +1,6 @@
-"""A generation's matches: effective scores, the 0.55 baseline win rule, the self-play pool, and the outcomes
-a rating backend learns from."""
+"""A generation's matches: seed 000's rules (a baseline match won above 0.55 on the candidate's own score, a
+pool match by raw scores), the llm judge's winner, the self-play pool, and the outcomes a rating backend learns
+from."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from assay.tournament import (
     LLMPairJudge,
     PairVerdict,
     ScoresJudge,
+    baseline_outcome,
     clamp_score,
     effective_score,
+    judged_outcome,
     outcome_for,
     play_generation,
     update_pool,
@@ -36,7 +39,7 @@ def test_clamp_score(a: float, b: float, expected: float) -> None:
     assert clamp_score(a, b) == pytest.approx(expected)
 
 
-def test_effective_score_from_means_or_verdict() -> None:
+def test_effective_score_from_means_or_a_winner() -> None:
     assert effective_score(PairVerdict("x", "", means=(0.9, 0.3)), "x") == pytest.approx(0.8)
     assert effective_score(PairVerdict("x", ""), "x") == 1.0
     assert effective_score(PairVerdict("y", ""), "x") == 0.0
@@ -50,14 +53,55 @@ def test_outcome_threshold(score: float, winner: str | None) -> None:
     assert outcome_for("c", "o", score, 0.55) == MatchOutcome("c", "o", winner)
 
 
-@pytest.mark.parametrize(("mean", "rate"), [(0.6, 1.0), (0.59, 0.0), (0.5, 0.0), (0.95, 1.0)])
-async def test_baseline_win_needs_an_effective_score_of_055(mean: float, rate: float) -> None:
+@pytest.mark.parametrize(
+    ("own", "winner"),
+    [(0.5501, "c"), (0.55, "b"), (0.55 - 1e-12, "b"), (0.55 + 1e-12, "b"), (0.2, "b"), (1, "c")],
+)
+def test_a_baseline_match_is_won_when_the_own_score_exceeds_the_threshold_else_lost(
+    own: float, winner: str
+) -> None:
+    assert baseline_outcome("c", "b", own, 0.55) == MatchOutcome("c", "b", winner)
+    assert baseline_outcome("c", "b", own, 0.1).winner == "c"  # the threshold is the config's
+
+
+@pytest.mark.parametrize(
+    ("means", "winner", "baseline_winner"),
+    [
+        ((0.9, 0.3), "c", "c"),
+        ((0.9, 0.95), "o", "c"),  # a pool loss, but above the threshold against the baseline
+        ((0.7, 0.7), None, "c"),  # a pool tie; the baseline match has no ties
+        ((0.4, 0.1), "c", "o"),  # a pool win, but not above the threshold
+        ((0.5, 0.5), None, "o"),
+    ],
+)
+def test_scores_verdicts_follow_seed_000s_rules(
+    means: tuple[float, float], winner: str | None, baseline_winner: str
+) -> None:
+    judged = None if means[0] == means[1] else "c" if means[0] > means[1] else "o"
+    verdict = PairVerdict(judged, "", means=means)
+    assert judged_outcome(verdict, "c", "o", "pool", 0.55) == MatchOutcome("c", "o", winner)
+    assert judged_outcome(verdict, "c", "o", "baseline", 0.55) == MatchOutcome("c", "o", baseline_winner)
+
+
+@pytest.mark.parametrize("kind", ["baseline", "pool"])
+def test_a_judge_without_scores_decides_by_its_winner_in_every_kind_of_match(kind: str) -> None:
+    for judged in ("c", "o", None):
+        outcome = judged_outcome(PairVerdict(judged, ""), "c", "o", kind, 0.55)  # type: ignore[arg-type]
+        assert outcome == MatchOutcome("c", "o", judged)
+
+
+@pytest.mark.parametrize(("mean", "rate"), [(0.6, 1.0), (0.56, 1.0), (0.55, 0.0), (0.5, 0.0), (0.95, 1.0)])
+async def test_baseline_win_needs_an_own_score_above_055(mean: float, rate: float) -> None:
+    # The baseline's own score does not count: 0.95 is above the candidate's, and still it loses above 0.55.
     played = await play_generation(
-        scored("cand", mean), baseline=scored("base", 0.5), pool=[], judge=ScoresJudge()
+        scored("cand", mean), baseline=scored("base", 0.95), pool=[], judge=ScoresJudge()
     )
     assert len(played.matches) == 3 and played.baseline_win_rate == rate
     assert all(m.kind == "baseline" and m.opponent == "base" for m in played.matches)
-    assert played.matches[0].score == pytest.approx(clamp_score(mean, 0.5))
+    assert [m.won for m in played.matches] == [rate == 1.0] * 3  # every match a win or a loss, never a tie
+    assert played.matches[0].score == pytest.approx(clamp_score(mean, 0.95))  # what a fed gate averages
+    assert [o.winner for o in played.outcomes] == ["cand" if rate else "base"] * 3
+    assert played.matches[0].reason.startswith(f"{'won' if rate else 'lost'}: own score {mean:.4f}")
 
 
 async def test_pool_matches_and_ratings_move_the_right_way() -> None:
@@ -74,7 +118,12 @@ async def test_pool_matches_and_ratings_move_the_right_way() -> None:
         ("pool", "p2"),
     ]
     assert [o.winner for o in played.outcomes] == ["cand", "cand", "p1", "cand"]
+    assert [m.won for m in played.matches] == [True, True, False, True]
     assert played.baseline_win_rate == 1.0 and len(played.verdicts) == 4
+    tied = await play_generation(
+        scored("cand", 0.7), baseline=baseline, pool=[scored("twin", 0.7)], judge=ScoresJudge()
+    )
+    assert [(m.kind, m.won, m.outcome.winner) for m in tied.matches][-1] == ("pool", False, None)
 
     elo = make_rating("elo")
     elo.update(played.outcomes)

@@ -176,7 +176,7 @@ class MatchLog(BaseModel):
     opponent: str
     kind: str
     score: float
-    won: bool = False  # the candidate's score reached the win threshold (autocontext's rule)
+    won: bool = False  # the candidate won the match (a baseline match: its own score exceeded the threshold)
     votes: list[Any] = Field(default_factory=list)
     reason: str = ""
 
@@ -195,10 +195,12 @@ class MatchesPlayed(_Event):
     uncertainty: float
     matches: list[MatchLog] = Field(default_factory=list)
     score: float = 0.5  # the candidate's mean match score
-    # False: the updates are not applied (a discarded candidate under a tournament-fed gate).
+    # False: the updates are not applied (a discarded candidate under a tournament-fed gate or the pool).
     rated: bool = True
     # "screen": SIFT's judge-first ranking, on the files, before any evaluation.
     stage: Literal["tournament", "screen"] = "tournament"
+    # Elo's K the updates were made with; None: an older assay's event (K 32) or another rating backend.
+    k_factor: float | None = None
 
 
 class ExtraRuns(BaseModel):

@@ -449,11 +449,13 @@ async def play(
     played: tuple[MatchesPlayed, Spend] | None = None,
 ) -> None:
     """Log the candidate's tournament matches (once: a resumed generation reuses the logged ones). Under a
-    tournament-fed gate only a kept candidate's matches change the ratings."""
+    tournament-fed gate or against the self-play pool (seed 000: only an advance keeps its Elo) only a kept
+    candidate's matches change the ratings."""
     if pending.matches is None:
         event, spend = played or await matches(ctx, state, pending, dev)
-        fed = ctx.config.evolve.gate_input == "tournament"
-        event = event.model_copy(update={"kept": judgement.keep, "rated": judgement.keep or not fed})
+        evolve = ctx.config.evolve
+        only_kept = evolve.gate_input == "tournament" or evolve.tournament.opponents == "pool"
+        event = event.model_copy(update={"kept": judgement.keep, "rated": judgement.keep or not only_kept})
         event.spent = spend
         ctx.emit(state, event)
     logged = pending.matches

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from assay.config import TournamentConfig
 from assay.evaluation.evaluator import EvalResult
 from assay.loop.events import MatchesPlayed, MatchLog, MatchOutcomeData
-from assay.ratings import make_rating
+from assay.ratings import EloRating, make_rating
 from assay.ratings.base import MatchOutcome, RatingBackend
 from assay.search import Archive, adaptive_next, top_k
 from assay.tournament import (
@@ -28,6 +28,21 @@ from assay.tournament import (
 
 # Reads a commit's artifact files (path -> text) for a judge that looks at files.
 FileReader = Callable[[str], dict[str, str]]
+# Elo's K of the matches events an assay older than ``tournament.k_factor`` wrote (they record none).
+RECORDED_K = 32.0
+
+
+def rating_backend(settings: TournamentConfig) -> RatingBackend:
+    """A fresh backend for the tournament: ``settings.rating``, an Elo one with ``settings.k_factor``."""
+    backend = make_rating(settings.rating)
+    if isinstance(backend, EloRating):
+        backend.k = settings.k_factor
+    return backend
+
+
+def elo_k(backend: RatingBackend) -> float | None:
+    """The K an Elo backend updates with (None for another backend)."""
+    return backend.k if isinstance(backend, EloRating) else None
 
 
 @dataclass
@@ -49,7 +64,7 @@ class Ratings:
         return cls(
             settings,
             baseline_id,
-            make_rating(settings.rating),
+            rating_backend(settings),
             results={baseline_id: baseline},
             commits={baseline_id: commit},
         )
@@ -59,6 +74,9 @@ class Ratings:
         matches that are not ``rated``: autocontext keeps only an advance's Elo)."""
         if not event.rated:
             return
+        if isinstance(self.backend, EloRating):
+            # The K the updates were made with: a run an older assay started goes on with its K 32.
+            self.backend.k = event.k_factor or RECORDED_K
         for batch in event.updates:
             self.backend.update([MatchOutcome(o.a, o.b, o.winner, weight=o.weight) for o in batch])
         if dev is not None or event.candidate not in self.results:
@@ -66,8 +84,10 @@ class Ratings:
         if event.commit is not None:
             self.commits[event.candidate] = event.commit
         if event.kept:
+            # The members at their ratings now: one a newcomer beat has gone down since it joined.
+            members = {cid: self.backend.rating(cid).rating for cid in self.pool}
             rating = self.backend.rating(event.candidate).rating
-            self.pool = update_pool(self.pool, event.candidate, rating, k=self.settings.pool_size)
+            self.pool = update_pool(members, event.candidate, rating, k=self.settings.pool_size)
 
     def incumbents(self, candidate_id: str) -> list[tuple[str, float]]:
         """Every rated candidate but the newcomer and the baseline, with its current rating."""
@@ -181,10 +201,11 @@ async def play_matches(
                 score=m.score,
                 won=m.won,
                 votes=list(m.verdict.votes),
-                reason=m.verdict.reason[:500],
+                reason=m.reason[:500],
             )
             for m in played.matches
         ],
+        k_factor=elo_k(scratch.backend),
     )
     tokens = sum(m.verdict.tokens for m in played.matches)
     return event, played.calls, tokens, played.cost_usd
@@ -244,10 +265,11 @@ async def play_screening(
                 score=m.score,
                 won=m.won,
                 votes=list(m.verdict.votes),
-                reason=m.verdict.reason[:500],
+                reason=m.reason[:500],
             )
             for m in played
         ],
+        k_factor=elo_k(scratch.backend),
     )
     return (
         event,

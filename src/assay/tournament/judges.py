@@ -71,7 +71,9 @@ class ScoresJudge(PairwiseJudge):
 
     Each match is played on its own sample of the shared cases (``sample``, a fraction: half by default; None
     for all), drawn from the pair and the round, as autocontext plays each match on its own seed: repeated
-    matches of the same pair then tell more than one."""
+    matches of the same pair then tell more than one. The cases where the two scores differ are drawn first,
+    so a sample never misses the one case that tells two close candidates apart; the rest of the sample is
+    drawn from the cases where they score the same."""
 
     name: ClassVar[str] = "scores"
     tolerance: float = 1e-9
@@ -87,8 +89,7 @@ class ScoresJudge(PairwiseJudge):
             return PairVerdict(None, f"tie: {a.id} and {b.id} share no cases", [TIE])
         if self.sample is not None and len(shared) > 1:
             size = max(1, round_half_up(len(shared) * self.sample))
-            rng = random.Random(f"{a.id}|{b.id}|{round}")
-            shared = sorted(rng.sample(shared, size))
+            shared = self._draw(shared, size, random.Random(f"{a.id}|{b.id}|{round}"))
         mean_a = sum(s for _, s, _ in shared) / len(shared)
         mean_b = sum(s for _, _, s in shared) / len(shared)
         diff = mean_a - mean_b
@@ -98,6 +99,17 @@ class ScoresJudge(PairwiseJudge):
             f"on {len(shared)} shared cases (difference {diff:+.4f})"
         )
         return PairVerdict(winner, reason, [winner or TIE], means=(mean_a, mean_b))
+
+    def _draw(
+        self, shared: list[tuple[str, float, float]], size: int, rng: random.Random
+    ) -> list[tuple[str, float, float]]:
+        """``size`` of the shared cases, the differing ones first (a random few when there are more), in id
+        order."""
+        differ = [case for case in shared if abs(case[1] - case[2]) > self.tolerance]
+        same = [case for case in shared if abs(case[1] - case[2]) <= self.tolerance]
+        picked = rng.sample(differ, min(size, len(differ)))
+        picked += rng.sample(same, size - len(picked))
+        return sorted(picked)
 
 
 def round_half_up(value: float) -> int:
