@@ -129,6 +129,7 @@ class Evolution:
             max_generations=max_generations, preset=preset, executor=executor, no_cache=not use_cache
         )
         self._reopened: str | None = None  # the run `reopen` chose
+        self._resume_lines: list[str] = []  # what `reopen` changed, said once the run goes on
         self._take(self._told)
         self.report = report or (lambda line: None)
         # A name went into the configuration above; an object is checked, never replaced by the default.
@@ -195,8 +196,8 @@ class Evolution:
 
     def reopen(self, run_id: str | None = None) -> str:
         """The id of the run ``resume`` continues (default: the latest unfinished one), whose command line this
-        takes up: the overrides its latest session ran with, each replaced by one given here, which is reported
-        in one line (``resuming with -n 12 (the run was started with -n 6)``)."""
+        takes up: the overrides its latest session ran with, each replaced by one given here, which :meth:`resume`
+        reports in one line once nothing refuses the run (``resuming with -n 12 (the run was started with -n 6)``)."""
         if self._reopened is not None and run_id in (None, self._reopened):
             return self._reopened
         runs = self.store.list_runs()
@@ -218,10 +219,8 @@ class Evolution:
             session = None  # `resume` refuses it and says why
         ran = session.overrides if session is not None and session.overrides is not None else self._told
         generations = resolve(self._config.evolve, ran.preset).max_generations
-        overrides, lines = take_up(self._told, session, generations=generations)
+        overrides, self._resume_lines = take_up(self._told, session, generations=generations)
         self._take(overrides)
-        for line in lines:
-            self.report(line)
         self._reopened = run_id
         return run_id
 
@@ -234,6 +233,8 @@ class Evolution:
             assert run is not None
             if run.status == "finished":
                 raise AssayError(f"run {run.run_id} already finished ({run.stop_reason}); start a new one")
+            for line in self._resume_lines:  # after every refusal, so a refusal comes alone
+                self.report(line)
             return await self._run(parts, run)
 
     def _run_dir(self, run_id: str) -> Path:
