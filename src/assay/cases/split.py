@@ -20,14 +20,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from assay.config import SplitConfig
 from assay.errors import ConfigError
+from assay.fsutil import durable_write_bytes
 from assay.model import Case, Split
 from assay.safeload import load_json
 
@@ -136,23 +135,12 @@ def _read(split_file: Path) -> tuple[dict[str, float], dict[str, Split]]:
 
 
 def _write(split_file: Path, fractions: Mapping[str, float], splits: Mapping[str, Split]) -> None:
-    split_file.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "version": VERSION,
         "fractions": dict(fractions),
         "splits": {k: v.value for k, v in splits.items()},
     }
-    fd, tmp = tempfile.mkstemp(prefix=f".{split_file.name}.", suffix=".tmp", dir=split_file.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle, indent=2)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, split_file)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    durable_write_bytes(split_file, (json.dumps(payload, indent=2) + "\n").encode("utf-8"))
 
 
 def assign_splits(cases: Iterable[Case], config: SplitConfig, split_file: Path) -> SplitResult:

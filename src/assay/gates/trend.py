@@ -24,8 +24,6 @@ class TrendGate(Gate):
 
     def __init__(self, *, min_delta: float = 0.005, max_retries: int = 2, relax_factor: float = 0.5) -> None:
         self.inner = BackpressureGate(min_delta=min_delta, max_retries=max_retries, relax_factor=relax_factor)
-        self.min_delta = min_delta
-        self.relax_factor = relax_factor
         self.relaxation = Relaxation(min_delta, relax_factor)
 
     @property

@@ -237,8 +237,9 @@ class Verified(_Event):
 
     def overfitting(self, dev_pass_rate: float | None) -> bool:
         """Whether the holdout pass rate measured here is too far below ``dev_pass_rate`` (the candidate's)."""
-        judged = self.holdout is not None and self.holdout.total > 0
-        return judged and overfits(dev_pass_rate, self.holdout.pass_rate if self.holdout else None)
+        if self.holdout is None or not self.holdout.total:
+            return False
+        return overfits(dev_pass_rate, self.holdout.pass_rate)
 
     def update(self, record: CandidateRecord) -> CandidateRecord:
         """``record`` with what this verification measured: its holdout score and regression pass rate, and the
