@@ -1,0 +1,123 @@
+"""A problem family of the offline search benchmark, and the user's project it becomes.
+
+A family is a folder holding ``task.py`` (standard library only: ``FILE``, the artifact's file name; ``FUNCTION``,
+the function in it the search improves; ``TARGET``, the gap in percent at which a case passes; ``instance(seed)``,
+a JSON-able instance; ``gap(function, instance)``, how far the function's result on the instance is from the best
+known, in percent, lower is better), ``start.py`` (the fixed start) and, where a textbook heuristic exists,
+``reference.py``. The project is what a user would write: the artifact, a ``harness.py`` (the task's own source
+and a ``run`` the ``python`` runner calls), a check scoring each case ``1 / (1 + gap / 100)``, and ``cases.json``
+whose cases each carry their instance (seeds ``CASE_SEEDS``). Instances of ``UNSEEN_SEEDS`` are never cases of
+any run: the benchmark reports the gap of a run's best program on them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import statistics
+import subprocess
+import textwrap
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+CASE_SEEDS = range(1000, 1010)
+UNSEEN_SEEDS = range(9000, 9020)
+
+RUN = '''
+
+def run(case, artifact_dir):
+    """The ``python`` runner's entry: the gap of the artifact's function on the case's instance."""
+    import importlib
+
+    module = importlib.import_module(FILE.removesuffix(".py"))
+    return repr(gap(getattr(module, FUNCTION), case.vars["instance"]))
+'''
+
+CHECK = '''"""Scores one case from the gap the harness printed: 1 / (1 + gap / 100); passes at TARGET or less."""
+
+TARGET = {target!r}
+
+
+def check(output, context):
+    gap = float(output)
+    return {{"pass": gap <= TARGET, "score": 1 / (1 + gap / 100), "reason": f"gap {{gap:.2f}}%"}}
+'''
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family: its folder under ``tune/`` or ``check/``."""
+
+    folder: Path
+
+    @property
+    def name(self) -> str:
+        return self.folder.name
+
+    @property
+    def half(self) -> str:
+        return self.folder.parent.name
+
+    @cached_property
+    def task(self) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(
+            f"family_{self.half}_{self.name}", self.folder / "task.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    @property
+    def start(self) -> str:
+        return (self.folder / "start.py").read_text()
+
+    @property
+    def reference(self) -> str | None:
+        path = self.folder / "reference.py"
+        return path.read_text() if path.exists() else None
+
+    def instances(self, seeds: range) -> list[Any]:
+        return [self.task.instance(seed) for seed in seeds]
+
+    def unseen_gap(self, source: str, instances: list[Any] | None = None) -> float:
+        """Mean gap, in percent, of the function in ``source`` on the unseen instances (inf if it crashes)."""
+        namespace: dict[str, Any] = {"__name__": "candidate"}
+        try:
+            exec(compile(source, self.task.FILE, "exec"), namespace)
+            function = namespace[self.task.FUNCTION]
+            chosen = instances if instances is not None else self.instances(UNSEEN_SEEDS)
+            return statistics.mean(self.task.gap(function, instance) for instance in chosen)
+        except Exception:
+            return float("inf")
+
+    def project(self, root: Path, evolve: str) -> Path:
+        """Write the family as a user's project under ``root`` and commit it; ``evolve`` is the YAML body of
+        the ``evolve:`` section."""
+        root.mkdir(parents=True, exist_ok=True)
+        task = self.task
+        (root / task.FILE).write_text(self.start)
+        (root / "harness.py").write_text((self.folder / "task.py").read_text() + RUN)
+        (root / "score.py").write_text(CHECK.format(target=task.TARGET))
+        cases = [
+            {"id": f"{self.name}-{seed}", "vars": {"instance": task.instance(seed)}} for seed in CASE_SEEDS
+        ]
+        (root / "cases.json").write_text(json.dumps({"cases": cases}))
+        (root / "assay.yaml").write_text(
+            f"artifact: {{kind: code, paths: [{task.FILE}], forbid: [harness.py, score.py, cases.json, assay.yaml]}}\n"
+            "cases: {files: [cases.json]}\n"
+            "runner: {type: python, function: 'harness:run', timeout: 20, sandbox: none}\n"
+            "checks:\n  - {type: python, value: 'score.py:check'}\n"
+            f"evolve:\n{textwrap.indent(evolve, '  ')}"
+        )
+        (root / ".gitignore").write_text(".assay/\n__pycache__/\n")
+        for args in (
+            ["init", "-q", "-b", "main"],
+            ["add", "-A"],
+            ["-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "start"],
+        ):
+            subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+        return root

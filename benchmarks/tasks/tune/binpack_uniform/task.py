@@ -1,0 +1,38 @@
+"""Online bin packing, OR-style: 500 integer items uniform on 20-100, bins of capacity 150. Each item goes to
+the open bin it fits with the highest ``priority(item, remaining)`` (the first such bin on a tie), or to a new
+bin when none fits. The gap is the excess of bins over the L1 bound ``ceil(sum / capacity)``."""
+
+import math
+import random
+
+FILE = "priority.py"
+FUNCTION = "priority"
+TARGET = 4.0
+CAPACITY = 150
+
+
+def instance(seed):
+    rng = random.Random(seed)
+    return {"capacity": CAPACITY, "items": [rng.randint(20, 100) for _ in range(500)]}
+
+
+def pack(priority, capacity, items):
+    bins = []
+    for item in items:
+        best, best_score = -1, -math.inf
+        for index, remaining in enumerate(bins):
+            if remaining >= item:
+                score = priority(item, remaining)
+                if score > best_score:
+                    best, best_score = index, score
+        if best < 0:
+            bins.append(capacity - item)
+        else:
+            bins[best] -= item
+    return len(bins)
+
+
+def gap(priority, instance):
+    capacity, items = instance["capacity"], instance["items"]
+    bound = math.ceil(sum(items) / capacity)
+    return 100 * (pack(priority, capacity, items) - bound) / bound
