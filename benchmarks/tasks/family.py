@@ -95,8 +95,20 @@ class Family:
             return float("inf")
 
     def project(self, root: Path, evolve: str) -> Path:
-        """Write the family as a user's project under ``root`` and commit it; ``evolve`` is the YAML body of
-        the ``evolve:`` section."""
+        """Write the family as a user's project under ``root`` (see :meth:`write`) and commit it in a new git
+        repository."""
+        self.write(root, evolve)
+        for args in (
+            ["init", "-q", "-b", "main"],
+            ["add", "-A"],
+            ["-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "start"],
+        ):
+            subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+        return root
+
+    def write(self, root: Path, evolve: str) -> Path:
+        """Write the family's project files under ``root``; ``evolve`` is the YAML body of the ``evolve:``
+        section."""
         root.mkdir(parents=True, exist_ok=True)
         task = self.task
         (root / task.FILE).write_text(self.start)
@@ -114,10 +126,4 @@ class Family:
             f"evolve:\n{textwrap.indent(evolve, '  ')}"
         )
         (root / ".gitignore").write_text(".assay/\n__pycache__/\n")
-        for args in (
-            ["init", "-q", "-b", "main"],
-            ["add", "-A"],
-            ["-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-qm", "start"],
-        ):
-            subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
         return root
