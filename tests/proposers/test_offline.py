@@ -67,3 +67,53 @@ def test_no_turn_unless_the_last_structural_edit_changed_nothing(
     made, text = propose(OfflineProposer(seed=0), view(**case), tmp_path)  # type: ignore[arg-type]
     assert made.ok
     assert "turned" not in made.description and "< 10" not in text
+
+
+RATIO_START = {"priority.py": "def priority(value, weight):\n    return value\n"}
+GROWN = {"priority.py": "def priority(value, weight):\n    return value + 2.0 * value\n"}
+
+
+def surface_view(layer: int = 1) -> ProposerView:
+    """The parent has no number (no surface edit applies), a discarded structure has one (tuning always could)."""
+    grown = search_space(GROWN).point()
+    return ProposerView(
+        artifact=dict(RATIO_START),
+        layer=layer,
+        history=[HistoryEntry(1, "tune on a structure", "discard", "tune")],
+        trials=[Trial(search_space(RATIO_START).point(), 0.9), Trial(grown, 0.9, "c1", unchanged=True)],
+        structures=[Structure(grown.study, GROWN, 0.9, 3, latest=True, inert=False)],
+    )
+
+
+def test_structural_edits_with_nothing_at_this_layer_give_way_to_a_layer_that_has_some(
+    tmp_path: Path,
+) -> None:
+    proposer = OfflineProposer(seed=0)
+    choosing(proposer, "mutate", surface_view())
+    made, text = propose_file(proposer, surface_view(), tmp_path)
+    assert not made.ok and made.exhausted  # the loop moves to the core layer, instead of tuning once more
+    assert text == RATIO_START["priority.py"]
+    made, text = propose_file(proposer, surface_view(layer=2), tmp_path)
+    assert made.ok and made.via == "mutate" and text != RATIO_START["priority.py"]
+
+
+def test_with_structural_edits_at_no_layer_of_the_run_tuning_is_tried_instead(tmp_path: Path) -> None:
+    proposer = OfflineProposer(seed=0, layers=[1])
+    choosing(proposer, "mutate", surface_view())
+    made, _ = propose_file(proposer, surface_view(), tmp_path)
+    assert made.ok and made.via == "tune"
+
+
+def propose_file(proposer: OfflineProposer, made_view: ProposerView, tmp: Path) -> tuple[Proposal, str]:
+    (tmp / "priority.py").write_text(RATIO_START["priority.py"])
+    made = asyncio.run(proposer.propose(made_view, tmp, editable=["*.py"]))
+    return made, (tmp / "priority.py").read_text()
+
+
+def choosing(proposer: OfflineProposer, family: str, made_view: ProposerView) -> None:
+    """Set ``proposer`` to the first generation whose draw picks ``family`` first."""
+    for generation in range(50):
+        proposer.generation = generation
+        if proposer.choose(made_view) == family:
+            return
+    raise AssertionError(f"no generation of 50 draws {family}")

@@ -14,7 +14,7 @@ def make_proposer(config: AssayConfig, *, use_cache: bool = True) -> Proposer:
     spec = config.evolve.proposer
     evolve = config.evolve
     if spec.type == "mutate" and spec.tuning:
-        return OfflineProposer(seed=evolve.seed, parameters=evolve.parameters)
+        return OfflineProposer(seed=evolve.seed, parameters=evolve.parameters, layers=evolve.layers)
     if spec.type == "mutate":
         return MutateProposer(seed=evolve.seed)
     if spec.type == "tune":

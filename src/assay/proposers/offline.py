@@ -4,12 +4,14 @@ the default :class:`OfflineProposer`, which alternates those structural edits wi
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.config import ParameterSpec
 from assay.layer_names import layer_name
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
 from assay.proposers.mutate import Mutation, mutate
+from assay.proposers.mutate.engine import LAYERS
 from assay.proposers.mutate.python_grow_ops import turned_round
 from assay.proposers.tune import TuneProposer
 
@@ -51,14 +53,24 @@ class OfflineProposer(Proposer):
     the other way round (:func:`turned_round`): one of the two sides of a new threshold is often inert. After a
     tuning trial, a Thompson draw over the two families' keep rates in the recent history (a Beta(1 + keeps,
     1 + discards) per family) decides.
-    When the chosen family has nothing to offer the other one is tried; when its draws all repeat earlier
-    candidates, the loop moves on to the next layer. Deterministic per (seed, generation, draw)."""
+    When structural edits are chosen but no operator applies at the current layer while one applies at another
+    of ``layers``, the proposal gives way so that the loop moves on to that layer: tuning, which always has a
+    number to try once any structure has one, would otherwise take every generation of a layer with nothing to
+    edit (``return value`` has no constant for a surface edit). When the chosen family has nothing to offer at
+    any layer the other one is tried; when its draws all repeat earlier candidates, the loop moves on to the next
+    layer. Deterministic per (seed, generation, draw)."""
 
     name = "mutate"
     redraws = 25
 
-    def __init__(self, seed: int = 0, parameters: dict[str, ParameterSpec] | None = None) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        parameters: dict[str, ParameterSpec] | None = None,
+        layers: Sequence[int] = LAYERS,
+    ) -> None:
         self.seed = seed
+        self.layers = tuple(layers)
         self.generation = 0
         self.operators = MutateProposer(seed)
         self.tuner = TuneProposer(seed, parameters)
@@ -112,4 +124,14 @@ class OfflineProposer(Proposer):
             made = await part.propose(view, worktree, editable=editable)
             if made.ok or not made.exhausted:
                 return made
+            if family == "mutate" and self.edits_elsewhere(view):
+                return made  # the loop moves on to a layer with an operator that applies
         return made
+
+    def edits_elsewhere(self, view: ProposerView) -> bool:
+        """Whether an operator applies to the parent's files at another of the run's layers."""
+        files = dict(view.artifact)
+        rng = random.Random(f"{self.seed}:{self.generation}:elsewhere")
+        return any(
+            mutate(files, layer=layer, rng=rng) is not None for layer in self.layers if layer != view.layer
+        )

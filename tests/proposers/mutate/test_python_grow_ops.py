@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import copy
 import random
 from collections import Counter
 
@@ -76,10 +77,11 @@ def test_a_guard_can_split_out_a_range_of_a_name_or_a_difference() -> None:
         assert mutation is not None
         test = ast.parse(mutation.new_text).body[0].body[0].test  # type: ignore[attr-defined]
         if isinstance(test, ast.Compare) and len(test.ops) == 2:
-            low, high = test.left, test.comparators[1]
-            assert isinstance(low, ast.Constant) and isinstance(high, ast.Constant)
-            assert low.value < high.value  # a range that holds some values
-            ranges.append(ast.unparse(test.comparators[0]))
+            zero, offset, width = test.left, test.comparators[0], test.comparators[1]
+            assert isinstance(zero, ast.Constant) and zero.value == 0
+            assert isinstance(width, ast.Constant) and width.value > 0  # a range that holds some values
+            assert isinstance(offset, ast.BinOp) and isinstance(offset.op, ast.Sub)
+            ranges.append(ast.unparse(offset.left))
     assert {"item", "remaining"} & set(ranges)
     assert {"remaining - item", "item - remaining"} & set(ranges)
 
@@ -149,7 +151,7 @@ def test_a_guarded_case_scales_or_shifts_the_value_and_a_scale_is_never_one() ->
 
 def test_a_band_starts_wide_a_low_bound_below_a_high_one_from_the_palette() -> None:
     bands = [
-        (b.test.left.value, b.test.comparators[1].value)  # type: ignore[attr-defined]
+        (b.test.comparators[0].right.value, b.test.comparators[0].right.value + b.test.comparators[1].value)  # type: ignore[attr-defined]
         for b in guards(FUNCTIONS["best_fit"], 120)
         if isinstance(b.test, ast.Compare) and len(b.test.ops) == 2
     ]
@@ -187,7 +189,7 @@ def test_turned_round_turns_only_the_comparisons_the_edit_added_and_keeps_the_re
 
 def test_turned_round_needs_a_single_comparison_the_edit_added() -> None:
     parent = "def f(a, b):\n    return -(b - a)\n"
-    band = "def f(a, b):\n    if 2 < b - a < 20:\n        return -(b - a) * 2\n    return -(b - a)\n"
+    band = "def f(a, b):\n    if 0 < b - a - 2 < 18:\n        return -(b - a) * 2\n    return -(b - a)\n"
     term = "def f(a, b):\n    return -(b - a) + 2 * a\n"
     assert turned_round(parent, "f.py", band) is None  # a band's other side is two ranges, not one test
     assert turned_round(parent, "f.py", term) is None
@@ -199,3 +201,26 @@ def test_turned_round_needs_a_single_comparison_the_edit_added() -> None:
     turned = turned_round(parent, "f.py", both)
     assert turned is not None and "if a > 5 or b < 7:" in turned.new_text
     assert "(and 1 more)" in turned.description
+
+
+def test_a_bands_two_numbers_tuned_apart_never_cross() -> None:
+    """Its start and width, not two bounds: any start with any width >= 0 is a band that holds what it says."""
+    bands = [
+        b.test
+        for b in guards(FUNCTIONS["best_fit"], 120)
+        if isinstance(b.test, ast.Compare) and len(b.test.ops) == 2
+    ]
+    assert bands
+    for test in bands:
+        for start, width in [(54, 27), (0.5, 200.0), (120, 0)]:
+            moved = copy.deepcopy(test)
+            moved.comparators[0].right.value = start  # type: ignore[attr-defined]
+            moved.comparators[1].value = width  # type: ignore[attr-defined]
+            source = f"def fires(item, remaining):\n    return {ast.unparse(moved)}\n"
+            namespace: dict[str, object] = {}
+            exec(compile(source, "f.py", "exec"), namespace)
+            fires = namespace["fires"]
+            hits = [(i, r) for i in range(0, 160, 7) for r in range(0, 160, 7) if fires(i, r)]  # type: ignore[operator]
+            subject = ast.unparse(moved.comparators[0].left)  # type: ignore[attr-defined]
+            values = {eval(subject, {"item": i, "remaining": r}) for i, r in hits}
+            assert all(start < v < start + width for v in values)

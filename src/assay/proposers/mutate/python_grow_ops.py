@@ -39,15 +39,17 @@ TURNED: dict[type[ast.cmpop], type[ast.cmpop]] = {
 
 
 @dataclass
-class _Site:
+class ReturnSite:
+    """A ``return <value>`` of a function, and the names available there (parameters, earlier locals)."""
+
     function: ast.FunctionDef | ast.AsyncFunctionDef
     ret: ast.Return
     names: list[str]
 
 
-def _sites(src: Source) -> list[_Site]:
+def return_sites(src: Source) -> list[ReturnSite]:
     """Each ``return <value>`` of a function with the names available there (parameters, earlier locals)."""
-    found: list[_Site] = []
+    found: list[ReturnSite] = []
     for function in ast.walk(src.tree):
         if not isinstance(function, FUNCTIONS):
             continue
@@ -65,7 +67,7 @@ def _sites(src: Source) -> list[_Site]:
             )
             names = list(dict.fromkeys([*params, *local]))
             if names:
-                found.append(_Site(function, ret, names))
+                found.append(ReturnSite(function, ret, names))
     return found
 
 
@@ -104,7 +106,7 @@ def _term(names: list[str], rng: random.Random, palette: Palette) -> ast.expr:
 
 def add_term(src: Source, rng: random.Random) -> PyChange | None:
     """``return E`` becomes ``return E + c * x`` (or ``- c * x``, ``c * x * x``, ``c * x * y``)."""
-    sites = _sites(src)
+    sites = return_sites(src)
     if not sites:
         return None
     site = rng.choice(sites)
@@ -139,16 +141,19 @@ def _subjects(value: ast.expr) -> list[ast.expr]:
 
 
 def _range(subject: ast.expr, rng: random.Random, palette: Palette) -> ast.expr:
-    """``low < subject < high``, a low bound from the smaller half of the palette and a high one from the larger:
-    a wide band, which tuning narrows (each bound is tuned within about a decade of where it starts)."""
+    """``0 < subject - low < width``: the band from ``low`` to ``low + width``, ``low`` from the smaller half of
+    the palette and ``low + width`` from the larger, a wide band which tuning narrows. Written by its start and
+    width, not by two bounds, so that tuning its two numbers apart can never cross them (``54 <= s < 27`` fires
+    for nothing); a width tuned to 0 leaves an empty band, which the inert rules then treat as such."""
     half = len(palette) // 2
     low, high = rng.choice(palette[:half]), rng.choice(palette[half:])
-    return ast.Compare(ast.Constant(low), [ast.Lt(), ast.Lt()], [subject, ast.Constant(high)])
+    offset = ast.BinOp(subject, ast.Sub(), ast.Constant(low))
+    return ast.Compare(ast.Constant(type(low)(0)), [ast.Lt(), ast.Lt()], [offset, ast.Constant(high - low)])
 
 
 def _condition(names: list[str], value: ast.expr, rng: random.Random, palette: Palette) -> ast.expr:
     """A test on a computed part of the returned ``value`` (half the time, when it has one): a range of it split
-    out as ``c1 < s < c2``, or ``s < c`` (or ``>``). Otherwise one built from the available names: ``a < c``,
+    out as ``0 < s - c1 < w``, or ``s < c`` (or ``>``). Otherwise one built from the available names: ``a < c``,
     ``a - b < c`` or ``a < c * b`` (or ``>``), or a range of ``a`` or ``a - b``."""
     subjects = _subjects(value)
     if subjects and rng.random() < 0.5:
@@ -187,7 +192,7 @@ def guard(src: Source, rng: random.Random) -> PyChange | None:
     """Before a ``return E`` that is a statement of its own line, add ``if <condition>: return E * c`` (or
     ``E - c``, or ``E`` with a new term): a case split of the inputs or of a part of ``E``, built from the
     function's own names."""
-    sites = [s for s in _sites(src) if src.indent(s.ret) is not None]
+    sites = [s for s in return_sites(src) if src.indent(s.ret) is not None]
     if not sites:
         return None
     site = rng.choice(sites)
@@ -238,7 +243,7 @@ def _wrapped(expr: ast.expr, rng: random.Random, palette: Palette) -> ast.expr:
 def wrap(src: Source, rng: random.Random) -> PyChange | None:
     """Wrap a returned value, or a parameter or local where it is read, in a nonlinearity: ``x ** 2``,
     ``abs(x)``, ``abs(x) ** 0.5``, ``min(x, c)``, ``max(x, c)`` or ``1 / (1 + abs(x))``."""
-    sites = _sites(src)
+    sites = return_sites(src)
     if not sites:
         return None
     site = rng.choice(sites)

@@ -1,0 +1,82 @@
+"""``py.combine``: combine two of a function's own names with each other, not with a new constant.
+
+Many heuristics gain most from a relation between their inputs: value per unit of weight (the greedy knapsack),
+weight per unit of time (Smith's rule), the room left after an item (best fit). Where a returned value reads a
+name, that read becomes a combination of it with another name the function has at that ``return``; a returned
+value that reads none (``return 0.0``) becomes a combination of two of them. The forms are ``x / y``, ``y / x``,
+``x * y``, ``x - y``, ``y - x``, ``x + y``, ``min(x, y)`` and ``max(x, y)``; a divisor is written ``(y or 1)``
+so that a zero does not crash a case. A sum or a difference with a name the value already reads is not drawn:
+that only reweights the name, which a term with a constant (``py.add_term``) and tuning already do.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+
+from assay.proposers.mutate.base import shorten
+from assay.proposers.mutate.pysource import PyChange, Source, replace_node
+from assay.proposers.mutate.python_grow_ops import return_sites
+
+FORMS = ("x / y", "y / x", "x * y", "x - y", "y - x", "x + y", "min", "max")
+REWEIGHTING = frozenset({"x - y", "y - x", "x + y"})
+
+
+def _name(name: str) -> ast.Name:
+    return ast.Name(name, ast.Load())
+
+
+def _safe_divisor(name: str) -> ast.expr:
+    return ast.BoolOp(ast.Or(), [_name(name), ast.Constant(1)])
+
+
+def combined(x: str, y: str, form: str) -> ast.expr:
+    """The expression of ``form`` (one of :data:`FORMS`) over the names ``x`` and ``y``."""
+    if form in ("min", "max"):
+        return ast.Call(_name(form), [_name(x), _name(y)], [])
+    if form == "x / y":
+        return ast.BinOp(_name(x), ast.Div(), _safe_divisor(y))
+    if form == "y / x":
+        return ast.BinOp(_name(y), ast.Div(), _safe_divisor(x))
+    left, right = (y, x) if form == "y - x" else (x, y)
+    op: ast.operator = {"x * y": ast.Mult(), "x - y": ast.Sub(), "y - x": ast.Sub(), "x + y": ast.Add()}[form]
+    return ast.BinOp(_name(left), op, _name(right))
+
+
+def _swap(root: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    """Put ``new`` where ``old`` is in the tree under ``root`` (the tree must match the edited source)."""
+    for parent in ast.walk(root):
+        for field, child in ast.iter_fields(parent):
+            if child is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(child, list) and any(c is old for c in child):
+                setattr(parent, field, [new if c is old else c for c in child])
+                return
+
+
+def combine(src: Source, rng: random.Random) -> PyChange | None:
+    """Replace a name read in a returned value with a combination of it and another of the function's names;
+    or, in a returned value that reads none, the whole value with a combination of two of them."""
+    sites = [s for s in return_sites(src) if len(s.names) >= 2]
+    if not sites:
+        return None
+    site = rng.choice(sites)
+    value = site.ret.value
+    assert value is not None
+    reads = [n for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in site.names]
+    read_ids = {n.id for n in reads}
+    if reads:
+        old: ast.expr = rng.choice(reads)
+        x = old.id  # type: ignore[attr-defined]
+        y = rng.choice([n for n in site.names if n != x])
+    else:
+        old = value
+        x, y = rng.sample(site.names, 2)
+    forms = [f for f in FORMS if not (f in REWEIGHTING and y in read_ids)]
+    new = combined(x, y, rng.choice(forms))
+    plans = replace_node(src, old, new)
+    _swap(site.ret, old, new)
+    return PyChange(
+        f"combined `{x}` with `{y}` as `{shorten(ast.unparse(new))}` {src.where(site.ret.lineno)}", plans
+    )
