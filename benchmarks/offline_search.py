@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import multiprocessing
 import random
 import statistics
@@ -31,7 +32,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -70,6 +71,7 @@ class Run:
     generations: int
     stop: str
     seconds: float
+    dead: list[str] = field(default_factory=list)  # the best's branches no dev instance of the run reaches
 
 
 def settings(seed: int, generations: int | None) -> str:
@@ -108,7 +110,14 @@ def run_one(folder: Path, method: str, seed: int, generations: int | None, workd
         outcome.generations,
         outcome.stop_reason,
         seconds,
+        family.dead_branches(source, dev_seeds(root)),
     )
+
+
+def dev_seeds(root: Path) -> list[int]:
+    """The seeds of the instances the run's dev cases carry (case ids end in their seed)."""
+    splits = json.loads((root / ".assay" / "split.json").read_text())["splits"]
+    return [int(case.rsplit("-", 1)[1]) for case, split in splits.items() if split == "dev"]
 
 
 def table(chosen: list[Family], runs: list[Run], methods: list[str]) -> str:
@@ -186,6 +195,11 @@ def main() -> None:
         f"Unseen gap (percent, lower is better), {args.seeds} seeds per method, {time.monotonic() - started:.0f} s in all"
     )
     print(table(chosen, runs, args.methods))
+    dead = [r for r in runs if r.dead]
+    print(
+        f"best programs holding a branch no dev instance of their run reaches: {len(dead)} of {len(runs)}"
+        + "".join(f"\n  {r.family} {r.method} seed {r.seed}: {'; '.join(r.dead)}" for r in dead)
+    )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ any run: the benchmark reports the gap of a run's best program on them.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import statistics
@@ -93,6 +94,22 @@ class Family:
             return statistics.mean(self.task.gap(function, instance) for instance in chosen)
         except Exception:
             return float("inf")
+
+    def dead_branches(self, source: str, seeds: list[int]) -> list[str]:
+        """The ``if`` statements of ``source`` whose body the instances of ``seeds`` never reach (their tests,
+        as written)."""
+        tree = ast.parse(source)
+        branches = [node for node in ast.walk(tree) if isinstance(node, ast.If)]
+        for node in branches:  # a marker first in each body: cheap where line tracing is not
+            mark = ast.Expr(ast.Call(ast.Name("__reached__", ast.Load()), [ast.Constant(node.lineno)], []))
+            node.body.insert(0, mark)
+        reached: set[int] = set()
+        namespace: dict[str, Any] = {"__name__": "candidate", "__reached__": reached.add}
+        exec(compile(ast.fix_missing_locations(tree), self.task.FILE, "exec"), namespace)
+        function = namespace[self.task.FUNCTION]
+        for seed in seeds:
+            self.task.gap(function, self.task.instance(seed))
+        return [ast.unparse(node.test) for node in branches if node.lineno not in reached]
 
     def project(self, root: Path, evolve: str) -> Path:
         """Write the family as a user's project under ``root`` (see :meth:`write`) and commit it in a new git

@@ -116,3 +116,15 @@ def test_the_benchmarks_runs_are_bounded_by_generations_not_the_clock() -> None:
     text = offline_search.settings(4, 30)
     assert "preset: standard" in text and "seed: 4" in text and "max_generations: 30" in text
     assert "wall_clock_s: 86400" in text and "plateau" not in text
+
+
+def test_a_branch_no_instance_reaches_is_named_and_one_that_fires_is_not() -> None:
+    family = next(f for f in ALL if f.name == "binpack_uniform")
+    source = (
+        "def priority(item, remaining):\n"
+        "    if 0 < remaining - item - 5 < 45:\n        return -(remaining - item) * 2\n"
+        "    if remaining - item > 500:\n        return 3\n"
+        "    return -(remaining - item)\n"
+    )
+    assert family.dead_branches(source, list(CASE_SEEDS[:2])) == ["remaining - item > 500"]
+    assert family.dead_branches(family.reference or "", list(CASE_SEEDS[:2])) == []

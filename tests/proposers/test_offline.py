@@ -35,8 +35,10 @@ def view(
     )
 
 
-def propose(proposer: OfflineProposer, made_view: ProposerView, tmp: Path) -> tuple[Proposal, str]:
-    (tmp / "priority.py").write_text(PARENT["priority.py"])
+def propose(
+    proposer: OfflineProposer, made_view: ProposerView, tmp: Path, start: dict[str, str] = PARENT
+) -> tuple[Proposal, str]:
+    (tmp / "priority.py").write_text(start["priority.py"])
     made = asyncio.run(proposer.propose(made_view, tmp, editable=["*.py"]))
     return made, (tmp / "priority.py").read_text()
 
@@ -90,24 +92,18 @@ def test_structural_edits_with_nothing_at_this_layer_give_way_to_a_layer_that_ha
 ) -> None:
     proposer = OfflineProposer(seed=0)
     choosing(proposer, "mutate", surface_view())
-    made, text = propose_file(proposer, surface_view(), tmp_path)
+    made, text = propose(proposer, surface_view(), tmp_path, RATIO_START)
     assert not made.ok and made.exhausted  # the loop moves to the core layer, instead of tuning once more
     assert text == RATIO_START["priority.py"]
-    made, text = propose_file(proposer, surface_view(layer=2), tmp_path)
+    made, text = propose(proposer, surface_view(layer=2), tmp_path, RATIO_START)
     assert made.ok and made.via == "mutate" and text != RATIO_START["priority.py"]
 
 
 def test_with_structural_edits_at_no_layer_of_the_run_tuning_is_tried_instead(tmp_path: Path) -> None:
     proposer = OfflineProposer(seed=0, layers=[1])
     choosing(proposer, "mutate", surface_view())
-    made, _ = propose_file(proposer, surface_view(), tmp_path)
+    made, _ = propose(proposer, surface_view(), tmp_path, RATIO_START)
     assert made.ok and made.via == "tune"
-
-
-def propose_file(proposer: OfflineProposer, made_view: ProposerView, tmp: Path) -> tuple[Proposal, str]:
-    (tmp / "priority.py").write_text(RATIO_START["priority.py"])
-    made = asyncio.run(proposer.propose(made_view, tmp, editable=["*.py"]))
-    return made, (tmp / "priority.py").read_text()
 
 
 def choosing(proposer: OfflineProposer, family: str, made_view: ProposerView) -> None:
@@ -117,3 +113,45 @@ def choosing(proposer: OfflineProposer, family: str, made_view: ProposerView) ->
         if proposer.choose(made_view) == family:
             return
     raise AssertionError(f"no generation of 50 draws {family}")
+
+
+PRUNABLE = {
+    "priority.py": "def priority(item, remaining):\n    if remaining - item > 10:\n        return 5\n"
+    "    if item < 3:\n        return 1\n    return -(remaining - item)\n"
+}
+PRUNE_DIFF = "+++ b/priority.py\n+    if remaining - item > 10:\n+        return 5\n+    if item < 3:\n+        return 1\n"
+
+
+def prune_view(*history: tuple[str, str]) -> ProposerView:
+    return ProposerView(
+        artifact=dict(PRUNABLE),
+        layer=2,
+        history=[HistoryEntry(i + 1, text, decision, "mutate") for i, (text, decision) in enumerate(history)],
+        best_diff=PRUNE_DIFF,
+    )
+
+
+def test_after_a_keep_each_added_branch_is_proposed_removed_in_turn(tmp_path: Path) -> None:
+    proposer = OfflineProposer(seed=0)
+    first = proposer.prune(prune_view(("python: added a guarded return", "keep")))
+    assert first is not None and "`if remaining - item > 10`" in first.description
+    assert "if remaining - item > 10" not in first.new_text and "if item < 3" in first.new_text
+    second = proposer.prune(
+        prune_view(("python: added a guarded return", "keep"), (first.description, "discard"))
+    )
+    assert second is not None and "`if item < 3`" in second.description
+    assert "if remaining - item > 10" in second.new_text and "if item < 3" not in second.new_text
+    done = prune_view(("edit", "keep"), (first.description, "discard"), (second.description, "discard"))
+    assert proposer.prune(done) is None  # every added branch tried
+
+
+def test_no_removal_is_proposed_without_a_keep_just_before_or_on_a_redraw(tmp_path: Path) -> None:
+    proposer = OfflineProposer(seed=0)
+    assert proposer.prune(prune_view(("edit", "keep"), ("tune on a structure", "discard"))) is None
+    assert proposer.prune(prune_view(("edit", "discard"))) is None
+    redraw = prune_view(("edit", "keep"))
+    redraw.attempt = 1
+    assert proposer.prune(redraw) is None
+    made, text = propose(proposer, prune_view(("edit", "keep")), tmp_path, PRUNABLE)
+    assert made.ok and made.via == "mutate" and "removed the branch" in made.description
+    assert "if remaining - item > 10" not in text

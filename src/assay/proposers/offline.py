@@ -13,10 +13,12 @@ from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
 from assay.proposers.mutate import Mutation, mutate
 from assay.proposers.mutate.engine import LAYERS
 from assay.proposers.mutate.python_grow_ops import turned_round
+from assay.proposers.mutate.python_prune import PRUNE_NOTE, added_branches, without_branch
 from assay.proposers.tune import TuneProposer
 
 FAMILIES = ("mutate", "tune")
 TURN_NOTE = ", as the edit changed nothing"
+MAX_PRUNES = 8  # removals tried after one keep
 
 
 @PROPOSERS.register("mutate")
@@ -48,6 +50,9 @@ class MutateProposer(Proposer):
 class OfflineProposer(Proposer):
     """The offline default: a structural edit (``mutate``) or numeric tuning (``tune``) per generation.
 
+    Right after a keep, the kept program is first proposed without each branch it added over the baseline, one
+    per generation (:mod:`~assay.proposers.mutate.python_prune`): the gate keeps a removal only when nothing
+    measured changed, so a program a user adopts carries no branch that none of its dev instances needs.
     A structural edit is followed by tuning (of what it introduced, or of the best structures so far), except
     that an edit which changed nothing measured and added a comparison is first tried with the comparison turned
     the other way round (:func:`turned_round`): one of the two sides of a new threshold is often inert. After a
@@ -110,7 +115,36 @@ class OfflineProposer(Proposer):
                 return turned_round(parent, path, text)
         return None
 
+    def prune(self, view: ProposerView) -> Mutation | None:
+        """The parent without the next branch it added over the baseline, while every decision since the last
+        keep was such a removal (first draw only)."""
+        if view.attempt or not view.best_diff:
+            return None
+        since = 0
+        for entry in reversed(view.history):
+            if entry.decision == "keep":
+                break
+            if PRUNE_NOTE not in entry.description:
+                return None
+            since += 1
+        else:
+            return None  # no keep in the recent history
+        branches = [
+            (path, line)
+            for path in sorted(view.artifact)
+            if path.endswith(".py")
+            for line in added_branches(view.artifact[path], view.best_diff)
+        ]
+        if since >= min(len(branches), MAX_PRUNES):
+            return None
+        path, line = branches[since]
+        return without_branch(path, view.artifact[path], line)
+
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        pruned = self.prune(view)
+        if pruned is not None:
+            (worktree / pruned.path).write_text(pruned.new_text, encoding="utf-8")
+            return Proposal(ok=True, description=pruned.description, via="mutate")
         turned = self.turn(view)
         if turned is not None:
             (worktree / turned.path).write_text(turned.new_text, encoding="utf-8")
