@@ -8,6 +8,9 @@ known, in percent, lower is better), ``start.py`` (the fixed start) and, where a
 and a ``run`` the ``python`` runner calls), a check scoring each case ``1 / (1 + gap / 100)``, and ``cases.json``
 whose cases each carry their instance (seeds ``CASE_SEEDS``). Instances of ``UNSEEN_SEEDS`` are never cases of
 any run: the benchmark reports the gap of a run's best program on them.
+
+Each ``task.py`` stands alone (it is copied whole into its project's harness, and a check-half family must not
+lean on a tune-half one), so the two bin-packing families each carry their own packing loop.
 """
 
 from __future__ import annotations

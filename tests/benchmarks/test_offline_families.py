@@ -16,8 +16,17 @@ from assay.cases import load_cases
 from assay.config import load_config
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-from tasks import CASE_SEEDS, HALVES, UNSEEN_SEEDS, Family, families  # noqa: E402
+# benchmarks/ is not a package on the path: its `tasks` package is loaded from its folder, as offline_search.py
+# (loaded below) imports it.
+_TASKS = importlib.util.spec_from_file_location(
+    "tasks", BENCHMARKS / "tasks" / "__init__.py", submodule_search_locations=[str(BENCHMARKS / "tasks")]
+)
+assert _TASKS is not None and _TASKS.loader is not None
+tasks = importlib.util.module_from_spec(_TASKS)
+sys.modules["tasks"] = tasks
+_TASKS.loader.exec_module(tasks)
+CASE_SEEDS, HALVES, UNSEEN_SEEDS = tasks.CASE_SEEDS, tasks.HALVES, tasks.UNSEEN_SEEDS
+Family, families = tasks.Family, tasks.families
 
 _SPEC = importlib.util.spec_from_file_location("offline_search", BENCHMARKS / "offline_search.py")
 assert _SPEC is not None and _SPEC.loader is not None
