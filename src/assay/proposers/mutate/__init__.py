@@ -9,8 +9,9 @@ a ``Mutation`` (path, whole new text, one-line description, operator name), or N
   statements, delete one (never the last of its block, so blocks stay non-empty), duplicate one, negate an
   if-condition, swap if/else branches; grow a return with a term or a guarded case
   (:mod:`~assay.proposers.mutate.python_grow_ops`), combine two of a function's names
-  (:mod:`~assay.proposers.mutate.python_combine_ops`). Architecture: reorder adjacent definitions, swap two call arguments, swap the
-  operands of ``-``, ``/``, ``**``... or of a comparison, make a ``return`` give another value the function has.
+  (:mod:`~assay.proposers.mutate.python_combine_ops`). Architecture: reorder adjacent definitions, swap two
+  call arguments, swap the operands of ``-``, ``/``, ``**``... or of a comparison, make a ``return`` give
+  another value the function has.
   The edit is spliced into the original source and kept only if it parses to the mutated tree; otherwise the
   file is rewritten with ``ast.unparse``, which loses comments and formatting.
 - Config (``.json``, ``.yaml``/``.yml``, ``.toml``). Surface: perturb a number, flip a boolean. Core: enum flip
