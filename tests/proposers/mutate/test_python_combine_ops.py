@@ -96,3 +96,15 @@ def test_a_function_with_fewer_than_two_names_has_nothing_to_combine() -> None:
 
 def test_combine_is_a_core_operator_for_python() -> None:
     assert COMBINE in operators_for("python", 2)
+
+
+def test_functions_and_names_bound_in_a_comprehension_or_lambda_are_never_combined() -> None:
+    called = "def f(a, b):\n    g = lambda a: a * 2\n    return g(b)\n"
+    comprehension = "def f(a, b):\n    return [a for a in range(3)]\n"
+    for seed in range(30):
+        mutation = COMBINE.apply("f.py", called, random.Random(seed))
+        assert mutation is not None
+        last = mutation.new_text.splitlines()[-1]
+        assert last.startswith("    return g(") and "g /" not in last and "(g" not in last, last
+        assert "lambda a: a * 2" in mutation.new_text  # the lambda's own `a` untouched
+        assert COMBINE.apply("f.py", comprehension, random.Random(seed)) is None

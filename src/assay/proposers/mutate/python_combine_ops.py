@@ -3,9 +3,10 @@
 Many heuristics gain most from a relation between their inputs: value per unit of weight (the greedy knapsack),
 weight per unit of time (Smith's rule), the room left after an item (best fit). Where a returned value reads a
 name, that read becomes a combination of it with another name the function has at that ``return``; a returned
-value that reads none (``return 0.0``) becomes a combination of two of them. The forms are ``x / y``, ``y / x``,
-``x * y``, ``x - y``, ``y - x``, ``x + y``, ``min(x, y)`` and ``max(x, y)``; a divisor is written ``(y or 1)``
-so that a zero does not crash a case. A sum or a difference with a name the value already reads is not drawn:
+value that reads no name at all (``return 0.0``) becomes a combination of two of them. Names that hold
+functions (called or defined in the function) and names bound inside a lambda or a comprehension are left
+alone. The forms are ``x / y``, ``y / x``, ``x * y``, ``x - y``, ``y - x``, ``x + y``, ``min(x, y)`` and
+``max(x, y)``; a divisor is written ``(y or 1)`` so that a zero does not crash a case. A sum or a difference with a name the value already reads is not drawn:
 that only reweights the name, which a term with a constant (``py.add_term``) and tuning already do.
 """
 
@@ -16,7 +17,7 @@ import random
 
 from assay.proposers.mutate.base import shorten
 from assay.proposers.mutate.pysource import PyChange, Source, replace_node
-from assay.proposers.mutate.python_grow_ops import return_sites
+from assay.proposers.mutate.python_grow_ops import FUNCTIONS, OWN_SCOPES, ReturnSite, return_sites
 
 FORMS = ("x / y", "y / x", "x * y", "x - y", "y - x", "x + y", "min", "max")
 REWEIGHTING = frozenset({"x - y", "y - x", "x + y"})
@@ -55,24 +56,50 @@ def _swap(root: ast.AST, old: ast.AST, new: ast.AST) -> None:
                 return
 
 
+def _values(site: ReturnSite) -> list[str]:
+    """The site's names that hold values: not a function the function calls or defines (``g`` in ``g(b)``)."""
+    called = {
+        n.func.id for n in ast.walk(site.function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+    defined = {n.name for n in ast.walk(site.function) if isinstance(n, FUNCTIONS) and n is not site.function}
+    return [name for name in site.names if name not in called | defined]
+
+
+def _reads(value: ast.expr, names: list[str]) -> list[ast.Name]:
+    """The reads of ``names`` in ``value``, outside a lambda's or a comprehension's own scope."""
+    found: list[ast.Name] = []
+    pending: list[ast.AST] = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, OWN_SCOPES):
+            continue  # a name bound inside (a loop variable, a parameter) is not the function's
+        if isinstance(node, ast.Name) and node.id in names:
+            found.append(node)
+        pending.extend(ast.iter_child_nodes(node))
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
 def combine(src: Source, rng: random.Random) -> PyChange | None:
     """Replace a name read in a returned value with a combination of it and another of the function's names;
     or, in a returned value that reads none, the whole value with a combination of two of them."""
-    sites = [s for s in return_sites(src) if len(s.names) >= 2]
+    sites = [(s, _values(s)) for s in return_sites(src)]
+    sites = [(s, names) for s, names in sites if len(names) >= 2]
     if not sites:
         return None
-    site = rng.choice(sites)
+    site, names = rng.choice(sites)
     value = site.ret.value
     assert value is not None
-    reads = [n for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in site.names]
+    reads = _reads(value, names)
     read_ids = {n.id for n in reads}
     if reads:
         old: ast.expr = rng.choice(reads)
         x = old.id  # type: ignore[attr-defined]
-        y = rng.choice([n for n in site.names if n != x])
+        y = rng.choice([n for n in names if n != x])
+    elif any(isinstance(n, ast.Name) for n in ast.walk(value)):
+        return None  # it reads names of its own (a comprehension's): not a value to replace wholesale
     else:
         old = value
-        x, y = rng.sample(site.names, 2)
+        x, y = rng.sample(names, 2)
     forms = [f for f in FORMS if not (f in REWEIGHTING and y in read_ids)]
     new = combined(x, y, rng.choice(forms))
     plans = replace_node(src, old, new)
