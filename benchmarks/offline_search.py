@@ -27,7 +27,6 @@ import json
 import multiprocessing
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tasks import HALVES, UNSEEN_SEEDS, Family, families
 
 from assay.config import load_config
+from assay.history.git import Git
 from assay.loop.engine import Evolution
 from assay.proposers import OfflineProposer, ProposerView
 from assay.proposers.offline import FAMILIES
@@ -92,15 +92,8 @@ def run_one(folder: Path, method: str, seed: int, generations: int | None, workd
     started = time.monotonic()
     outcome = asyncio.run(Evolution(config, proposer=proposer).start())
     seconds = time.monotonic() - started
-    source = family.start
-    if outcome.best.commit:
-        source = subprocess.run(
-            ["git", "show", f"{outcome.best.commit}:{family.task.FILE}"],
-            cwd=root,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
+    best = Git(root).show_file(outcome.best.commit, family.task.FILE) if outcome.best.commit else None
+    source = best if best is not None else family.start
     return Run(
         family.name,
         family.half,
@@ -118,6 +111,13 @@ def dev_seeds(root: Path) -> list[int]:
     """The seeds of the instances the run's dev cases carry (case ids end in their seed)."""
     splits = json.loads((root / ".assay" / "split.json").read_text())["splits"]
     return [int(case.rsplit("-", 1)[1]) for case, split in splits.items() if split == "dev"]
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return int(text)
 
 
 def table(chosen: list[Family], runs: list[Run], methods: list[str]) -> str:
@@ -153,14 +153,14 @@ def main() -> None:
         "--families", nargs="+", metavar="NAME", help="only these families (of the chosen half)"
     )
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
-    parser.add_argument("--seeds", type=int, default=5, help="seeds per family and method (default 5)")
+    parser.add_argument("--seeds", type=positive, default=5, help="seeds per family and method (default 5)")
     parser.add_argument(
         "--generations",
-        type=int,
+        type=positive,
         default=None,
         help="the generation budget (default: the standard preset's, 100)",
     )
-    parser.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
+    parser.add_argument("--jobs", type=positive, default=2, help="runs at once (default 2)")
     args = parser.parse_args()
     chosen = families(args.half)
     if args.families:

@@ -62,3 +62,15 @@ def test_an_unknown_family_is_one_line_naming_the_known_ones() -> None:
     )
     assert result.returncode == 2
     assert "no family curve in half 'check'; known: binpack_weibull, scheduling, tour" in result.stderr
+
+
+def test_a_count_below_one_is_one_line_naming_the_option() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "offline_search.py"), "--jobs", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "argument --jobs: expected a whole number of at least 1, not '0'" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -131,7 +131,7 @@ def prune_view(*history: tuple[str, str]) -> ProposerView:
     )
 
 
-def test_after_a_keep_each_added_branch_is_proposed_removed_in_turn(tmp_path: Path) -> None:
+def test_after_a_keep_each_added_branch_is_proposed_removed_in_turn() -> None:
     proposer = OfflineProposer(seed=0)
     first = proposer.prune(prune_view(("python: added a guarded return", "keep")))
     assert first is not None and "`if remaining - item > 10`" in first.description

@@ -18,6 +18,7 @@ import random
 from assay.proposers.mutate.base import shorten
 from assay.proposers.mutate.pysource import PyChange, Source, replace_node
 from assay.proposers.mutate.python_grow_ops import FUNCTIONS, OWN_SCOPES, ReturnSite, return_sites
+from assay.proposers.mutate.python_ops import substitute
 
 FORMS = ("x / y", "y / x", "x * y", "x - y", "y - x", "x + y", "min", "max")
 REWEIGHTING = frozenset({"x - y", "y - x", "x + y"})
@@ -42,18 +43,6 @@ def combined(x: str, y: str, form: str) -> ast.expr:
     left, right = (y, x) if form == "y - x" else (x, y)
     op: ast.operator = {"x * y": ast.Mult(), "x - y": ast.Sub(), "y - x": ast.Sub(), "x + y": ast.Add()}[form]
     return ast.BinOp(_name(left), op, _name(right))
-
-
-def _swap(root: ast.AST, old: ast.AST, new: ast.AST) -> None:
-    """Put ``new`` where ``old`` is in the tree under ``root`` (the tree must match the edited source)."""
-    for parent in ast.walk(root):
-        for field, child in ast.iter_fields(parent):
-            if child is old:
-                setattr(parent, field, new)
-                return
-            if isinstance(child, list) and any(c is old for c in child):
-                setattr(parent, field, [new if c is old else c for c in child])
-                return
 
 
 def _values(site: ReturnSite) -> list[str]:
@@ -103,7 +92,8 @@ def combine(src: Source, rng: random.Random) -> PyChange | None:
     forms = [f for f in FORMS if not (f in REWEIGHTING and y in read_ids)]
     new = combined(x, y, rng.choice(forms))
     plans = replace_node(src, old, new)
-    _swap(site.ret, old, new)
+    parent = next(p for p in ast.walk(site.ret) if any(c is old for c in ast.iter_child_nodes(p)))
+    substitute(parent, old, new)
     return PyChange(
         f"combined `{x}` with `{y}` as `{shorten(ast.unparse(new))}` {src.where(site.ret.lineno)}", plans
     )

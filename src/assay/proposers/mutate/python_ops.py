@@ -64,7 +64,7 @@ def _is_stringy(node: ast.AST) -> bool:
     )
 
 
-def _substitute(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
+def substitute(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
     """Put ``new`` where ``parent`` holds ``old``."""
     for name, value in ast.iter_fields(parent):
         if value is old:
@@ -95,7 +95,7 @@ def mutate_constant(src: Source, rng: random.Random) -> PyChange | None:
     replacement: ast.expr = ast.Constant(new)
     if isinstance(new, int | float) and not isinstance(new, bool) and new < 0:
         replacement = ast.UnaryOp(ast.USub(), ast.Constant(-new))
-    _substitute(parents[id(target)], target, replacement)
+    substitute(parents[id(target)], target, replacement)
     description = f"replaced constant {old!r} with {new!r} {src.where(node.lineno)}"
     return PyChange(description, replace_node(src, target, replacement))
 
