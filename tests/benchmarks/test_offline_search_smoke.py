@@ -46,31 +46,23 @@ def test_the_benchmark_prints_a_line_per_run_and_a_table_of_their_mean_and_worst
     assert "best programs holding a branch no dev instance of their run reaches: " in result.stdout
 
 
-def test_an_unknown_family_is_one_line_naming_the_known_ones() -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--half", "check", "--families", "curve"],
+            "no family curve in half 'check'; known: binpack_weibull, scheduling, tour",
+        ),
+        (["--jobs", "0"], "argument --jobs: expected a whole number of at least 1, not '0'"),
+    ],
+)
+def test_bad_arguments_are_one_line_naming_what_is_wrong(args: list[str], message: str) -> None:
     result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "benchmarks" / "offline_search.py"),
-            "--half",
-            "check",
-            "--families",
-            "curve",
-        ],
+        [sys.executable, str(ROOT / "benchmarks" / "offline_search.py"), *args],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert result.returncode == 2
-    assert "no family curve in half 'check'; known: binpack_weibull, scheduling, tour" in result.stderr
-
-
-def test_a_count_below_one_is_one_line_naming_the_option() -> None:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "offline_search.py"), "--jobs", "0"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 2
-    assert "argument --jobs: expected a whole number of at least 1, not '0'" in result.stderr
+    assert message in result.stderr
     assert "Traceback" not in result.stderr
