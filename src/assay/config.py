@@ -94,17 +94,25 @@ class SplitConfig(Strict):
 
 class CasesConfig(Strict):
     """Case files (native YAML/JSONL, skill-creator evals.json, promptfoo config), relative to the config.
+    ``dev_files``: case files whose cases are all dev cases, never split: more (and cheaper) instances for the
+    search to learn from, which leave the dev / holdout / regression split of ``files`` as it was.
     ``require_checks``: a case without checks is an error (by default it runs unjudged, left out of pass
     rates and scores, and a warning names it)."""
 
     files: list[PathText] = Field(min_length=1)
+    dev_files: list[PathText] = Field(default_factory=list)
     split: SplitConfig = Field(default_factory=SplitConfig)
     require_checks: bool = False
 
-    @field_validator("files", mode="before")
+    @field_validator("files", "dev_files", mode="before")
     @classmethod
     def _one_file(cls, v: Any) -> Any:
         return [v] if isinstance(v, str) else v
+
+    @property
+    def all_files(self) -> list[str]:
+        """Every case file: ``files``, then ``dev_files``."""
+        return [*self.files, *self.dev_files]
 
 
 SandboxMode = Literal["strict", "none"]

@@ -81,7 +81,7 @@ def answer_key(config: AssayConfig, cases: Sequence[Case]) -> list[KeyFile]:
     found = [(config.data_path, "the run data directory")]
     if config.path is not None:
         found.append((config.path.resolve(), "the configuration"))
-    found += [(Path(os.path.normpath(base / f)), "a case file") for f in config.cases.files]
+    found += [(Path(os.path.normpath(base / f)), "a case file") for f in config.cases.all_files]
     dirs = [base, config.artifact_dir, *{Path(c.source).parent for c in cases if c.source}]
     specs = _program_specs([*config.checks, *(spec for case in cases for spec in case.checks)])
     found += [(path, "a file a check runs or reads") for path in sorted(check_files(specs, dirs))]

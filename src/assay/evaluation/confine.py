@@ -153,7 +153,7 @@ def candidate_jail(config: AssayConfig, cases: Sequence[Case]) -> WorkdirJail:
     artifact = config.artifact_dir
     repo = repo_root(base)
     data = config.data_path
-    case_files = [(base / f).resolve() for f in config.cases.files]
+    case_files = [(base / f).resolve() for f in config.cases.all_files]
     hidden: set[Path] = {*case_files, data}
     if config.path is not None:
         hidden.add(config.path.resolve())

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from assay.cases import assign_splits, select
-from assay.cases.loader import load_case_files
+from assay.cases.loader import CaseLoad, load_case_files
 from assay.checks import needs_judge
 from assay.config import AssayConfig, CommandRunnerConfig, PythonRunnerConfig
 from assay.errors import ConfigError, UnreadableFile
@@ -39,28 +39,30 @@ class Selection:
 
 
 def select_cases(config: AssayConfig, which: str = "all", *, unjudged: bool = False) -> Selection:
-    """Load the configured case files, split them once (persisted), and pick ``which`` split.
+    """Load the configured case files, split them once (persisted), and pick ``which`` split. The cases of
+    ``cases.dev_files`` are dev cases and never enter the split file, so adding them moves no other case.
 
     Unjudged cases (no checks) are split like the others but left out of the selection unless ``unjudged``
     (``assay eval`` shows them; the evolve loop never runs them: they could not tell a better candidate).
     When every selected case is unjudged that is a ConfigError: there is nothing to measure; so is an editable
     file that exposes the answer key (:mod:`assay.evaluation.answer_key`)."""
-    files = [config.base_dir / f for f in config.cases.files]
-    try:
-        loaded = load_case_files(
-            files, default_checks=list(config.checks), require_checks=config.cases.require_checks
-        )
-    except UnreadableFile as exc:
-        names = [str(f) for f in files]
-        if exc.file not in names:
-            raise
-        field = f"cases.files[{names.index(exc.file)}]"
-        raise ConfigError(f"{exc.file}: {exc.message}", file=config.path, field=field) from None
-    cases = loaded.cases
+    loaded = _load(config, "files")
+    extra = _load(config, "dev_files") if config.cases.dev_files else CaseLoad([], [], [])
+    split_ids = {c.id for c in loaded.cases}
+    for case in extra.cases:
+        if case.id in split_ids:
+            raise ConfigError(
+                f"case id {case.id!r} of {case.source} is also in cases.files: a case is either split or dev "
+                "only; rename one",
+                file=config.path,
+                field="cases.dev_files",
+            )
+    cases = [*loaded.cases, *extra.cases]
     refuse_editable_key(config, cases)
-    outcome = assign_splits(cases, config.cases.split, config.ensure_data_path() / "split.json")
-    chosen = select(cases, outcome.splits, which)
-    everything = [(c, outcome.splits[c.id]) for c in cases]
+    outcome = assign_splits(loaded.cases, config.cases.split, config.ensure_data_path() / "split.json")
+    splits = {**outcome.splits, **{c.id: Split.DEV for c in extra.cases}}
+    chosen = select(cases, splits, which)
+    everything = [(c, splits[c.id]) for c in cases]
     if not unjudged:
         judged = [c for c in chosen if c.judged]
         if chosen and not judged:
@@ -72,8 +74,25 @@ def select_cases(config: AssayConfig, which: str = "all", *, unjudged: bool = Fa
             )
         chosen = judged
     return Selection(
-        [(c, outcome.splits[c.id]) for c in chosen], [*loaded.warnings, *outcome.warnings], everything
+        [(c, splits[c.id]) for c in chosen],
+        [*loaded.warnings, *extra.warnings, *outcome.warnings],
+        everything,
     )
+
+
+def _load(config: AssayConfig, key: str) -> CaseLoad:
+    """The cases of ``cases.<key>`` (``files`` or ``dev_files``); an unreadable file is named by its field."""
+    files = [config.base_dir / f for f in getattr(config.cases, key)]
+    try:
+        return load_case_files(
+            files, default_checks=list(config.checks), require_checks=config.cases.require_checks
+        )
+    except UnreadableFile as exc:
+        names = [str(f) for f in files]
+        if exc.file not in names:
+            raise
+        field = f"cases.{key}[{names.index(exc.file)}]"
+        raise ConfigError(f"{exc.file}: {exc.message}", file=config.path, field=field) from None
 
 
 def uses_judge(cases: list[tuple[Case, Split]]) -> bool:

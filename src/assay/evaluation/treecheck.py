@@ -25,7 +25,7 @@ from assay.model import Case
 def check_tree(config: AssayConfig, git: Git, cases: Iterable[Case] = ()) -> TreeStatus:
     """The user's work tree sorted for a run of ``config`` (``cases``: their ``script`` checks' files count)."""
     root = git.root
-    inputs = {relative_posix(config.base_dir / f, root) for f in config.cases.files}
+    inputs = {relative_posix(config.base_dir / f, root) for f in config.cases.all_files}
     if config.path is not None:
         inputs.add(relative_posix(config.path, root))
     data = relative_posix(config.data_path, root)
