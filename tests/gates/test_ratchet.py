@@ -265,6 +265,42 @@ async def test_a_score_rise_under_min_delta_is_a_tie_but_a_higher_pass_rate_is_p
     assert passes.keep and passes.dimensions["progress"].numbers["threshold"] == 0.01
 
 
+@pytest.mark.parametrize(
+    ("moves", "keep"),
+    [
+        ([0.002] * 5, True),  # 5 of 5 changed cases better: p = 1/32
+        ([0.002] * 4, False),  # 4 of 4: p = 1/16, not enough
+        ([0.002] * 8 + [-0.001], True),  # 8 of 9: p = 10/512
+        ([0.002] * 7 + [-0.001] * 2, False),  # 7 of 9: p = 46/512
+        ([0.004] + [0.0] * 9, False),  # one case carries the whole rise
+    ],
+)
+async def test_a_rise_under_min_delta_that_every_case_bears_out_is_a_gain(moves, keep):
+    parent = scored({f"c{i}": 0.5 for i in range(len(moves))})
+    candidate = scored({f"c{i}": 0.5 + m for i, m in enumerate(moves)})
+    decision = await RatchetGate(min_delta=0.01).decide(
+        GateInput(parent=parent, candidate=candidate, baseline=parent)
+    )
+    assert candidate.mean_score - parent.mean_score < 0.01
+    assert decision.keep is keep
+    progress = decision.dimensions["progress"]
+    if keep:
+        better = sum(1 for m in moves if m > 0)
+        assert f"but {better} of {sum(1 for m in moves if m)} changed cases scored higher" in progress.detail
+        assert progress.numbers["sign_p"] <= 0.05
+    else:
+        assert "sign_p" not in progress.numbers
+
+
+async def test_a_consistent_fall_is_never_a_gain():
+    parent = scored({f"c{i}": 0.5 for i in range(8)})
+    candidate = scored({f"c{i}": 0.499 for i in range(8)})
+    decision = await RatchetGate(min_delta=0.01).decide(
+        GateInput(parent=parent, candidate=candidate, baseline=parent)
+    )
+    assert not decision.keep and decision.dimensions["progress"].detail.startswith("worse")
+
+
 async def test_the_threshold_halves_after_three_flat_generations_to_a_floor_and_resets_on_a_keep():
     from tests.gates.test_backpressure import step
 

@@ -4,7 +4,10 @@
 - progress: a higher dev pass rate than the parent's, or the same pass rate and a mean score higher by at least
   the effective ``min_delta``; a higher pass rate does not buy a lower mean score (more than ``score_tolerance``
   below the parent's: a trade-off, not a gain). A rise under the threshold is a tie, and a tie is kept only with
-  a recorded benefit (fewer tokens per case, or a smaller artifact: the simplicity criterion).
+  a recorded benefit (fewer tokens per case, or a smaller artifact: the simplicity criterion). A rise under the
+  threshold is a gain after all when it is borne out case by case: among the cases whose graded score changed,
+  a one-sided sign test finds more better than chance would (p ≤ 0.05: at least 5 better and none worse), so a
+  small step every case agrees on is not lost to a threshold meant for noise in the mean.
 - regression: no dev case went PASS→FAIL. If exactly one regressed while others improved, it is re-run
   3 times and counted as noise when 2 of 3 runs pass.
 - cost: tokens and time per case at most ``cost_factor`` × the baseline's. Time is CPU time (user + system of
@@ -27,6 +30,7 @@ takes any rise, as the ratchet did before it had a threshold.
 
 from __future__ import annotations
 
+import math
 import statistics
 from typing import Any, Literal
 
@@ -62,6 +66,7 @@ def _time_per_case(result: EvalResult, clock: TimeBasis) -> float:
     return sum(_seconds(c, clock) for c in result.cases) / max(1, len(result.cases))
 
 
+SIGN_ALPHA = 0.05  # a one-sided sign test at this level makes a consistent small rise a gain
 PAIRED_MIN = 3  # fewer cases run by both than this: the means alone decide
 
 
@@ -71,6 +76,23 @@ def _typical_slowdown(baseline: EvalResult, candidate: EvalResult, clock: TimeBa
     before = {c.id: _seconds(c, clock) for c in baseline.cases if _seconds(c, clock) > 0}
     ratios = [_seconds(c, clock) / before[c.id] for c in candidate.cases if c.id in before]
     return statistics.median(ratios) if len(ratios) >= PAIRED_MIN else None
+
+
+def _consistent_gain(old: EvalResult, new: EvalResult) -> dict[str, float] | None:
+    """A rise in graded scores too small for the threshold but borne out case by case: per case run by both,
+    the candidate's score against the parent's, and a one-sided sign test over the cases whose score changed
+    (``p`` ≤ :data:`SIGN_ALPHA`: at least 5 better and none worse, 8 of 9, 9 of 11, ...). None when it is not."""
+    before = {c.id: c.score for c in old.judged}
+    pairs = [(before[c.id], c.score) for c in new.judged if c.id in before]
+    better = sum(1 for a, b in pairs if b > a + EPSILON)
+    worse = sum(1 for a, b in pairs if b < a - EPSILON)
+    changed = better + worse
+    if not better or better <= worse:
+        return None
+    p = sum(math.comb(changed, k) for k in range(better, changed + 1)) / 2**changed
+    if p > SIGN_ALPHA:
+        return None
+    return {"cases_better": float(better), "cases_changed": float(changed), "sign_p": p}
 
 
 def _findings(static: StaticReport | None) -> tuple[int, int]:
@@ -153,6 +175,15 @@ class RatchetGate(Gate):
             return Dimension(passed=True, detail=f"{rate}, {score}{scope}", numbers=numbers)
         if new.pass_rate < old.pass_rate or gain < 0:
             return Dimension(passed=False, detail=f"worse: {rate}, {score}{scope}", numbers=numbers)
+        consistent = _consistent_gain(old, new) if gain > 0 else None
+        if consistent is not None:
+            numbers.update(consistent)
+            better, changed, p = consistent["cases_better"], consistent["cases_changed"], consistent["sign_p"]
+            detail = (
+                f"{rate}, {score}{scope}: under the threshold {threshold:.4f}, but {better:.0f} of {changed:.0f} "
+                f"changed cases scored higher (sign test p={p:.3f})"
+            )
+            return Dimension(passed=True, detail=detail, numbers=numbers)
         under = f"score {gain:+.4f} under the threshold {threshold:.4f}, a tie" if gain else ""
         benefit = self._tie_benefit(data, numbers)
         numbers["benefit"] = benefit
