@@ -155,3 +155,59 @@ def test_no_removal_is_proposed_without_a_keep_just_before_or_on_a_redraw(tmp_pa
     made, text = propose(proposer, prune_view(("edit", "keep")), tmp_path, PRUNABLE)
     assert made.ok and made.via == "mutate" and "removed the branch" in made.description
     assert "if remaining - item > 10" not in text
+
+
+BRANCHED = {
+    "priority.py": "def priority(item, remaining):\n    if item > 40:\n        return 7.5\n"
+    "    return -(remaining - item) * 2\n"
+}
+
+
+def population_view(*, inert: bool = False) -> ProposerView:
+    other = search_space(BRANCHED).point()
+    return ProposerView(
+        artifact=dict(PARENT),
+        layer=2,
+        history=[HistoryEntry(1, "tune", "discard", "tune")],
+        trials=[Trial(search_space(PARENT).point(), 0.95), Trial(other, 0.93, "c1", unchanged=inert)],
+        structures=[Structure(other.study, BRANCHED, 0.93, 2, inert=inert)],
+    )
+
+
+def structural(made_view: ProposerView, tmp: Path) -> dict[str, tuple[Proposal, str]]:
+    """The structural proposals of 60 generations, by the kind of parent they came from."""
+    proposer = OfflineProposer(seed=3)
+    found: dict[str, tuple[Proposal, str]] = {}
+    for generation in range(60):
+        proposer.generation = generation
+        if proposer.choose(made_view) != "mutate":
+            continue
+        made, text = propose(proposer, made_view, tmp)
+        assert made.ok
+        kinds = ("crossed with", "crossed into", "(on ")
+        kind = next((k for k in kinds if k in made.description), "incumbent")
+        found.setdefault(kind, (made, text))
+    return found
+
+
+def test_structural_edits_start_from_the_population_now_and_then(tmp_path: Path) -> None:
+    found = structural(population_view(), tmp_path)
+    assert set(found) == {"crossed with", "crossed into", "(on ", "incumbent"}
+    made, text = found["crossed with"]  # the incumbent given one of the other structure's statements
+    assert made.description.endswith("in priority() line 1 (crossed with a structure scoring 0.9300)")
+    assert text in (
+        "def priority(item, remaining):\n    if item > 40:\n        return 7.5\n    return -(remaining - item)\n",
+        "def priority(item, remaining):\n    return -(remaining - item) * 2\n",
+    )
+    made, text = found["crossed into"]  # the other structure given the incumbent's return
+    assert made.description == (
+        "python: grafted `return -(remaining - item)` in priority() line 1 (crossed into a structure scoring 0.9300)"
+    )
+    assert text == BRANCHED["priority.py"].replace(" * 2", "")
+    made, text = found["(on "]  # an operator's edit of the other structure, written whole
+    assert made.description.endswith("(on a structure scoring 0.9300)")
+    assert text not in (PARENT["priority.py"], BRANCHED["priority.py"]) and "item" in text
+
+
+def test_structures_that_changed_nothing_measured_are_no_parents(tmp_path: Path) -> None:
+    assert set(structural(population_view(inert=True), tmp_path)) == {"incumbent"}

@@ -9,16 +9,22 @@ from pathlib import Path
 
 from assay.config import ParameterSpec
 from assay.layer_names import layer_name
-from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
+from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, Structure
 from assay.proposers.mutate import Mutation, mutate
 from assay.proposers.mutate.engine import LAYERS
+from assay.proposers.mutate.python_crossover import crossover
 from assay.proposers.mutate.python_grow_ops import turned_round
 from assay.proposers.mutate.python_prune import PRUNE_NOTE, added_branches, without_branch
 from assay.proposers.tune import TuneProposer
 
 FAMILIES = ("mutate", "tune")
 TURN_NOTE = ", as the edit changed nothing"
+POPULATION_NOTE = " a structure scoring "  # in the description of an edit made from the population
 MAX_PRUNES = 8  # removals tried after one keep
+CROSSOVER_SHARE = (
+    0.2  # of structural edits, while another live structure exists: a graft between two programs
+)
+ELSEWHERE_SHARE = 0.2  # of structural edits, while another live structure exists: an edit of that structure
 
 
 @PROPOSERS.register("mutate")
@@ -104,6 +110,7 @@ class OfflineProposer(Proposer):
             or last is None
             or last.proposer != "mutate"
             or TURN_NOTE in last.description
+            or POPULATION_NOTE in last.description
             or latest is None
             or not latest.inert
             or latest.trials != 1
@@ -153,6 +160,10 @@ class OfflineProposer(Proposer):
         order = [first, *(f for f in FAMILIES if f != first)]
         made = Proposal(ok=False, description="no change", error="nothing to propose", exhausted=True)
         for family in order:
+            if family == "mutate":
+                elsewhere = self.from_population(view, worktree)
+                if elsewhere is not None:
+                    return elsewhere
             part = self.tuner if family == "tune" else self.operators
             part.generation = self.generation
             made = await part.propose(view, worktree, editable=editable)
@@ -162,6 +173,37 @@ class OfflineProposer(Proposer):
                 return made  # the loop moves on to a layer with an operator that applies
         return made
 
+    def from_population(self, view: ProposerView, worktree: Path) -> Proposal | None:
+        """A structural edit that starts from the population rather than the incumbent alone, when the draw
+        says so and it applies: a crossover of the incumbent with another live structure (either way round),
+        or an operator's edit of another live structure. None: the incumbent's own edit is drawn as usual."""
+        live = [s for s in view.structures if not s.inert and not s.crashed]
+        rng = random.Random(f"{self.seed}:population:{self.generation}:{view.attempt}")
+        draw = rng.random()
+        if not live or draw >= CROSSOVER_SHARE + ELSEWHERE_SHARE:
+            return None
+        other = _by_rank(live, rng)
+        if draw < CROSSOVER_SHARE:
+            pair = (view.artifact, other.files)
+            recipient, donor = pair if rng.random() < 0.5 else pair[::-1]
+            paths = [p for p in sorted(recipient) if p.endswith(".py") and recipient[p] != donor.get(p)]
+            made = next(
+                (m for p in paths if (m := crossover(p, recipient[p], donor.get(p, ""), rng)) is not None),
+                None,
+            )
+            how = "crossed with" if recipient is view.artifact else "crossed into"
+        else:
+            recipient = other.files
+            made = mutate(dict(recipient), layer=view.layer, rng=rng)
+            how = "on"
+        if made is None:
+            return None
+        for path, text in {**recipient, made.path: made.new_text}.items():
+            if text != view.artifact.get(path):
+                (worktree / path).write_text(text, encoding="utf-8")
+        description = f"{made.description} ({how}{POPULATION_NOTE}{other.score:.4f})"
+        return Proposal(ok=True, description=description, via="mutate")
+
     def edits_elsewhere(self, view: ProposerView) -> bool:
         """Whether an operator applies to the parent's files at another of the run's layers."""
         files = dict(view.artifact)
@@ -169,3 +211,9 @@ class OfflineProposer(Proposer):
         return any(
             mutate(files, layer=layer, rng=rng) is not None for layer in self.layers if layer != view.layer
         )
+
+
+def _by_rank(structures: list[Structure], rng: random.Random) -> Structure:
+    """A structure drawn with weight 1 / rank by score (FunSearch samples an island's programs by score)."""
+    ranked = sorted(structures, key=lambda s: -s.score)
+    return rng.choices(ranked, weights=[1 / (rank + 1) for rank in range(len(ranked))])[0]
