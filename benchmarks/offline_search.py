@@ -17,6 +17,11 @@ seeds. The ``tune`` half is what the search is developed on; the ``check`` half 
     python benchmarks/offline_search.py                    # both halves, 5 seeds, 100 generations, 2 processes
     python benchmarks/offline_search.py --half check       # the check half only
     python benchmarks/offline_search.py --families knapsack --seeds 2 --generations 30
+    python benchmarks/offline_search.py --families binpack_uniform --from-reference --more-dev 20
+
+``--from-reference`` starts every run from the family's reference instead (the search must improve on the
+textbook heuristic itself; the table's ``start`` column is then the reference's gap), ``--more-dev N`` gives each
+project N more dev-only instances as a ``cases.dev_files`` file (its holdout stays the ten cases' split).
 """
 
 from __future__ import annotations
@@ -81,11 +86,20 @@ def settings(seed: int, generations: int | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_one(folder: Path, method: str, seed: int, generations: int | None, workdir: Path) -> Run:
-    """One ``assay evolve`` of one family by one method and seed, and its best program's unseen gap."""
-    family = Family(folder)
+def run_one(
+    folder: Path,
+    method: str,
+    seed: int,
+    generations: int | None,
+    workdir: Path,
+    more_dev: int = 0,
+    begin: str = "start",
+) -> Run:
+    """One ``assay evolve`` of one family by one method and seed, and its best program's unseen gap: from
+    the family's ``begin`` program, with ``more_dev`` dev-only instances."""
+    family = Family(folder, begin)
     root = family.project(
-        workdir / f"{family.half}-{family.name}-{method}-{seed}", settings(seed, generations)
+        workdir / f"{family.half}-{family.name}-{method}-{seed}", settings(seed, generations), more_dev
     )
     config = load_config(root / "assay.yaml")
     proposer = RandomSearch(seed) if method == "random" else None
@@ -108,9 +122,13 @@ def run_one(folder: Path, method: str, seed: int, generations: int | None, workd
 
 
 def dev_seeds(root: Path) -> list[int]:
-    """The seeds of the instances the run's dev cases carry (case ids end in their seed)."""
+    """The seeds of the instances the run's dev cases carry (case ids end in their seed), those of ``dev.json``
+    (``cases.dev_files``) included."""
     splits = json.loads((root / ".assay" / "split.json").read_text())["splits"]
-    return [int(case.rsplit("-", 1)[1]) for case, split in splits.items() if split == "dev"]
+    dev = [case for case, split in splits.items() if split == "dev"]
+    if (root / "dev.json").exists():
+        dev += [case["id"] for case in json.loads((root / "dev.json").read_text())["cases"]]
+    return [int(case.rsplit("-", 1)[1]) for case in dev]
 
 
 def positive(text: str) -> int:
@@ -161,7 +179,23 @@ def main() -> None:
         help="the generation budget (default: the standard preset's, 100)",
     )
     parser.add_argument("--jobs", type=positive, default=2, help="runs at once (default 2)")
+    parser.add_argument(
+        "--from-reference",
+        action="store_true",
+        help="start each run from the family's reference (the textbook heuristic) instead of its start; "
+        "families without one are left out",
+    )
+    parser.add_argument(
+        "--more-dev",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N more dev-only instances per project, as a cases.dev_files file (the holdout is unchanged; "
+        "default 0)",
+    )
     args = parser.parse_args()
+    if args.more_dev < 0:
+        parser.error("--more-dev: expected a whole number of at least 0")
     chosen = families(args.half)
     if args.families:
         unknown = sorted(set(args.families) - {f.name for f in chosen})
@@ -170,18 +204,23 @@ def main() -> None:
                 f"no family {', '.join(unknown)} in half {args.half!r}; known: {', '.join(f.name for f in chosen)}"
             )
         chosen = [f for f in chosen if f.name in args.families]
+    if args.from_reference:
+        chosen = [Family(f.folder, "reference") for f in chosen if f.reference is not None]
     started = time.monotonic()
     runs: list[Run] = []
     with tempfile.TemporaryDirectory(prefix="offline-search-") as tmp:
         work = [
-            (family.folder, method, seed)
+            (family.folder, method, seed, family)
             for family in chosen
             for seed in range(args.seeds)
             for method in args.methods
         ]
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
-            pending = [pool.submit(run_one, *item, args.generations, Path(tmp)) for item in work]
+            pending = [
+                pool.submit(run_one, *item, args.generations, Path(tmp), args.more_dev, family.begin)
+                for *item, family in work
+            ]
             for done, future in enumerate(as_completed(pending), 1):
                 run = future.result()
                 runs.append(run)

@@ -28,6 +28,7 @@ from types import ModuleType
 from typing import Any
 
 CASE_SEEDS = range(1000, 1010)
+MORE_DEV_SEEDS = 2000  # the first seed of the instances a project may add as dev-only cases (cases.dev_files)
 UNSEEN_SEEDS = range(9000, 9020)
 
 RUN = '''
@@ -53,9 +54,11 @@ def check(output, context):
 
 @dataclass(frozen=True)
 class Family:
-    """One family: its folder under ``tune/`` or ``check/``."""
+    """One family: its folder under ``tune/`` or ``check/``; ``begin`` names the program its runs start from
+    (``start``, or ``reference``: the search must then improve on the textbook heuristic itself)."""
 
     folder: Path
+    begin: str = "start"
 
     @property
     def name(self) -> str:
@@ -77,7 +80,7 @@ class Family:
 
     @property
     def start(self) -> str:
-        return (self.folder / "start.py").read_text()
+        return (self.folder / f"{self.begin}.py").read_text()
 
     @property
     def reference(self) -> str | None:
@@ -114,10 +117,10 @@ class Family:
             self.task.gap(function, self.task.instance(seed))
         return [ast.unparse(node.test) for node in branches if node.lineno not in reached]
 
-    def project(self, root: Path, evolve: str) -> Path:
+    def project(self, root: Path, evolve: str, more_dev: int = 0) -> Path:
         """Write the family as a user's project under ``root`` (see :meth:`write`) and commit it in a new git
         repository."""
-        self.write(root, evolve)
+        self.write(root, evolve, more_dev)
         for args in (
             ["init", "-q", "-b", "main"],
             ["add", "-A"],
@@ -126,9 +129,10 @@ class Family:
             subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
         return root
 
-    def write(self, root: Path, evolve: str) -> Path:
+    def write(self, root: Path, evolve: str, more_dev: int = 0) -> Path:
         """Write the family's project files under ``root``; ``evolve`` is the YAML body of the ``evolve:``
-        section."""
+        section. ``more_dev`` instances (seeds from ``MORE_DEV_SEEDS``) go in ``dev.json``, a ``cases.dev_files``
+        file: dev cases that leave the split of ``cases.json``, and so the holdout, as it was."""
         root.mkdir(parents=True, exist_ok=True)
         task = self.task
         (root / task.FILE).write_text(self.start)
@@ -138,9 +142,16 @@ class Family:
             {"id": f"{self.name}-{seed}", "vars": {"instance": task.instance(seed)}} for seed in CASE_SEEDS
         ]
         (root / "cases.json").write_text(json.dumps({"cases": cases}))
+        dev = [
+            {"id": f"{self.name}-{seed}", "vars": {"instance": task.instance(seed)}}
+            for seed in range(MORE_DEV_SEEDS, MORE_DEV_SEEDS + more_dev)
+        ]
+        if dev:
+            (root / "dev.json").write_text(json.dumps({"cases": dev}))
         (root / "assay.yaml").write_text(
-            f"artifact: {{kind: code, paths: [{task.FILE}], forbid: [harness.py, score.py, cases.json, assay.yaml]}}\n"
-            "cases: {files: [cases.json]}\n"
+            f"artifact: {{kind: code, paths: [{task.FILE}], forbid: [harness.py, score.py, cases.json, "
+            f"{'dev.json, ' if dev else ''}assay.yaml]}}\n"
+            f"cases: {{files: [cases.json]{', dev_files: [dev.json]' if dev else ''}}}\n"
             "runner: {type: python, function: 'harness:run', timeout: 20, sandbox: none}\n"
             "checks:\n  - {type: python, value: 'score.py:check'}\n"
             f"evolve:\n{textwrap.indent(evolve, '  ')}"

@@ -137,3 +137,27 @@ def test_a_branch_no_instance_reaches_is_named_and_one_that_fires_is_not() -> No
     )
     assert family.dead_branches(source, list(CASE_SEEDS[:2])) == ["remaining - item > 500"]
     assert family.dead_branches(family.reference or "", list(CASE_SEEDS[:2])) == []
+
+
+def test_more_dev_instances_are_dev_only_cases_and_a_run_may_start_from_the_reference(tmp_path: Path) -> None:
+    from assay.evaluation.session import select_cases
+    from assay.model import Split
+
+    family = next(f for f in ALL if f.name == "knapsack")
+    plain = load_config(family.write(tmp_path / "plain", "seed: 0\n") / "assay.yaml")
+    more = load_config(
+        Family(family.folder, "reference").write(tmp_path / "more", "seed: 0\n", 4) / "assay.yaml"
+    )
+    assert more.cases.dev_files == ["dev.json"] and "dev.json" in more.artifact.forbid
+    before = {c.id: s for c, s in select_cases(plain).cases}
+    after = {c.id: s for c, s in select_cases(more).cases}
+    extra = [
+        f"knapsack-{seed}" for seed in range(tasks.family.MORE_DEV_SEEDS, tasks.family.MORE_DEV_SEEDS + 4)
+    ]
+    assert after == {**before, **dict.fromkeys(extra, Split.DEV)}
+    assert sorted(offline_search.dev_seeds(tmp_path / "more")) == sorted(
+        [int(c.rsplit("-", 1)[1]) for c, s in before.items() if s is Split.DEV]
+        + [int(c.split("-")[1]) for c in extra]
+    )
+    assert (tmp_path / "more" / family.task.FILE).read_text() == family.reference
+    assert (tmp_path / "plain" / family.task.FILE).read_text() == family.start != family.reference

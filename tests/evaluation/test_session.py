@@ -72,7 +72,7 @@ def test_a_dev_file_is_part_of_the_answer_key(tmp_path: Path) -> None:
     (root / "assay.yaml").write_text(
         (root / "assay.yaml").read_text().replace("paths: [prompt.txt]", "paths: [prompt.txt, more.yaml]")
     )
-    with pytest.raises(ConfigError, match="more.yaml is a case file"):
+    with pytest.raises(ConfigError, match=r"more\.yaml is a case file"):
         select_cases(load_config(root / "assay.yaml"))
 
 
