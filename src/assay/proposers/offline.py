@@ -21,10 +21,10 @@ FAMILIES = ("mutate", "tune")
 TURN_NOTE = ", as the edit changed nothing"
 POPULATION_NOTE = " a structure scoring "  # in the description of an edit made from the population
 MAX_PRUNES = 8  # removals tried after one keep
-CROSSOVER_SHARE = (
-    0.2  # of structural edits, while another live structure exists: a graft between two programs
-)
-ELSEWHERE_SHARE = 0.2  # of structural edits, while another live structure exists: an edit of that structure
+# Of structural edits, while another structure made a measured difference: a graft between two programs, and an
+# operator's edit of that other structure.
+CROSSOVER_SHARE = 0.2
+ELSEWHERE_SHARE = 0.2
 
 
 @PROPOSERS.register("mutate")
@@ -64,6 +64,8 @@ class OfflineProposer(Proposer):
     the other way round (:func:`turned_round`): one of the two sides of a new threshold is often inert. After a
     tuning trial, a Thompson draw over the two families' keep rates in the recent history (a Beta(1 + keeps,
     1 + discards) per family) decides.
+    Two structural edits in five start from the population when it holds another live structure (one that made
+    a measured difference): a crossover with the incumbent, or an edit of that structure (:meth:`from_population`).
     When structural edits are chosen but no operator applies at the current layer while one applies at another
     of ``layers``, the proposal gives way so that the loop moves on to that layer: tuning, which always has a
     number to try once any structure has one, would otherwise take every generation of a layer with nothing to

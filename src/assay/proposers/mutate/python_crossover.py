@@ -5,7 +5,8 @@ two programs are evaluated structures of the same file: a statement of a functio
 recipient's same-named function lacks is put in the recipient, where it stands in the donor. It takes the place
 of its counterpart when there is one (the final ``return``, an ``if`` with the same test but another body, an
 assignment to the same names); otherwise it goes in after the nearest statement that precedes it in the donor and
-that the recipient has too, or has a counterpart of (first, when there is none), and never after the recipient's final ``return``.
+that the recipient has too, or has a counterpart of (first, when there is none), and never after the recipient's
+final ``return``.
 """
 
 from __future__ import annotations
