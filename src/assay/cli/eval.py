@@ -25,6 +25,12 @@ out = LazyConsole()
 err = LazyConsole(stderr=True)
 
 SPLITS = ("dev", "holdout", "regression", "all")
+COLUMNS = ("case", "split", "result", "score", "time", "evidence")
+JUSTIFY = ("left", "left", "left", "right", "right", "left")
+VERDICT_STYLE = {"PASS": "green", "FAIL": "red", "UNJUDGED": "yellow"}
+SHOWN_ROWS = 50  # more cases than this: the table shows the cases that did not pass, unless --all
+RICH_ROWS = 200  # more rows than this are printed as plain aligned text: a rich table costs ~1 ms a row
+ANSI = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m"}
 
 
 def eval_command(
@@ -68,6 +74,11 @@ def eval_command(
     ),
     share: bool = typer.Option(
         False, "--share", help="With --html: leave out check values, holdout/regression cases and secrets."
+    ),
+    show_all: bool = typer.Option(
+        False,
+        "--all",
+        help=f"Every case in the table (by default, past {SHOWN_ROWS} cases, only those not passing).",
     ),
     executor: str | None = EXECUTOR,
 ) -> None:
@@ -145,7 +156,7 @@ def eval_command(
     if as_json:
         print(json.dumps(summary_document(result), indent=2, ensure_ascii=False))
     else:
-        render(result)
+        render(result, show_all=show_all)
     stuck = dead_end(result, artifact_files(workdir or cfg.artifact_dir, cfg.artifact.paths))
     if stuck is not None:
         head, *rest = stuck.lines()
@@ -193,8 +204,39 @@ def _write_html(
     err.print(f"report: {target}", highlight=False, soft_wrap=True)
 
 
-def render(result: EvalResult) -> None:
-    """The per-case table and a one-line summary."""
+def _row(case: CaseResult) -> tuple[str, ...]:
+    failing = [c for c in case.checks if not c.passed]
+    evidence = "; ".join(f"{c.type}: {c.evidence}" for c in failing)[:160]
+    if case.unjudged:
+        verdict, score = "UNJUDGED", "-"
+        evidence = evidence or "no checks: left out of pass rate and score"
+    else:
+        verdict, score = ("PASS" if case.passed else "FAIL"), f"{case.score:.2f}"
+    return case.id, case.split.value, verdict, score, f"{case.duration_s:.2f}s", evidence
+
+
+def _print_plain(rows: list[tuple[str, ...]]) -> None:
+    """``rows`` as aligned text in one write, the verdict coloured on a terminal."""
+    widths = [min(60, max(len(column), *(len(row[i]) for row in rows))) for i, column in enumerate(COLUMNS)]
+    colour = out.is_terminal
+
+    def line(cells: tuple[str, ...], *, header: bool = False) -> str:
+        parts = [
+            cell.rjust(width) if justify == "right" else cell.ljust(width)
+            for cell, width, justify in zip(cells, widths, JUSTIFY, strict=True)
+        ]
+        if colour and not header:
+            parts[2] = f"{ANSI[VERDICT_STYLE[cells[2]]]}{parts[2]}\x1b[0m"
+        return "  ".join(parts).rstrip()
+
+    text = "\n".join([line(COLUMNS, header=True), *(line(row) for row in rows)])
+    out.file.write(text + "\n")
+    out.file.flush()
+
+
+def render(result: EvalResult, *, show_all: bool = False) -> None:
+    """The per-case table and a one-line summary. With more than ``SHOWN_ROWS`` cases the table holds the cases
+    that did not pass unless ``show_all``; with more than ``RICH_ROWS`` rows it is plain aligned text."""
     from rich.table import Table
     from rich.text import Text
 
@@ -211,27 +253,22 @@ def render(result: EvalResult) -> None:
                 Text("L1 static tier failed:", style="red bold"), "critical findings above; no case was run."
             )
             return
-    table = Table(show_lines=False, header_style="bold")
-    for column, justify in (
-        ("case", "left"),
-        ("split", "left"),
-        ("result", "left"),
-        ("score", "right"),
-        ("time", "right"),
-        ("evidence", "left"),
-    ):
-        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
-    for case in result.cases:
-        failing = [c for c in case.checks if not c.passed]
-        evidence = "; ".join(f"{c.type}: {c.evidence}" for c in failing)[:160]
-        if case.unjudged:
-            verdict, score = Text("UNJUDGED", style="yellow"), "-"
-            evidence = evidence or "no checks: left out of pass rate and score"
-        else:
-            verdict = Text("PASS", style="green") if case.passed else Text("FAIL", style="red")
-            score = f"{case.score:.2f}"
-        table.add_row(case.id, case.split.value, verdict, score, f"{case.duration_s:.2f}s", evidence)
-    out.print(table)
+    rows = [
+        _row(case) for case in result.cases if show_all or len(result.cases) <= SHOWN_ROWS or not case.passed
+    ]
+    if len(rows) > RICH_ROWS:
+        _print_plain(rows)
+    elif rows:
+        table = Table(show_lines=False, header_style="bold")
+        for column, justify in zip(COLUMNS, JUSTIFY, strict=True):
+            table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+        for row in rows:
+            verdict = Text(row[2], style=VERDICT_STYLE[row[2]])
+            table.add_row(row[0], row[1], verdict, *row[3:])
+        out.print(table)
+    hidden = len(result.cases) - len(rows)
+    if hidden:
+        out.print(f"{hidden} passing cases not shown (--all shows every row)", highlight=False)
     extras = []
     if result.tokens:
         extras.append(f"{result.tokens} tokens")

@@ -24,6 +24,7 @@ MAX_PRUNES = 8  # removals tried after one keep
 # Of structural edits, while another structure made a measured difference: a graft between two programs, and an
 # operator's edit of that other structure.
 CROSSOVER_SHARE = 0.2
+STALLED_AFTER = 10  # decisions without a keep before structural edits draw on the population
 ELSEWHERE_SHARE = 0.2
 
 
@@ -180,9 +181,12 @@ class OfflineProposer(Proposer):
         says so and it applies: a crossover of the incumbent with another live structure (either way round),
         or an operator's edit of another live structure. None: the incumbent's own edit is drawn as usual."""
         live = [s for s in view.structures if not s.inert and not s.crashed]
+        recent = view.history[-STALLED_AFTER:]
+        if not live or len(recent) < STALLED_AFTER or any(h.decision == "keep" for h in recent):
+            return None  # the incumbent's lineage still moves: build on it
         rng = random.Random(f"{self.seed}:population:{self.generation}:{view.attempt}")
         draw = rng.random()
-        if not live or draw >= CROSSOVER_SHARE + ELSEWHERE_SHARE:
+        if draw >= CROSSOVER_SHARE + ELSEWHERE_SHARE:
             return None
         other = _by_rank(live, rng)
         if draw < CROSSOVER_SHARE:
