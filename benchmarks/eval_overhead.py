@@ -14,11 +14,17 @@
     concurrency. Target: assay >= 0.9 x the bare loop.
 (e) Start-up: `assay --version` and `assay --help` against `python -c "import typer, pydantic"` (target
     <= 2x), each run as a fresh process.
+(g) Whole processes, as a user runs them: `assay eval -q` (default settings: the jail where bubblewrap works; and
+    with `runner.sandbox: none`) against a bare Python script a user would write for the same work (a thread pool
+    running the child, the same three checks), each a fresh process, median of interleaved repeats (targets
+    <= 1.5x with the jail, <= 1.25x without); the same for the llm runner's cases against a bare openai-SDK script
+    (target >= 0.85x its throughput, start-up included); and how long after the command the first case starts
+    (a one-case project whose child prints the time; target <= 0.5 s).
 (f) Loading 50,000 cases from JSONL: time and peak memory of assay's loader against a bare `json.loads` per
     line of the same file (targets <= 3x the time, <= 2x the memory), each in a fresh process.
 
 Run: python benchmarks/eval_overhead.py [--cases 2000] [--concurrency 4] [--repeats 3] [--child /bin/echo]
-     [--only command,sweep,llm,startup,loading]
+     [--only command,sweep,llm,startup,loading,whole]
 """
 
 from __future__ import annotations
@@ -393,6 +399,170 @@ def bench_loading(n_cases: int, repeats: int) -> None:
         print(line)
 
 
+BARE_COMMAND_SCRIPT = """
+import json, re, shlex, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+cases = [json.loads(line) for line in open(sys.argv[1])]
+template = sys.argv[3]
+def one(case):
+    done = subprocess.run(template.replace("{input}", shlex.quote(case["input"])), shell=True, capture_output=True,
+                          text=True)
+    out = done.stdout.rstrip("\\n")
+    ok = True
+    for check in case["checks"]:
+        if check["type"] == "contains":
+            ok &= check["value"] in out
+        elif check["type"] == "regex":
+            ok &= re.search(check["value"], out) is not None
+        else:
+            ok &= check["value"] not in out
+    return ok
+with ThreadPoolExecutor(int(sys.argv[2])) as pool:
+    passed = sum(pool.map(one, cases))
+print(f"{passed}/{len(cases)} passed")
+sys.exit(0 if passed == len(cases) else 1)
+"""
+
+BARE_SDK_SCRIPT = """
+import asyncio, json, sys
+from openai import AsyncOpenAI
+async def main():
+    cases = [json.loads(line) for line in open(sys.argv[1])]
+    prompt = open(sys.argv[4]).read()
+    client = AsyncOpenAI(base_url=sys.argv[3], api_key="bench-key", max_retries=0)
+    gate = asyncio.Semaphore(int(sys.argv[2]))
+    async def one(case):
+        async with gate:
+            reply = await client.chat.completions.create(model="bench-model", temperature=0, messages=[
+                {"role": "system", "content": prompt}, {"role": "user", "content": case["input"]}])
+        return reply.choices[0].message.content
+    answers = await asyncio.gather(*(one(c) for c in cases))
+    await client.close()
+    print(len(answers), "answers")
+asyncio.run(main())
+"""
+
+
+def _whole_seconds(argv: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode not in ok:
+        raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
+    return seconds
+
+
+def _report_whole(title: str, times: dict[str, list[float]], base: str, targets: dict[str, float]) -> None:
+    print(title)
+    reference = statistics.median(times[base])
+    for name, values in times.items():
+        median = statistics.median(values)
+        line = f"    {name:34s} median {median:6.2f}s  ({' '.join(f'{x:.2f}' for x in values)})"
+        if name != base:
+            ratio = median / reference
+            line += f"   {ratio:.2f}x the bare script"
+            if name in targets:
+                line += f" (target <= {targets[name]}) {'OK' if ratio <= targets[name] else 'MISSED'}"
+        print(line)
+
+
+def first_case_delay(repeats: int) -> list[float]:
+    """Seconds from starting ``assay eval`` to its one case's child reading the clock (command runner, default
+    settings)."""
+    delays = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "artifact.txt").write_text("x\n")
+        (root / "cases.jsonl").write_text(
+            json.dumps({"id": "now", "input": "x", "checks": [{"type": "regex", "value": r"^\\d+\\.\\d+$"}]})
+            + "\n"
+        )
+        (root / "assay.yaml").write_text(
+            "artifact: {kind: prompt, paths: [artifact.txt]}\ncases: {files: [cases.jsonl]}\n"
+            "runner: {type: command, command: 'date +%s.%N'}\n"
+        )
+        for _ in range(repeats):
+            started = time.time()
+            done = subprocess.run(
+                [sys.executable, "-m", "assay", "eval", "-q", "--json"],
+                cwd=root,
+                capture_output=True,
+                text=True,
+            )
+            case = json.loads(done.stdout)["cases"][0]
+            trace = json.loads(Path(case["trace"]).read_text())
+            delays.append(float(trace["result"]["output"]["text"]) - started)
+    return delays
+
+
+def bench_whole(n_cases: int, llm_cases: int, concurrency: int, repeats: int, child: str) -> None:
+    """(g): whole processes with default settings against bare scripts, interleaved."""
+    assay = [sys.executable, "-m", "assay", "eval", "-q"]
+    with tempfile.TemporaryDirectory() as tmp:
+        default, none = Path(tmp) / "default", Path(tmp) / "none"
+        default.mkdir()
+        none.mkdir()
+        runner = f"{{type: command, command: {json.dumps(CHILDREN[child])}, timeout: 30}}"
+        make_project(default, n_cases, runner, concurrency)
+        make_project(none, n_cases, command_runner(child, "none"), concurrency)
+        (Path(tmp) / "bare.py").write_text(BARE_COMMAND_SCRIPT)
+        bare = [sys.executable, str(Path(tmp) / "bare.py"), "cases.jsonl", str(concurrency), CHILDREN[child]]
+        jail = "with the jail" if bwrap_status().available else "default (no bwrap here: unjailed)"
+        runs = {
+            "bare script (thread pool)": (bare, none),
+            f"assay eval -q, {jail}": (assay, default),
+            "assay eval -q, sandbox: none": (assay, none),
+        }
+        times: dict[str, list[float]] = {name: [] for name in runs}
+        for _ in range(repeats):
+            for name, (argv, cwd) in runs.items():
+                times[name].append(_whole_seconds(argv, cwd))
+    _report_whole(
+        f"(g) whole processes, `{CHILDREN[child]}`, {n_cases} cases x 3 checks, concurrency {concurrency},"
+        f" {repeats} interleaved runs, load {load_average()}",
+        times,
+        "bare script (thread pool)",
+        {f"assay eval -q, {jail}": 1.5, "assay eval -q, sandbox: none": 1.25},
+    )
+    delays = first_case_delay(repeats)
+    median = statistics.median(delays)
+    print(
+        f"    first case starts after        median {median:6.2f}s  ({' '.join(f'{x:.2f}' for x in delays)})"
+        f"   (target <= 0.5) {'OK' if median <= 0.5 else 'MISSED'}"
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER_SCRIPT, str(ROOT), "0.1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            runner = f"{{type: llm, model: 'openai:bench-model', base_url: '{url}', prompt: artifact.txt}}"
+            make_project(root, llm_cases, runner, 32)
+            (root / "bare.py").write_text(BARE_SDK_SCRIPT)
+            sdk = [sys.executable, "bare.py", "cases.jsonl", "32", url, "artifact.txt"]
+            llm_times: dict[str, list[float]] = {"bare SDK script": [], "assay eval -q (llm runner)": []}
+            env_key = os.environ.setdefault("OPENAI_API_KEY", "bench-key")
+            assert env_key
+            for _ in range(repeats):
+                llm_times["bare SDK script"].append(_whole_seconds(sdk, root))
+                # The scripted answer does not pass the checks: exit 1 is expected, only time matters.
+                llm_times["assay eval -q (llm runner)"].append(_whole_seconds(assay, root, ok=(0, 1)))
+    finally:
+        server.communicate("")
+    bare_rate = llm_cases / statistics.median(llm_times["bare SDK script"])
+    ours_rate = llm_cases / statistics.median(llm_times["assay eval -q (llm runner)"])
+    print(
+        f"    llm runner, {llm_cases} cases, 100 ms server, concurrency 32: bare {bare_rate:.0f} cases/s,"
+        f" assay {ours_rate:.0f} cases/s = {ours_rate / bare_rate:.2f}x (target >= 0.85)"
+        f" {'OK' if ours_rate / bare_rate >= 0.85 else 'MISSED'}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -404,7 +574,9 @@ def main() -> None:
     parser.add_argument("--levels", default="1,4,16,64", help="Concurrency levels of the sweep.")
     parser.add_argument("--llm-cases", type=int, default=640)
     parser.add_argument("--load-cases", type=int, default=50_000)
-    parser.add_argument("--only", default="command,sweep,llm,startup,loading", help="Comma-separated parts.")
+    parser.add_argument(
+        "--only", default="command,sweep,llm,startup,loading,whole", help="Comma-separated parts."
+    )
     args = parser.parse_args()
     parts = set(args.only.split(","))
     if "command" in parts:
@@ -417,6 +589,8 @@ def main() -> None:
         bench_startup(args.repeats)
     if "loading" in parts:
         bench_loading(args.load_cases, args.repeats)
+    if "whole" in parts:
+        bench_whole(args.cases, args.llm_cases, args.concurrency, max(5, args.repeats), args.child)
 
 
 if __name__ == "__main__":

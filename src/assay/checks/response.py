@@ -19,8 +19,6 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from jsonschema import validators
-
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError, CheckUnavailable
 from assay.checks.grading import PassRule, read_verdict
 from assay.checks.structured import parse_json_output
@@ -105,6 +103,8 @@ class ToolCallValidCheck(Check):
                     arguments = json.loads(arguments or "{}")
                 except ValueError as exc:
                     return self.result(False, evidence=f"{call['name']}: arguments are not JSON: {exc}")
+            from jsonschema import validators  # a tenth of a second to import: only for a schema to check
+
             errors = list(validators.validator_for(schema)(schema).iter_errors(arguments))
             if errors:
                 return self.result(False, evidence=clip(f"{call['name']}: {errors[0].message}"))

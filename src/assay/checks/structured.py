@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import yaml
-from jsonschema import exceptions as schema_errors
-from jsonschema import validators
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
 from assay.checks.text import clip
@@ -49,14 +48,23 @@ def _json_path(parts: Any) -> str:
     return path
 
 
+def _validators() -> ModuleType:
+    """jsonschema's validators, imported when a schema is first used (a tenth of a second at start-up)."""
+    from jsonschema import validators
+
+    return validators
+
+
 def _check_schema(schema: Any, where: str) -> dict[str, Any] | bool:
     if not isinstance(schema, dict | bool):
         raise CheckSpecError(
             f"json_schema: {where} must be a JSON schema object, got {type(schema).__name__}"
         )
+    from jsonschema import exceptions as schema_errors
+
     try:
         # types-jsonschema types the schema as a dict, but True and False are valid schemas too.
-        validators.validator_for(schema).check_schema(schema)  # type: ignore[arg-type]
+        _validators().validator_for(schema).check_schema(schema)  # type: ignore[arg-type]
     except schema_errors.SchemaError as exc:
         at = _json_path(exc.absolute_path)
         raise CheckSpecError(
@@ -136,7 +144,7 @@ class JsonSchemaCheck(Check):
         value, error = parse_json_output(output.text)
         if error:
             return self.result(False, evidence=error)
-        validator = validators.validator_for(schema)(schema)
+        validator = _validators().validator_for(schema)(schema)
         errors = sorted(
             validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message)
         )
@@ -185,7 +193,7 @@ class ContainsJsonCheck(Check):
             return self.result(False, evidence="no JSON found in the output")
         if self.schema is None:
             return self.result(True, evidence=f"{len(values)} JSON value(s) found")
-        validator = validators.validator_for(self.schema)(self.schema)
+        validator = _validators().validator_for(self.schema)(self.schema)
         first_error = None
         for value in values:
             errors = list(validator.iter_errors(value))

@@ -4,7 +4,27 @@
 renders one line per finding.
 """
 
-from assay.static.report import Finding, StaticReport, format_report
-from assay.static.scan import scan_artifact
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.static.report import Finding, StaticReport, format_report
+    from assay.static.scan import scan_artifact
 
 __all__ = ["Finding", "StaticReport", "format_report", "scan_artifact"]
+# Imported on first use: the report's types (which every evaluation result holds) without the scanners.
+_LAZY = {
+    "Finding": "assay.static.report",
+    "StaticReport": "assay.static.report",
+    "format_report": "assay.static.report",
+    "scan_artifact": "assay.static.scan",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,9 +14,6 @@ import tempfile
 import threading
 from pathlib import Path, PurePosixPath
 
-from detect_secrets import SecretsCollection
-from detect_secrets.settings import default_settings
-
 from assay.static.patterns import scan_patterns, secret_lines
 from assay.static.report import Finding, Severity
 
@@ -87,6 +84,10 @@ def scan_secrets(texts: dict[str, str]) -> list[Finding]:
             candidates[rel] = lines
     if not candidates:
         return []
+    # detect-secrets (and the requests it imports) costs a fifth of a second to import: only when needed.
+    from detect_secrets import SecretsCollection
+    from detect_secrets.settings import default_settings
+
     findings: list[Finding] = []
     with tempfile.TemporaryDirectory(prefix="assay-secrets-") as scratch, _LOCK, default_settings():
         origin: dict[str, tuple[str, list[int]]] = {}
