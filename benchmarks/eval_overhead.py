@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))  # for tests.fakes.llm_server
 
 from assay.config import load_config  # noqa: E402
 from assay.evaluation.session import evaluate_project, select_cases  # noqa: E402
+from assay.evaluation.traces import read_trace  # noqa: E402
 from assay.sandbox import bwrap_status  # noqa: E402
 
 CHILDREN = {
@@ -187,18 +188,18 @@ def bench_command(n_cases: int, concurrency: int, repeats: int, child: str = "ec
 
 
 def trace_disk_use(project: Path) -> str:
-    """The trace files of the project's last evaluation per 1,000 cases: their bytes, the disk blocks they
-    take (a small file takes a whole block) and their bytes gzipped as ``traces.compress: true`` writes them."""
+    """The trace log of the project's last evaluation per 1,000 cases: its bytes, the disk blocks it takes,
+    and its bytes gzipped as ``traces.compress: true`` writes them (a gzip member per trace)."""
     folders = sorted((project / ".assay" / "evals").glob("*/traces"), key=lambda p: p.stat().st_mtime)
-    files = [p for p in folders[-1].iterdir() if p.is_file()] if folders else []
-    if not files:
+    log = folders[-1] / "traces.jsonl" if folders else None
+    if log is None or not log.is_file():
         return "    traces: none written"
-    per = 1000 / len(files)
-    size = sum(p.stat().st_size for p in files)
-    blocks = sum(p.stat().st_blocks * 512 for p in files)
-    packed = sum(len(gzip.compress(p.read_bytes(), compresslevel=6, mtime=0)) for p in files)
+    lines = log.read_bytes().splitlines()
+    per = 1000 / len(lines)
+    size, blocks = log.stat().st_size, log.stat().st_blocks * 512
+    packed = sum(len(gzip.compress(line + b"\n", compresslevel=6, mtime=0)) for line in lines)
     return (
-        f"    traces (keep: all): {len(files)} files, per 1,000 cases {size * per / 2**20:.2f} MB"
+        f"    traces (keep: all): {len(lines)} in one log, per 1,000 cases {size * per / 2**20:.2f} MB"
         f" ({blocks * per / 2**20:.2f} MB on disk); gzipped (traces.compress) {packed * per / 2**20:.2f} MB"
     )
 
@@ -490,8 +491,7 @@ def first_case_delay(repeats: int) -> list[float]:
                 text=True,
             )
             case = json.loads(done.stdout)["cases"][0]
-            trace = json.loads(Path(case["trace"]).read_text())
-            delays.append(float(trace["result"]["output"]["text"]) - started)
+            delays.append(float(read_trace(case["trace"]).result.output.text) - started)
     return delays
 
 

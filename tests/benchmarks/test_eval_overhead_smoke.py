@@ -37,10 +37,14 @@ def test_every_part_runs_and_reports_its_ratio() -> None:
     )
     out = done.stdout
     assert "(a) command runner `/bin/echo {input}`, 12 cases" in out and "assay/this = " in out
-    assert "traces (keep: all): 12 files, per 1,000 cases " in out and "gzipped (traces.compress)" in out
+    assert "traces (keep: all): 12 in one log, per 1,000 cases " in out and "gzipped (traces.compress)" in out
     assert "(c) concurrency sweep" in out and out.count("\n    ") >= 4
     for level in (1, 4, 16, 64):
         assert f"\n    {level:11d}   " in out
     assert "(d) llm runner, 8 cases" in out and "assay/bare = " in out
     assert "(e) start-up" in out and "assay --version" in out and "assay --help" in out
     assert "(f) loading 300 cases" in out and "memory " in out
+    assert "(g) whole processes, `/bin/echo {input}`, 12 cases" in out
+    for line in ("bare script (thread pool)", "assay eval -q, sandbox: none", "first case starts after"):
+        assert line in out
+    assert "x the bare script" in out and "llm runner, 8 cases, 100 ms server" in out

@@ -41,8 +41,11 @@ async def test_verdicts_scores_and_traces(tmp_path):
     assert trace.result.output.text == "bye"
     assert [c.passed for c in trace.result.checks] == [False, True]
     assert trace.case.checks[0].value == "hell"
-    raw = json.loads(Path(result.cases[0].trace_path).read_text())
-    assert raw["version"] == 1
+    log, _, offset = result.cases[0].trace_path.rpartition("#")
+    assert Path(log) == tmp_path / "traces" / "traces.jsonl" and offset.isdigit()
+    raw = [json.loads(line) for line in Path(log).read_text().splitlines()]
+    assert sorted(r["case"]["id"] for r in raw) == ["bad", "ok"]
+    assert {r["version"] for r in raw} == {1}
 
 
 async def test_threshold_lets_partial_cases_pass(tmp_path):

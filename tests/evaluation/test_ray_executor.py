@@ -24,6 +24,7 @@ from assay.errors import ConfigError  # noqa: E402
 from assay.evaluation.executor import EXECUTORS  # noqa: E402
 from assay.evaluation.ray_executor import RayExecutor  # noqa: E402
 from assay.evaluation.session import build_evaluator, evaluate_project, select_cases  # noqa: E402
+from assay.evaluation.traces import read_trace  # noqa: E402
 from tests.layers import e2e_fixture  # noqa: E402
 from tests.raycluster import RayCluster, start_cluster  # noqa: E402
 
@@ -142,8 +143,9 @@ def test_same_verdicts_as_local_and_traces_written_by_the_driver(cluster, driver
     ]
     assert remote.passed == 7 and remote.total == 12
     for case in remote.cases:
-        trace = Path(case.trace_path or "")
-        assert trace.parent == tmp_path / "ray-eval" / "traces" and trace.exists()
+        log, _, offset = (case.trace_path or "").rpartition("#")
+        assert Path(log) == tmp_path / "ray-eval" / "traces" / "traces.jsonl" and offset.isdigit()
+        assert read_trace(case.trace_path or "").result.id == case.id
         assert case.output.meta["worker"]  # it ran in a Ray worker, which said so
     assert remote.sandbox == local.sandbox
 
@@ -221,7 +223,7 @@ def test_eval_cli_survives_a_worker_node_killed_mid_run(cluster, driver, tmp_pat
     )  # fmt: skip
     traces = root / ".assay" / "evals"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list(traces.glob("*/traces/*.json"))) < 30:
+    while time.monotonic() < deadline and traced(traces) < 30:
         time.sleep(0.1)
     assert run.poll() is None, run.communicate()
     cluster.kill(doomed)
@@ -231,13 +233,15 @@ def test_eval_cli_survives_a_worker_node_killed_mid_run(cluster, driver, tmp_pat
     ids = [c["id"] for c in summary["cases"]]
     assert len(ids) == 200 and len(set(ids)) == 200
     assert summary["passed"] == 200
-    nodes = [
-        json.loads(Path(c["trace"]).read_text())["result"]["output"]["meta"]["ray_node"]
-        for c in summary["cases"]
-    ]
+    nodes = [read_trace(c["trace"]).result.output.meta["ray_node"] for c in summary["cases"]]
     assert added & set(nodes)  # the killed node had run cases before it died
     assert set(nodes) <= before | added
-    assert len(list(traces.glob("*/traces/*.json"))) == 200
+    assert traced(traces) == 200
+
+
+def traced(evals: Path) -> int:
+    """How many lines (whole traces) the trace logs under ``evals`` hold."""
+    return sum(log.read_bytes().count(b"\n") for log in evals.glob("*/traces/traces.jsonl"))
 
 
 @pytest.mark.e2e
@@ -266,7 +270,7 @@ def test_a_case_whose_worker_always_dies_is_a_failed_case_with_evidence(cluster,
     assert not lost.passed and lost.score == 0.0
     assert lost.output.error is not None and lost.output.error.startswith("worker lost after 2 attempts: ")
     assert lost.checks[-1].type == "runner" and "worker lost" in lost.checks[-1].evidence
-    assert Path(lost.trace_path or "").exists()
+    assert read_trace(lost.trace_path or "").result.id == "die"
 
 
 # Several candidates measured at once share the machine, so the gate's time rule is set out of reach.

@@ -161,7 +161,7 @@ def test_no_altered_form_reaches_the_proposer_in_ten_generations(
     per_request = [leaked(r.system + "\n" + r.user, SECRETS) for r in requests]
     per_trace = [leaked(p.read_text(), SECRETS) for p in traces]
     # The answer key really flowed through the run: the traces assay keeps for itself hold every echo.
-    raw = "".join(p.read_text() for p in (files.run_dir / "traces").rglob("*.json"))
+    raw = "".join(p.read_text() for p in (files.run_dir / "traces").rglob("traces.jsonl"))
     assert set(leaked(raw, SECRETS)) >= {VALUE, EXPECTED, "KESTREL-2290"}
     if protection == "off":
         assert sum(map(bool, per_request)) == 10  # every request leaks through the former redactor
@@ -195,7 +195,7 @@ def test_no_fragment_of_a_drawn_key_reaches_the_proposer_in_ten_generations(
     assert [_fragments.leaks(r.system + "\n" + r.user, key) for r in requests] == [[]] * 10, key
     assert [_fragments.leaks(p.read_text(), key) for p in traces] == [[]] * len(traces), key
     # The fragments flowed through the run, and the prompts showed the outputs and the judge's reasons.
-    raw = "".join(p.read_text() for p in (files.run_dir / "traces").rglob("*.json"))
+    raw = "".join(p.read_text() for p in (files.run_dir / "traces").rglob("traces.jsonl"))
     assert set(_fragments.leaks(raw, key)) == {key.rare, "".join(key.pair), key.number}
     assert all("output:\n```\nHello! Refs:" in r.user and "judge said:" in r.user for r in requests)
 
@@ -278,5 +278,5 @@ def test_a_crashing_program_echoing_the_key_in_stdout_and_stderr_leaks_nothing_i
         assert "fails (crash)" in request.user and "stderr (the end):" in request.user
         assert "ValueError: cannot finish: [redacted]" in request.user
         assert "the start and the end" in request.user and "padding line" in request.user
-    raw = "".join(p.read_text() for p in (files.run_dir / "traces").rglob("*.json"))
+    raw = "".join(p.read_text() for p in (files.run_dir / "traces").rglob("traces.jsonl"))
     assert set(leaked(raw, PROGRAM_SECRETS)) >= {VALUE, EXPECTED, HOLDOUT_INPUT}

@@ -193,7 +193,7 @@ def test_no_check_value_reaches_the_proposer_across_generations(tmp_path, llm_se
     asked = {r.user for r in runner}
     assert HOLDOUT_INPUT in asked and len(asked) == 10
     assert any("Rule 2: keep replies short." in r.system for r in runner)
-    raw = "".join(p.read_text() for p in (files.run_dir / "traces").rglob("*.json"))
+    raw = "".join(p.read_text() for p in (files.run_dir / "traces").rglob("traces.jsonl"))
     assert all(value in raw or json.dumps(value)[1:-1] in raw for value in PLANTED)
 
 

@@ -163,12 +163,15 @@ BRANCHED = {
 }
 
 
-def population_view(*, inert: bool = False) -> ProposerView:
+def population_view(*, inert: bool = False, keep_at: int | None = None) -> ProposerView:
+    """Ten decisions in a row without a keep (or with one at ``keep_at``), another structure scoring 0.93."""
     other = search_space(BRANCHED).point()
     return ProposerView(
         artifact=dict(PARENT),
         layer=2,
-        history=[HistoryEntry(1, "tune", "discard", "tune")],
+        history=[
+            HistoryEntry(g, "tune", "keep" if g == keep_at else "discard", "tune") for g in range(1, 11)
+        ],
         trials=[Trial(search_space(PARENT).point(), 0.95), Trial(other, 0.93, "c1", unchanged=inert)],
         structures=[Structure(other.study, BRANCHED, 0.93, 2, inert=inert)],
     )
@@ -211,3 +214,7 @@ def test_structural_edits_start_from_the_population_now_and_then(tmp_path: Path)
 
 def test_structures_that_changed_nothing_measured_are_no_parents(tmp_path: Path) -> None:
     assert set(structural(population_view(inert=True), tmp_path)) == {"incumbent"}
+
+
+def test_while_the_incumbents_lineage_moves_edits_build_on_it_alone(tmp_path: Path) -> None:
+    assert set(structural(population_view(keep_at=2), tmp_path)) == {"incumbent"}

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from assay.evaluation.traces import read_traces
 from tests.sandbox.procs import kill_marked, marked_processes, unique_marker
 
 pytestmark = pytest.mark.e2e
@@ -92,9 +93,10 @@ def summary(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 def outputs(root: Path) -> str:
     """Everything the candidate produced (its output, stdout and stderr), from the trace files."""
     seen = []
-    for path in (root / ".assay" / "evals").rglob("traces/*.json"):
-        output = json.loads(path.read_text())["result"]["output"]
-        seen += [output["text"], output["stdout_tail"], output["stderr_tail"], output["error"] or ""]
+    for folder in (root / ".assay" / "evals").glob("*/traces"):
+        for trace in read_traces(folder):
+            output = trace.result.output
+            seen += [output.text, output.stdout_tail, output.stderr_tail, output.error or ""]
     return "\n".join(seen)
 
 

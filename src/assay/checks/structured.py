@@ -63,8 +63,7 @@ def _check_schema(schema: Any, where: str) -> dict[str, Any] | bool:
     from jsonschema import exceptions as schema_errors
 
     try:
-        # types-jsonschema types the schema as a dict, but True and False are valid schemas too.
-        _validators().validator_for(schema).check_schema(schema)  # type: ignore[arg-type]
+        _validators().validator_for(schema).check_schema(schema)
     except schema_errors.SchemaError as exc:
         at = _json_path(exc.absolute_path)
         raise CheckSpecError(

@@ -14,7 +14,7 @@ from assay.checks import Check, CheckContext, CheckSpecError, build_check
 from assay.errors import ConfigError
 from assay.evaluation.executor import Executor, LocalExecutor
 from assay.evaluation.scoring import combine, decided_without, not_run, runner_check
-from assay.evaluation.traces import TracePolicy, write_trace
+from assay.evaluation.traces import TracePolicy, close_traces, write_trace
 from assay.model import Case, CaseResult, CheckResult, Output, Split
 from assay.static.report import StaticReport
 
@@ -214,7 +214,7 @@ class Evaluator:
         )
         if trace_dir is not None and self.traces.keeps(result):
             # Written inline: a writer thread fought the event loop for the GIL and cost more than it saved.
-            result.trace_path = str(write_trace(trace_dir, case, result, compress=self.traces.compress))
+            result.trace_path = write_trace(trace_dir, case, result, compress=self.traces.compress)
         return result
 
     async def run(
@@ -234,6 +234,8 @@ class Evaluator:
             )
         finally:
             await self.runner.release(workdir)
+            if trace_dir is not None:
+                close_traces(trace_dir)
         sandbox = getattr(self.runner, "sandbox", None)
         unsandboxed = getattr(getattr(self.runner, "context", None), "unsandboxed", None)
         # Cases run on other machines report how they ran there: one unsandboxed worker makes the run so.

@@ -245,8 +245,8 @@ class RayExecutor(Executor):
                     case, split = cases[index]
                     result = self._result(future, case, split)
                     if trace_dir is not None and evaluator.traces.keeps(result):
-                        result.trace_path = str(
-                            write_trace(trace_dir, case, result, compress=evaluator.traces.compress)
+                        result.trace_path = write_trace(
+                            trace_dir, case, result, compress=evaluator.traces.compress
                         )
                     results[index] = result
                     if on_result is not None:

@@ -1,7 +1,7 @@
 """Where reports come from: a run of the project (by id, or the latest), or an earlier evaluation's folder.
 
 Runs are read from the run store and their folders as ``assay status`` reads them; an evaluation from the
-trace files ``assay eval`` wrote (``<data dir>/evals/<id>/traces``), typed by :func:`read_trace`.
+traces ``assay eval`` wrote (``<data dir>/evals/<id>/traces``), typed by :func:`read_traces`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from assay.config import AssayConfig
 from assay.errors import AssayError
 from assay.evaluation.evaluator import EvalResult
-from assay.evaluation.traces import TRACE_PATTERNS, read_trace
+from assay.evaluation.traces import read_traces
 from assay.history.records import RunRecord
 from assay.history.runfiles import read_events
 from assay.history.store import RunStore
@@ -66,13 +66,13 @@ def best_result(config: AssayConfig, which: str | None) -> tuple[str, EvalResult
 def eval_result(folder: Path) -> EvalResult:
     """The results an earlier ``assay eval`` wrote under ``folder`` (its trace files)."""
     traces = folder / "traces" if (folder / "traces").is_dir() else folder
-    paths = sorted(path for pattern in TRACE_PATTERNS for path in traces.glob(pattern))
-    if not paths:
-        raise AssayError(f"{folder}: no trace files (expected an `assay eval` folder with traces/*.json)")
     try:
-        return EvalResult(cases=[read_trace(p).result for p in paths], trace_dir=str(traces))
-    except ValueError as exc:
+        found = read_traces(traces)
+    except (OSError, ValueError) as exc:
         raise AssayError(f"{folder}: not an assay trace file: {str(exc).splitlines()[0]}") from None
+    if not found:
+        raise AssayError(f"{folder}: no traces (expected an `assay eval` folder with traces/traces.jsonl)")
+    return EvalResult(cases=sorted((t.result for t in found), key=lambda c: c.id), trace_dir=str(traces))
 
 
 def compare_source(config: AssayConfig, name: str) -> tuple[str, EvalResult]:
