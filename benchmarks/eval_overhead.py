@@ -444,13 +444,22 @@ asyncio.run(main())
 """
 
 
-def _whole_seconds(argv: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> float:
+def _whole_run(argv: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
+    """One whole process: its wall seconds and the CPU seconds (user + system) it and its children used."""
     start = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+    process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
-    if done.returncode not in ok:
-        raise SystemExit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
-    return seconds
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in ok:
+        raise SystemExit(f"{' '.join(argv)} exited {process.returncode}: {stderr.decode()[-500:]}")
+    return seconds, usage.ru_utime + usage.ru_stime
+
+
+def _whole_seconds(argv: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> float:
+    return _whole_run(argv, cwd, ok)[0]
 
 
 def _report_whole(title: str, times: dict[str, list[float]], base: str, targets: dict[str, float]) -> None:
@@ -540,26 +549,44 @@ def bench_whole(n_cases: int, llm_cases: int, concurrency: int, repeats: int, ch
         assert server.stdout is not None
         url = server.stdout.readline().strip()
         with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp)
             runner = f"{{type: llm, model: 'openai:bench-model', base_url: '{url}', prompt: artifact.txt}}"
-            make_project(root, llm_cases, runner, 32)
-            (root / "bare.py").write_text(BARE_SDK_SCRIPT)
+            # Two sizes: the CPU per call is the slope between them, start-up left out.
+            sizes = {"small": max(1, llm_cases // 10), "large": llm_cases}
+            for size, count in sizes.items():
+                (Path(tmp) / size).mkdir()
+                make_project(Path(tmp) / size, count, runner, 32)
+                (Path(tmp) / size / "bare.py").write_text(BARE_SDK_SCRIPT)
             sdk = [sys.executable, "bare.py", "cases.jsonl", "32", url, "artifact.txt"]
-            llm_times: dict[str, list[float]] = {"bare SDK script": [], "assay eval -q (llm runner)": []}
-            env_key = os.environ.setdefault("OPENAI_API_KEY", "bench-key")
-            assert env_key
+            os.environ.setdefault("OPENAI_API_KEY", "bench-key")
+            runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
             for _ in range(repeats):
-                llm_times["bare SDK script"].append(_whole_seconds(sdk, root))
-                # The scripted answer does not pass the checks: exit 1 is expected, only time matters.
-                llm_times["assay eval -q (llm runner)"].append(_whole_seconds(assay, root, ok=(0, 1)))
+                for size in sizes:
+                    root = Path(tmp) / size
+                    runs.setdefault(("bare", size), []).append(_whole_run(sdk, root))
+                    # The scripted answer does not pass the checks: exit 1 is expected, only time matters.
+                    runs.setdefault(("assay", size), []).append(_whole_run(assay, root, ok=(0, 1)))
     finally:
         server.communicate("")
-    bare_rate = llm_cases / statistics.median(llm_times["bare SDK script"])
-    ours_rate = llm_cases / statistics.median(llm_times["assay eval -q (llm runner)"])
+
+    def median(who: str, size: str, which: int) -> float:
+        return statistics.median(run[which] for run in runs[(who, size)])
+
+    bare_rate = llm_cases / median("bare", "large", 0)
+    ours_rate = llm_cases / median("assay", "large", 0)
+    calls = sizes["large"] - sizes["small"]
+    per_call = {
+        who: (median(who, "large", 1) - median(who, "small", 1)) / calls * 1000 for who in ("bare", "assay")
+    }
+    extra = per_call["assay"] - per_call["bare"]
     print(
         f"    llm runner, {llm_cases} cases, 100 ms server, concurrency 32: bare {bare_rate:.0f} cases/s,"
         f" assay {ours_rate:.0f} cases/s = {ours_rate / bare_rate:.2f}x (target >= 0.85)"
         f" {'OK' if ours_rate / bare_rate >= 0.85 else 'MISSED'}"
+    )
+    print(
+        f"    CPU per call (slope {sizes['small']} -> {sizes['large']} cases): bare SDK {per_call['bare']:.2f} ms,"
+        f" assay {per_call['assay']:.2f} ms: {extra:.2f} ms beyond the SDK's (target <= 0.5)"
+        f" {'OK' if extra <= 0.5 else 'MISSED'}"
     )
 
 

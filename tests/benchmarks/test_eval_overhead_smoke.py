@@ -48,3 +48,4 @@ def test_every_part_runs_and_reports_its_ratio() -> None:
     for line in ("bare script (thread pool)", "assay eval -q, sandbox: none", "first case starts after"):
         assert line in out
     assert "x the bare script" in out and "llm runner, 8 cases, 100 ms server" in out
+    assert "CPU per call (slope 1 -> 8 cases)" in out and "beyond the SDK" in out

@@ -321,8 +321,8 @@ def test_evolve_on_ray_keeps_and_discards_as_the_local_executor(cluster, tmp_pat
             header.index(k) for k in ("generation", "decision", "dev_score", "holdout_score", "description")
         ]
         rows[name] = [[line.split("\t")[i] for i in keep] for line in lines[1:]]
-        traces = sorted(root.glob(".assay/runs/*/traces/gen-001/*.json"))
-        meta = json.loads(traces[0].read_text())["result"]["output"]["meta"]
+        (log,) = root.glob(".assay/runs/*/traces/gen-001/traces.jsonl")
+        meta = json.loads(log.read_text().splitlines()[0])["result"]["output"]["meta"]
         assert ("ray_node" in meta) == (name == "ray")
     assert len(rows["ray"]) == generations + 1 and rows["ray"] == rows["local"]
     assert [int(row[0]) for row in rows["ray"]] == list(range(generations + 1))
@@ -387,7 +387,7 @@ def test_eval_from_outside_the_cluster_through_ray_client(cluster, tmp_path):
         summary = json.loads(done.stdout)
         if args:
             for case in summary["cases"]:
-                meta = json.loads(Path(case["trace"]).read_text())["result"]["output"]["meta"]
+                meta = read_trace(case["trace"]).result.output.meta
                 assert meta["ray_node"]
         return {c["id"]: (c["passed"], c["score"]) for c in summary["cases"]}
 
