@@ -63,6 +63,7 @@ def trace_bytes(case: Case, result: CaseResult) -> bytes:
 
 TRACE_PATTERNS = ("*.json", "*.json.gz")  # one file per case: folders written before the trace log
 LOG_NAMES = ("traces.jsonl", "traces.jsonl.gz")
+CHUNK = 1 << 16  # bytes read at a time from a gzipped log
 OPEN_LOGS = 16  # trace logs kept open at once (an evolve run writes one per generation and split)
 
 
@@ -153,17 +154,23 @@ def close_traces(trace_dir: Path) -> None:
 
 def _records(data: bytes, compress: bool) -> Iterator[tuple[int, int, bytes]]:
     """The whole records of a log's bytes: (start, end, the trace's JSON); a torn last one is left out."""
+    view = memoryview(data)
     position = 0
     while position < len(data):
         if compress:
-            member = zlib.decompressobj(wbits=31)
+            # Fed in chunks: a member's decompressor copies what follows the member (unused_data), and the
+            # whole rest of a log per member would make reading a log quadratic in its size.
+            member, parts, fed = zlib.decompressobj(wbits=31), [], position
             try:
-                text = member.decompress(data[position:])
+                while not member.eof and fed < len(data):
+                    chunk = view[fed : fed + CHUNK]
+                    fed += len(chunk)
+                    parts.append(member.decompress(chunk))
             except zlib.error:
                 return
             if not member.eof:
                 return
-            end = len(data) - len(member.unused_data)
+            text, end = b"".join(parts), fed - len(member.unused_data)
         else:
             newline = data.find(b"\n", position)
             if newline < 0:
@@ -190,7 +197,7 @@ def read_trace(path: Path | str) -> Trace:
                 member = zlib.decompressobj(wbits=31)
                 data = b""
                 while not member.eof:
-                    chunk = handle.read(1 << 16)
+                    chunk = handle.read(CHUNK)
                     if not chunk:
                         raise ValueError(f"{text}: a torn trace record")
                     data += member.decompress(chunk)
