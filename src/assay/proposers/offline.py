@@ -65,8 +65,9 @@ class OfflineProposer(Proposer):
     the other way round (:func:`turned_round`): one of the two sides of a new threshold is often inert. After a
     tuning trial, a Thompson draw over the two families' keep rates in the recent history (a Beta(1 + keeps,
     1 + discards) per family) decides.
-    Two structural edits in five start from the population when it holds another live structure (one that made
-    a measured difference): a crossover with the incumbent, or an edit of that structure (:meth:`from_population`).
+    Once the last ``STALLED_AFTER`` decisions kept nothing, two structural edits in five start from the
+    population when it holds another live structure (one that made a measured difference): a crossover with the
+    incumbent, or an edit of that structure (:meth:`from_population`).
     When structural edits are chosen but no operator applies at the current layer while one applies at another
     of ``layers``, the proposal gives way so that the loop moves on to that layer: tuning, which always has a
     number to try once any structure has one, would otherwise take every generation of a layer with nothing to
