@@ -564,7 +564,10 @@ def bench_whole(n_cases: int, llm_cases: int, concurrency: int, repeats: int, ch
                     root = Path(tmp) / size
                     runs.setdefault(("bare", size), []).append(_whole_run(sdk, root))
                     # The scripted answer does not pass the checks: exit 1 is expected, only time matters.
-                    runs.setdefault(("assay", size), []).append(_whole_run(assay, root, ok=(0, 1)))
+                    # --no-cache: a repeat would otherwise be answered from the response cache, not the server.
+                    runs.setdefault(("assay", size), []).append(
+                        _whole_run([*assay, "--no-cache"], root, ok=(0, 1))
+                    )
     finally:
         server.communicate("")
 
