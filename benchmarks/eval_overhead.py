@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gzip
 import json
 import os
@@ -42,6 +43,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -270,7 +272,10 @@ async def run_bare_sdk(url: str, n_cases: int, concurrency: int, prompt: str) ->
     return time.perf_counter() - start
 
 
-def bench_llm(n_cases: int, concurrency: int, delay: float, repeats: int) -> float:
+@contextlib.contextmanager
+def llm_server(delay: float) -> Iterator[str]:
+    """A scripted OpenAI-compatible server on loopback, in a process of its own, answering after ``delay``
+    seconds; its URL."""
     server = subprocess.Popen(
         [sys.executable, "-c", SERVER_SCRIPT, str(ROOT), str(delay)],
         stdin=subprocess.PIPE,
@@ -279,7 +284,13 @@ def bench_llm(n_cases: int, concurrency: int, delay: float, repeats: int) -> flo
     )
     try:
         assert server.stdout is not None
-        url = server.stdout.readline().strip()
+        yield server.stdout.readline().strip()
+    finally:
+        server.communicate("")
+
+
+def bench_llm(n_cases: int, concurrency: int, delay: float, repeats: int) -> float:
+    with llm_server(delay) as url:
         os.environ.setdefault("OPENAI_API_KEY", "bench-key")
         bare: list[float] = []
         ours: list[float] = []
@@ -292,8 +303,6 @@ def bench_llm(n_cases: int, concurrency: int, delay: float, repeats: int) -> flo
                 # The scripted answer does not satisfy the benchmark's checks; only throughput matters here.
                 seconds, _ = asyncio.run(run_assay(config))
                 ours.append(n_cases / seconds)
-    finally:
-        server.communicate("")
     ratio = statistics.median(ours) / statistics.median(bare)
     print(
         f"(d) llm runner, {n_cases} cases, server (own process) delay {delay * 1000:.0f} ms, concurrency"
@@ -539,37 +548,26 @@ def bench_whole(n_cases: int, llm_cases: int, concurrency: int, repeats: int, ch
         f"    first case starts after        median {median:6.2f}s  ({' '.join(f'{x:.2f}' for x in delays)})"
         f"   (target <= 0.5) {'OK' if median <= 0.5 else 'MISSED'}"
     )
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVER_SCRIPT, str(ROOT), "0.1"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().strip()
-        with tempfile.TemporaryDirectory() as tmp:
-            runner = f"{{type: llm, model: 'openai:bench-model', base_url: '{url}', prompt: artifact.txt}}"
-            # Two sizes: the CPU per call is the slope between them, start-up left out.
-            sizes = {"small": max(1, llm_cases // 10), "large": llm_cases}
-            for size, count in sizes.items():
-                (Path(tmp) / size).mkdir()
-                make_project(Path(tmp) / size, count, runner, 32)
-                (Path(tmp) / size / "bare.py").write_text(BARE_SDK_SCRIPT)
-            sdk = [sys.executable, "bare.py", "cases.jsonl", "32", url, "artifact.txt"]
-            os.environ.setdefault("OPENAI_API_KEY", "bench-key")
-            runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
-            for _ in range(repeats):
-                for size in sizes:
-                    root = Path(tmp) / size
-                    runs.setdefault(("bare", size), []).append(_whole_run(sdk, root))
-                    # The scripted answer does not pass the checks: exit 1 is expected, only time matters.
-                    # --no-cache: a repeat would otherwise be answered from the response cache, not the server.
-                    runs.setdefault(("assay", size), []).append(
-                        _whole_run([*assay, "--no-cache"], root, ok=(0, 1))
-                    )
-    finally:
-        server.communicate("")
+    with llm_server(0.1) as url, tempfile.TemporaryDirectory() as tmp:
+        runner = f"{{type: llm, model: 'openai:bench-model', base_url: '{url}', prompt: artifact.txt}}"
+        # Two sizes: the CPU per call is the slope between them, start-up left out.
+        sizes = {"small": max(1, llm_cases // 10), "large": llm_cases}
+        for size, count in sizes.items():
+            (Path(tmp) / size).mkdir()
+            make_project(Path(tmp) / size, count, runner, 32)
+            (Path(tmp) / size / "bare.py").write_text(BARE_SDK_SCRIPT)
+        sdk = [sys.executable, "bare.py", "cases.jsonl", "32", url, "artifact.txt"]
+        os.environ.setdefault("OPENAI_API_KEY", "bench-key")
+        runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for _ in range(repeats):
+            for size in sizes:
+                root = Path(tmp) / size
+                runs.setdefault(("bare", size), []).append(_whole_run(sdk, root))
+                # The scripted answer does not pass the checks: exit 1 is expected, only time matters.
+                # --no-cache: a repeat would otherwise be answered from the response cache, not the server.
+                runs.setdefault(("assay", size), []).append(
+                    _whole_run([*assay, "--no-cache"], root, ok=(0, 1))
+                )
 
     def median(who: str, size: str, which: int) -> float:
         return statistics.median(run[which] for run in runs[(who, size)])

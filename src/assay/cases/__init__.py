@@ -5,7 +5,9 @@ promptfoo provider bridge run in a runner's worker) does not pull in every loade
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from assay.cases.loader import load_cases
@@ -20,9 +22,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes("assay.cases", _LAZY)

@@ -6,7 +6,9 @@ renders one line per finding.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from assay.static.report import Finding, StaticReport, format_report
@@ -22,9 +24,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes("assay.static", _LAZY)
