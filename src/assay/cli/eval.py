@@ -87,7 +87,7 @@ def eval_command(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
-    from assay.aio import run_sync
+    from assay.cli.collector import run_command
     from assay.cli.ticker import CaseCounter, Ticker
     from assay.evaluation.deadend import dead_end
     from assay.evaluation.session import evaluate_project, select_cases, summary_document, write_grading
@@ -138,7 +138,7 @@ def eval_command(
         # cases run on a copy of the work tree as it is (docs/evolve.md, "Your tree"), unless --workdir says where.
         git = repository_of(cfg) if workdir is None else None
         with contextlib.redirect_stdout(sys.stderr), loaded.terms(), project_copy(cfg, git) as copy:
-            result = run_sync(
+            result = run_command(
                 evaluate_project(
                     cfg,
                     selection,

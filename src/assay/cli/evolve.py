@@ -171,7 +171,7 @@ def resume_command(
 
 def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolution) -> None:
     """Run the loop; in a terminal, a live view of the run stays under the lines of the generations."""
-    from assay.aio import run_sync
+    from assay.cli.collector import run_command
 
     try:
         if out.is_terminal:
@@ -182,7 +182,7 @@ def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolut
             settings = evolution.settings
             budget = RunLimits.of(evolution.config.evolve, evolution.max_generations, settings.wall_clock_s)
             with Live(LiveView(evolution, budget), console=out.real, refresh_per_second=2, transient=True):
-                outcome = run_sync(start())
+                outcome = run_command(start())
         else:  # a pipe or a log file: a status line every few seconds stands in for the live view
             from assay.cli.ticker import Ticker, every_s
 
@@ -190,7 +190,7 @@ def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolut
             line = lambda: _status_line(evolution, time.monotonic() - started)  # noqa: E731
             write = lambda text: out.print(text, highlight=False, markup=False, soft_wrap=True)  # noqa: E731
             with Ticker(line, write, every=every_s(10.0)):
-                outcome = run_sync(start())
+                outcome = run_command(start())
     except KeyboardInterrupt:
         err.print("interrupted: the current generation was abandoned; `assay resume` continues the run")
         sys.exit(130)

@@ -37,7 +37,7 @@ def init_command(
     a copy of the last commit (the user's tree is left as it was)."""
     from rich.text import Text
 
-    from assay.aio import run_sync
+    from assay.cli.collector import run_command
     from assay.config import load_config
     from assay.evaluation.deadend import dead_end
     from assay.evaluation.session import evaluate_project, select_cases
@@ -82,7 +82,7 @@ def init_command(
     # Measured on a copy of the commit `assay evolve` starts from: nothing the runner, its checks or Python
     # write lands in the user's tree, and the baseline is the run's.
     with project_copy(cfg, git, commit=git.head()) as workdir:
-        result = run_sync(evaluate_project(cfg, selection, workdir=workdir))
+        result = run_command(evaluate_project(cfg, selection, workdir=workdir))
     if result.blocked:
         raise AssayError("the L1 static tier found critical problems; run `assay eval` to see them")
     for split in Split:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -64,6 +65,10 @@ def _register() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app. Usage errors get typer's usage message and exit 2; configuration errors
     print one line and exit 2; only a bug prints "internal error" (exit 3), never a traceback."""
+    from assay.cli.collector import pause_for
+
+    words = sys.argv[1:] if argv is None else argv
+    paused = pause_for(words[0] if words else None)
     _register()
     from assay.sandbox import install_cleanup
 
@@ -92,6 +97,9 @@ def main(argv: list[str] | None = None) -> None:
             soft_wrap=True,
         )
         sys.exit(3)
+    finally:
+        if paused:
+            gc.enable()  # a caller in the same process (a test) keeps its collector
 
 
 if __name__ == "__main__":
