@@ -24,7 +24,7 @@
     line of the same file (targets <= 3x the time, <= 2x the memory), each in a fresh process.
 
 Run: python benchmarks/eval_overhead.py [--cases 2000] [--concurrency 4] [--repeats 3] [--child /bin/echo]
-     [--only command,sweep,llm,startup,loading,whole]
+     [--only command,sweep,llm,startup,loading,whole] [--whole-repeats 5]
 """
 
 from __future__ import annotations
@@ -599,6 +599,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--child", choices=sorted(CHILDREN), default="/bin/echo")
+    parser.add_argument(
+        "--whole-repeats", type=int, default=5, help="Interleaved repeats of each whole process in (g)."
+    )
     parser.add_argument("--levels", default="1,4,16,64", help="Concurrency levels of the sweep.")
     parser.add_argument("--llm-cases", type=int, default=640)
     parser.add_argument("--load-cases", type=int, default=50_000)
@@ -618,7 +621,7 @@ def main() -> None:
     if "loading" in parts:
         bench_loading(args.load_cases, args.repeats)
     if "whole" in parts:
-        bench_whole(args.cases, args.llm_cases, args.concurrency, max(5, args.repeats), args.child)
+        bench_whole(args.cases, args.llm_cases, args.concurrency, args.whole_repeats, args.child)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ def test_every_part_runs_and_reports_its_ratio() -> None:
             "8",
             "--load-cases",
             "300",
+            "--whole-repeats",
+            "1",
         ],
         capture_output=True,
         text=True,

@@ -19,6 +19,9 @@ _LEAN = _spawn.available()
 DEFAULT_LIMITS = SandboxLimits()
 
 
+_FOUND_DIRS: set[str] = set()
+
+
 async def run_process(
     command: str | Sequence[str],
     *,
@@ -40,8 +43,12 @@ async def run_process(
     env = env if env is not None else scrubbed_env(limits.env_allow)
     if not isinstance(command, str) and not findable(command[0], cwd, env.get("PATH")):
         return ProcessResult(error=f"could not start process: command not found: {command[0]}")
-    if cwd is not None and not Path(cwd).is_dir():
-        return ProcessResult(error=f"could not start process: no such directory: {cwd}")
+    if cwd is not None and os.fspath(cwd) not in _FOUND_DIRS:
+        if not os.path.isdir(cwd):
+            return ProcessResult(error=f"could not start process: no such directory: {cwd}")
+        # Every case of an evaluation runs in the same folder, and a stat costs tens of microseconds on some
+        # filesystems; one that vanishes later fails the shell's `cd` (exit 126) all the same.
+        _FOUND_DIRS.add(os.fspath(cwd))
     if jail is not None and cwd is not None:
         cwd = os.path.realpath(cwd)  # the jail mounts real paths
     argv = shell_argv(command, cwd=cwd, memory_mb=limits.memory_mb)
