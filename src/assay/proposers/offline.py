@@ -21,10 +21,10 @@ FAMILIES = ("mutate", "tune")
 TURN_NOTE = ", as the edit changed nothing"
 POPULATION_NOTE = " a structure scoring "  # in the description of an edit made from the population
 MAX_PRUNES = 8  # removals tried after one keep
-# Of structural edits, while another structure made a measured difference: a graft between two programs, and an
-# operator's edit of that other structure.
-CROSSOVER_SHARE = 0.2
 STALLED_AFTER = 10  # decisions without a keep before structural edits draw on the population
+# Of structural edits, once stalled and while another structure made a measured difference: a graft between two
+# programs, and an operator's edit of that other structure.
+CROSSOVER_SHARE = 0.2
 ELSEWHERE_SHARE = 0.2
 
 
