@@ -102,8 +102,9 @@ class TraceLog:
         path.parent.mkdir(parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
         self.fd = os.open(path, flags, 0o644)
-        self.size = _whole_size(path)
-        if self.size != os.fstat(self.fd).st_size:  # a torn last record: cut it off before appending
+        on_disk = os.fstat(self.fd).st_size
+        self.size = _whole_size(path, on_disk)
+        if self.size != on_disk:  # a torn last record: cut it off before appending
             os.truncate(path, self.size)
 
     def append(self, data: bytes) -> str:
@@ -180,9 +181,24 @@ def _records(data: bytes, compress: bool) -> Iterator[tuple[int, int, bytes]]:
         position = end
 
 
-def _whole_size(path: Path) -> int:
-    """How many bytes at the start of the log at ``path`` hold whole records."""
-    ends = [end for _, end, _ in _records(path.read_bytes(), path.name.endswith(".gz"))]
+def _whole_size(path: Path, size: int) -> int:
+    """How many bytes at the start of the log at ``path`` (``size`` bytes long) hold whole records. A plain log
+    is read from its end back to its last newline, not whole: an evaluation that goes on (a resumed run)
+    reopens a log that may already hold thousands of traces."""
+    if size == 0:
+        return 0
+    if not path.name.endswith(".gz"):
+        with path.open("rb") as handle:
+            end = size
+            while end > 0:
+                start = max(0, end - CHUNK)
+                handle.seek(start)
+                newline = handle.read(end - start).rfind(b"\n")
+                if newline >= 0:
+                    return start + newline + 1
+                end = start
+        return 0
+    ends = [end for _, end, _ in _records(path.read_bytes(), True)]
     return ends[-1] if ends else 0
 
 
