@@ -318,15 +318,6 @@ def bench_llm(n_cases: int, concurrency: int, delay: float, repeats: int) -> flo
     return ratio
 
 
-def _process_seconds(argv: list[str], repeats: int) -> list[float]:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return times
-
-
 def bench_startup(repeats: int) -> None:
     """Fresh processes, interleaved; the assay entry point is run as ``python -m assay``."""
     commands = {
@@ -337,7 +328,7 @@ def bench_startup(repeats: int) -> None:
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(max(3, repeats)):
         for name, argv in commands.items():
-            times[name] += _process_seconds(argv, 1)
+            times[name].append(_whole_seconds(argv, Path.cwd()))
     base = statistics.median(times["import typer, pydantic"])
     print(f"(e) start-up, {len(times['assay --help'])} runs each, load {load_average()}")
     for name, values in times.items():
