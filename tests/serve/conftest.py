@@ -20,6 +20,7 @@ import pytest
 from assay.serve.settings import ServeSettings
 from assay.serve.state import ServeState
 from tests.layers import e2e_fixture
+from tests.pg import running_postgres
 
 try:
     import uvicorn
@@ -33,6 +34,15 @@ SERVE_EXTRA = "the serve extra is not installed (pip install 'assay[serve]')"
 TOKEN = "test-token-123"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 LISTENING = re.compile(r"listening on (http://\S+)")
+
+
+@pytest.fixture(scope="module")
+@e2e_fixture("a PostgreSQL server")
+def pg_server() -> Iterator[str]:
+    """A throwaway PostgreSQL server on loopback for the module; its base URL (add a database with
+    :func:`tests.pg.create_database`)."""
+    with running_postgres() as base:
+        yield base
 
 
 @asynccontextmanager

@@ -10,12 +10,14 @@ from typing import Any
 
 import pytest
 
+from assay.serve.batch_store import PostgresStore, SqlStore, store_for
 from assay.serve.errors import ApiError
 from assay.serve.feedback import apply_batch
 from assay.serve.schemas import FeedbackIn, VariantIn
 from assay.serve.settings import ServeSettings
 from assay.serve.state import ServeState
 from assay.serve.validation import Feedback, check_feedback
+from tests.pg import create_database
 
 
 def _fb(**body: Any) -> Feedback:
@@ -35,8 +37,9 @@ BATCH = [
 ]
 
 
-def _state(path: Path) -> ServeState:
-    state = ServeState(ServeSettings(db_url=f"sqlite:///{path}"))
+def _state(path: Path | str) -> ServeState:
+    url = path if isinstance(path, str) else f"sqlite:///{path}"
+    state = ServeState(ServeSettings(db_url=url))
     for name in ("a", "b", "c"):
         categories = ["math", "code"] if name == "b" else None
         state.register_variant(name, VariantIn(categories=categories))
@@ -61,9 +64,23 @@ def _ratings(state: ServeState) -> dict[tuple[str, str | None], tuple[float, int
     return out
 
 
-def test_a_batch_equals_the_same_feedback_applied_one_by_one(tmp_path: Path) -> None:
-    together, alone = _state(tmp_path / "together.db"), _state(tmp_path / "alone.db")
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.e2e)])
+def two_databases(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path | str, Path | str]:
+    """Two fresh databases of one kind: SQLite files, or (end-to-end layer) databases on a PostgreSQL server,
+    where a batch is read and written by other statements (:mod:`assay.serve.batch_store`)."""
+    if request.param == "sqlite":
+        return tmp_path / "together.db", tmp_path / "alone.db"
+    base = request.getfixturevalue("pg_server")
+    return create_database(base), create_database(base)
+
+
+def test_a_batch_equals_the_same_feedback_applied_one_by_one(
+    two_databases: tuple[Path | str, Path | str],
+) -> None:
+    together, alone = (_state(where) for where in two_databases)
     try:
+        expected = SqlStore if isinstance(two_databases[0], Path) else PostgresStore
+        assert isinstance(together.db.write(store_for), expected)
         now = time.time()
         batched = together.db.write(lambda conn: apply_batch(conn, together.settings, BATCH, now))
         single = []

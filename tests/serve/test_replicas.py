@@ -6,7 +6,6 @@ import asyncio
 import random
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +13,7 @@ import httpx
 import pytest
 
 from tests.extras import need
-from tests.layers import e2e_fixture
-from tests.pg import create_database, running_postgres
+from tests.pg import create_database
 from tests.serve.conftest import AUTH, spawn_serve, stop_process, wait_listening
 
 pytestmark = pytest.mark.e2e
@@ -29,10 +27,8 @@ CONCURRENCY = 32
 
 
 @pytest.fixture(scope="module")
-@e2e_fixture("a PostgreSQL server")
-def pg_url() -> Iterator[str]:
-    with running_postgres() as base:
-        yield create_database(base)
+def pg_url(pg_server: str) -> str:
+    return create_database(pg_server)
 
 
 def _plan(seed: int = 7) -> list[dict[str, Any]]:

@@ -55,6 +55,7 @@ class Database:
         self.location = database if on_disk else self.url.render_as_string(hide_password=True)
         self._dbapi_error: type[Exception] = sa.exc.SQLAlchemyError
         self._engine: sa.Engine | None = None
+        self._writer_engine: sa.Engine | None = None
         with self.guard():
             if on_disk:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
@@ -85,6 +86,13 @@ class Database:
             raise ServeStorageError(f"serve database {self.location}: closed", "closed")
         return self._engine
 
+    def _writer(self) -> sa.Engine:
+        """The engine whose transactions take SQLite's writer lock at ``BEGIN`` (made once: each copy of an
+        engine with options costs more than a short transaction's own Python)."""
+        if self._writer_engine is None:
+            self._writer_engine = self.engine.execution_options(assay_immediate=True)
+        return self._writer_engine
+
     @contextmanager
     def guard(self) -> Iterator[None]:
         """Turn driver and SQLAlchemy errors into a one-line :class:`ServeStorageError`."""
@@ -104,8 +112,7 @@ class Database:
             committing = False
             try:
                 with self.guard():
-                    writer = self.engine.execution_options(assay_immediate=True)
-                    with writer.begin() as conn:
+                    with self._writer().begin() as conn:
                         result = work(conn)
                         committing = True
                     return result
@@ -138,6 +145,7 @@ class Database:
         if self._engine is not None:
             self._engine.dispose()
             self._engine = None
+            self._writer_engine = None
 
 
 def _dropped(exc: BaseException | None) -> bool:

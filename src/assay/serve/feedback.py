@@ -9,30 +9,23 @@ import: building them per request cost more than running them.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 
+from assay.serve.batch_store import COUNTS as _COUNTS
+from assay.serve.batch_store import BatchStore, Key, store_for
 from assay.serve.errors import ApiError
 from assay.serve.schemas import FeedbackOut, RatingChange
 from assay.serve.scoring import decayed, elo_pairwise, elo_single
 from assay.serve.settings import ServeSettings
-from assay.serve.tables import EVENTS, GLOBAL, RATINGS, VARIANTS, insert_ignore
+from assay.serve.tables import GLOBAL, RATINGS, VARIANTS, insert_ignore
 from assay.serve.validation import Feedback
 
 _ROW = (RATINGS.c.variant == sa.bindparam("v")) & (RATINGS.c.category == sa.bindparam("c"))
 _LOCK = sa.select(RATINGS).where(_ROW).with_for_update()
-_COUNTS = ("wins", "losses", "ties", "comparisons", "feedback")
-_UPDATE = (
-    RATINGS.update()
-    .where(_ROW)
-    .values(
-        rating=sa.bindparam("r"), updated=sa.bindparam("t"), **{c: sa.bindparam(f"n_{c}") for c in _COUNTS}
-    )
-)
 _SEED = (
     RATINGS.update()
     .where(_ROW)
@@ -48,15 +41,6 @@ _IMPORT = (
         **{c: sa.bindparam(c) for c in ("wins", "losses", "ties", "comparisons")},
     )
 )
-_LOCK_MANY = (
-    sa.select(RATINGS)
-    .where(sa.tuple_(RATINGS.c.variant, RATINGS.c.category).in_(sa.bindparam("pairs", expanding=True)))
-    .order_by(RATINGS.c.category, RATINGS.c.variant)
-    .with_for_update()
-)
-_VARIANTS = sa.select(VARIANTS).where(VARIANTS.c.name.in_(sa.bindparam("names", expanding=True)))
-_BY_KEYS = sa.select(EVENTS).where(EVENTS.c.idempotency_key.in_(sa.bindparam("keys", expanding=True)))
-_INSERT_EVENT = EVENTS.insert().returning(EVENTS.c.id, sort_by_parameter_order=True)
 
 
 def ensure_row(conn: sa.Connection, variant: str, category: str, value: float, now: float) -> bool:
@@ -94,16 +78,11 @@ def _lock(conn: sa.Connection, variant: str, category: str) -> dict[str, Any]:
     return dict(row)
 
 
-_Key = tuple[str, str]  # (variant, category); category "" is the global rating
-
-
-def _known_variants(
-    conn: sa.Connection, settings: ServeSettings, batch: Sequence[Feedback], now: float
-) -> list[ApiError | None]:
-    """Each feedback's refusal for its variants (unknown, or not serving its category), or None; registers the
-    variants that may be registered on first mention, once every refusal is known."""
-    names = sorted({n for fb in batch for n in fb.names})
-    known = {row["name"]: row for row in conn.execute(_VARIANTS, {"names": names}).mappings()}
+def _refusals(
+    settings: ServeSettings, batch: Sequence[Feedback], known: dict[str, dict[str, Any]]
+) -> tuple[list[ApiError | None], list[str]]:
+    """Each feedback's refusal for its variants (unknown, or not serving its category), or None; and the unknown
+    variants that the feedbacks not refused may register on first mention."""
     refusals: list[ApiError | None] = []
     new: dict[str, None] = {}
     for fb in batch:
@@ -132,11 +111,7 @@ def _known_variants(
         refusals.append(refusal)
         if refusal is None:
             new.update((n, None) for n in fb.names if n not in known)
-    for name in new:
-        values = {"name": name, "cost_per_1m": 0.0, "description": "", "categories": None, "created": now}
-        insert_ignore(conn, VARIANTS, values)
-        ensure_row(conn, name, GLOBAL, settings.start, now)
-    return refusals
+    return refusals, list(new)
 
 
 def _stored_answer(row: dict[str, Any], fb: Feedback) -> FeedbackOut:
@@ -159,24 +134,14 @@ def _stored_answer(row: dict[str, Any], fb: Feedback) -> FeedbackOut:
 class _Rows:
     """The locked rating rows of one batch, changed in memory and written back once."""
 
-    def __init__(self, conn: sa.Connection, settings: ServeSettings, keys: set[_Key], now: float) -> None:
+    def __init__(self, settings: ServeSettings, rows: dict[Key, dict[str, Any]], now: float) -> None:
         self.settings = settings
         self.now = now
-        # One statement locks every row in one order (global rows first, by name): no lock cycle between
-        # batches, on this replica or another.
-        pairs = sorted(keys, key=lambda k: (k[1], k[0]))
-        locked = conn.execute(_LOCK_MANY, {"pairs": pairs}).mappings()
-        self.rows: dict[_Key, dict[str, Any]] = {(r["variant"], r["category"]): dict(r) for r in locked}
-        missing = sorted(v for v, c in pairs if c == GLOBAL and (v, c) not in self.rows)
-        if missing:  # registration creates the global row, so this is rare; a deadlock it causes is retried
-            for variant in missing:
-                ensure_row(conn, variant, GLOBAL, settings.start, now)
-            more = conn.execute(_LOCK_MANY, {"pairs": [(v, GLOBAL) for v in missing]}).mappings()
-            self.rows.update({(r["variant"], r["category"]): dict(r) for r in more})
-        self.created: set[_Key] = set()
-        self.changed: set[_Key] = set()
+        self.rows = rows
+        self.created: set[Key] = set()
+        self.changed: set[Key] = set()
 
-    def value(self, key: _Key) -> float:
+    def value(self, key: Key) -> float:
         """The row's rating now (decayed since its last update)."""
         row = self.rows[key]
         return decayed(row["rating"], row["prior"], self.now - row["updated"], self.settings.decay_half_life)
@@ -195,35 +160,15 @@ class _Rows:
             }
             self.created.add((variant, category))
 
-    def write(self, conn: sa.Connection) -> None:
-        """Insert the created rows and update the changed ones (one statement each)."""
+    def write(self, store: BatchStore, events: Sequence[dict[str, Any]]) -> list[int]:
+        """Insert the created rows, update the changed ones and insert ``events``; the events' ids."""
         created = [self.rows[k] for k in sorted(self.created)]
-        if created:
-            conn.execute(RATINGS.insert(), created)  # a race with another replica is retried by the caller
         updates = [
             {"v": v, "c": c, "r": self.rows[v, c]["rating"], "t": self.now}
             | {f"n_{n}": self.rows[v, c][n] for n in _COUNTS}
             for v, c in sorted(self.changed - self.created)
         ]
-        if len(updates) > 1 and conn.dialect.name == "postgresql":
-            values = [u[k] for u in updates for k in ("v", "c", "r", "t", *(f"n_{c}" for c in _COUNTS))]
-            conn.exec_driver_sql(_update_from_values_sql(len(updates)), tuple(values))
-        elif updates:
-            conn.execute(_UPDATE, updates)
-
-
-@functools.lru_cache(maxsize=64)
-def _update_from_values_sql(rows: int) -> str:
-    """``UPDATE ratings ... FROM (VALUES ...)`` for ``rows`` rows (PostgreSQL): one statement, not one per
-    row. Plain SQL by row count: compiling a SQLAlchemy ``values()`` construct per batch cost more than it saved."""
-    table = RATINGS.name
-    counts = ", ".join(f"{c} = new.{c}" for c in _COUNTS)
-    row = "(%s::text, %s::text, %s::float8, %s::float8" + ", %s::bigint" * len(_COUNTS) + ")"
-    return (
-        f"UPDATE {table} SET rating = new.r, updated = new.t, {counts} "
-        f"FROM (VALUES {', '.join([row] * rows)}) AS new(v, c, r, t, {', '.join(_COUNTS)}) "
-        f"WHERE {table}.variant = new.v AND {table}.category = new.c"
-    )
+        return store.write(created, updates, events)
 
 
 def _level(rows: _Rows, settings: ServeSettings, fb: Feedback, category: str) -> list[RatingChange]:
@@ -261,19 +206,29 @@ def apply_batch(
     and are written back with one statement per kind, so a batch costs a handful of round trips however
     large it is (group commit). A retried idempotency key returns the first answer.
     """
-    answers: list[FeedbackOut | ApiError | None] = list(_known_variants(conn, settings, batch, now))
+    store = store_for(conn)
+    names = sorted({n for fb in batch for n in fb.names})
+    # Every row the batch may touch, read and locked before anything is decided (a refused feedback's rows too:
+    # locking them costs nothing, and it saves a round trip).
+    keys = {(n, GLOBAL) for n in names} | {(n, fb.category) for fb in batch if fb.category for n in fb.names}
+    wanted = sorted({key for fb in batch if (key := fb.idempotency_key) is not None})
+    known, locked, stored = store.read(names, sorted(keys), wanted)
+    refusals, new = _refusals(settings, batch, known)
+    answers: list[FeedbackOut | ApiError | None] = list(refusals)
     live = [i for i, a in enumerate(answers) if a is None]
-    keys: set[_Key] = set()
-    for i in live:
-        fb = batch[i]
-        keys |= {(n, GLOBAL) for n in fb.names} | {(n, fb.category) for n in fb.names if fb.category}
     if not live:
         return answers  # type: ignore[return-value]
-    rows = _Rows(conn, settings, keys, now)
-    wanted = sorted({key for i in live if (key := batch[i].idempotency_key) is not None})
-    stored = {}
-    if wanted:
-        stored = {r["idempotency_key"]: dict(r) for r in conn.execute(_BY_KEYS, {"keys": wanted}).mappings()}
+    for name in new:
+        values = {"name": name, "cost_per_1m": 0.0, "description": "", "categories": None, "created": now}
+        insert_ignore(conn, VARIANTS, values)
+    # Registration creates the global row, so a known variant lacks one only in a database an old assay wrote;
+    # locking it after the others can deadlock with another replica, and a deadlock is retried.
+    missing = sorted({n for i in live for n in batch[i].names if (n, GLOBAL) not in locked})
+    if missing:
+        for name in missing:
+            ensure_row(conn, name, GLOBAL, settings.start, now)
+        locked.update(store.lock([(n, GLOBAL) for n in missing]))
+    rows = _Rows(settings, locked, now)
     events, numbered = [], []
     first_use: dict[str, int] = {}  # idempotency key -> the feedback of this batch that used it
     repeats: list[tuple[int, int]] = []
@@ -313,13 +268,11 @@ def apply_batch(
         )
         if key is not None:
             first_use[key] = i
-    rows.write(conn)
-    if events:
-        ids = conn.execute(_INSERT_EVENT, events).scalars().all()
-        for i, event_id in zip(numbered, ids, strict=True):
-            answer = answers[i]
-            assert isinstance(answer, FeedbackOut)
-            answer.event_id = int(event_id)
+    ids = rows.write(store, events)
+    for i, event_id in zip(numbered, ids, strict=True):
+        answer = answers[i]
+        assert isinstance(answer, FeedbackOut)
+        answer.event_id = event_id
     for i, j in repeats:  # a key used twice in one batch: the second is a retry of the first
         first = answers[j]
         assert isinstance(first, FeedbackOut)

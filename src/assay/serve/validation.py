@@ -6,7 +6,7 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from functools import cached_property
 
@@ -46,8 +46,12 @@ class Feedback:
     @cached_property
     def fingerprint(self) -> str:
         """A hash of everything but the idempotency key: a retry must carry the same content."""
-        content = {k: v for k, v in asdict(self).items() if k not in ("idempotency_key", "register")}
+        # Every field holds a plain value, so reading them is what asdict would give, without its deep copies.
+        content = {name: getattr(self, name) for name in _FINGERPRINTED}
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+
+_FINGERPRINTED = tuple(f.name for f in fields(Feedback) if f.name not in ("idempotency_key", "register"))
 
 
 def variant_name(value: str, field: str = "name") -> str:
