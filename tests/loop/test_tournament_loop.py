@@ -3,6 +3,7 @@ for ranked search, and the llm judge on the scripted server with its calls count
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from pathlib import Path
 
@@ -150,6 +151,19 @@ async def test_rank_archive_orders_nodes_by_rating() -> None:
     ratings.rank_archive(archive)
     ranks = {n.id: n.bt_rank for n in archive.nodes()}
     assert ranks == {"c-a": 0, "c-b": 1, "c-base": 2, "c-unrated": None}
+
+
+async def test_rank_archive_breaks_a_tie_in_the_last_bits_by_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two candidates with the same results rate the same in theory; which one a solver puts a hair ahead
+    changes with numpy's release, so the rank must not follow it."""
+    ratings = await seeded(TournamentConfig(matches_per_generation=2), {"a": 0.6, "b": 0.6})
+    archive = Archive([Node("c-base", None, 0.1), Node("c-a", "c-base", 0.6), Node("c-b", "c-base", 0.6)])
+    real = ratings.backend.ratings()
+    for nudge in (1e-9, -1e-9):
+        tied = {**real, "b": dataclasses.replace(real["b"], rating=real["a"].rating + nudge)}
+        monkeypatch.setattr(ratings.backend, "ratings", lambda tied=tied: tied)
+        ratings.rank_archive(archive)
+        assert {n.id: n.bt_rank for n in archive.nodes()} == {"c-a": 0, "c-b": 1, "c-base": 2}
 
 
 @pytest.mark.e2e

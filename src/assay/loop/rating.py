@@ -30,6 +30,7 @@ from assay.tournament import (
 FileReader = Callable[[str], dict[str, str]]
 # Elo's K of the matches events an assay older than ``tournament.k_factor`` wrote (they record none).
 RECORDED_K = 32.0
+TIE_DIGITS = 6  # Elo points to 1e-6: far below any difference a judge can make, far above float noise
 
 
 def rating_backend(settings: TournamentConfig) -> RatingBackend:
@@ -101,8 +102,11 @@ class Ratings:
         """Give each archive node its rank by rating (0 = best); nodes never rated keep ``bt_rank`` None."""
         by_commit = {commit: cid for cid, commit in self.commits.items()}
         rated = self.backend.ratings()
+        # Ratings equal in theory (candidates with the same results) differ in their last bits by the solver's
+        # path, which changes with numpy and scipy releases: rounded, such ties are broken by id, everywhere.
         order = sorted(
-            (cid for cid in rated if cid in self.commits), key=lambda cid: (-rated[cid].rating, cid)
+            (cid for cid in rated if cid in self.commits),
+            key=lambda cid: (-round(rated[cid].rating, TIE_DIGITS), cid),
         )
         rank = {cid: index for index, cid in enumerate(order)}
         for node in archive.nodes():
