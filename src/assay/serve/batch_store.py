@@ -21,6 +21,9 @@ import sqlalchemy as sa
 from assay.serve.tables import EVENTS, RATINGS, VARIANTS
 
 Key = tuple[str, str]  # (variant, category); category "" is the global rating
+Row = dict[str, Any]
+Records = Sequence[Row]
+Read = tuple[dict[str, Row], dict[Key, Row], dict[str, Row]]  # variants by name, rating rows, events by key
 COUNTS = ("wins", "losses", "ties", "comparisons", "feedback")
 
 _ROW = (RATINGS.c.variant == sa.bindparam("v")) & (RATINGS.c.category == sa.bindparam("c"))
@@ -50,30 +53,23 @@ _PG_BY_KEYS = f"SELECT * FROM {EVENTS.name} WHERE idempotency_key = ANY(%s::text
 class BatchStore(Protocol):
     """Where a batch's rows come from and go to, inside the caller's write transaction."""
 
-    def read(
-        self, names: Sequence[str], keys: Sequence[Key], idempotency_keys: Sequence[str]
-    ) -> tuple[dict[str, dict[str, Any]], dict[Key, dict[str, Any]], dict[str, dict[str, Any]]]:
+    def read(self, names: Sequence[str], keys: Sequence[Key], idempotency_keys: Sequence[str]) -> Read:
         """The variants named (by name), the rating rows of ``keys`` that exist (locked, in one global order:
         category, then name), and the stored events of ``idempotency_keys`` (by key)."""
         ...
 
-    def lock(self, keys: Sequence[Key]) -> dict[Key, dict[str, Any]]:
+    def lock(self, keys: Sequence[Key]) -> dict[Key, Row]:
         """The rating rows of ``keys`` that exist, locked in the same global order."""
         ...
 
-    def write(
-        self,
-        created: Sequence[dict[str, Any]],
-        updates: Sequence[dict[str, Any]],
-        events: Sequence[dict[str, Any]],
-    ) -> list[int]:
+    def write(self, created: Records, updates: Records, events: Records) -> list[int]:
         """Insert ``created`` rating rows, apply ``updates`` (``v``, ``c``, ``r``, ``t``, ``n_<count>``), insert
         ``events``; the events' ids, in order."""
         ...
 
 
 def store_for(conn: sa.Connection) -> BatchStore:
-    """The pipelined store on PostgreSQL (psycopg 3), the portable one elsewhere."""
+    """The two-statement store on PostgreSQL (psycopg 3), the portable one elsewhere."""
     if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
         return PostgresStore(conn)
     return SqlStore(conn)
@@ -89,9 +85,7 @@ class SqlStore:
     def __init__(self, conn: sa.Connection) -> None:
         self.conn = conn
 
-    def read(
-        self, names: Sequence[str], keys: Sequence[Key], idempotency_keys: Sequence[str]
-    ) -> tuple[dict[str, dict[str, Any]], dict[Key, dict[str, Any]], dict[str, dict[str, Any]]]:
+    def read(self, names: Sequence[str], keys: Sequence[Key], idempotency_keys: Sequence[str]) -> Read:
         """See :meth:`BatchStore.read`."""
         variants = {
             r["name"]: dict(r) for r in self.conn.execute(_VARIANTS, {"names": list(names)}).mappings()
@@ -103,19 +97,14 @@ class SqlStore:
             stored = {r["idempotency_key"]: dict(r) for r in found}
         return variants, rows, stored
 
-    def lock(self, keys: Sequence[Key]) -> dict[Key, dict[str, Any]]:
+    def lock(self, keys: Sequence[Key]) -> dict[Key, Row]:
         """See :meth:`BatchStore.lock`."""
         if not keys:
             return {}
         locked = self.conn.execute(_LOCK_MANY, {"pairs": _ordered(keys)}).mappings()
         return {(r["variant"], r["category"]): dict(r) for r in locked}
 
-    def write(
-        self,
-        created: Sequence[dict[str, Any]],
-        updates: Sequence[dict[str, Any]],
-        events: Sequence[dict[str, Any]],
-    ) -> list[int]:
+    def write(self, created: Records, updates: Records, events: Records) -> list[int]:
         """See :meth:`BatchStore.write`."""
         if created:
             self.conn.execute(RATINGS.insert(), list(created))  # a race with another process is retried
@@ -133,9 +122,7 @@ class PostgresStore:
         self.conn = conn
         self.pg: Any = conn.connection.driver_connection
 
-    def read(
-        self, names: Sequence[str], keys: Sequence[Key], idempotency_keys: Sequence[str]
-    ) -> tuple[dict[str, dict[str, Any]], dict[Key, dict[str, Any]], dict[str, dict[str, Any]]]:
+    def read(self, names: Sequence[str], keys: Sequence[Key], idempotency_keys: Sequence[str]) -> Read:
         """See :meth:`BatchStore.read`."""
         from psycopg.rows import dict_row
 
@@ -152,7 +139,7 @@ class PostgresStore:
                 stored = {r["idempotency_key"]: r for r in found}
         return variants, rows, stored
 
-    def lock(self, keys: Sequence[Key]) -> dict[Key, dict[str, Any]]:
+    def lock(self, keys: Sequence[Key]) -> dict[Key, Row]:
         """See :meth:`BatchStore.lock`; each row also carries its variant's ``_categories``."""
         from psycopg.rows import dict_row
 
@@ -165,12 +152,7 @@ class PostgresStore:
             )
             return {(r["variant"], r["category"]): r for r in found}
 
-    def write(
-        self,
-        created: Sequence[dict[str, Any]],
-        updates: Sequence[dict[str, Any]],
-        events: Sequence[dict[str, Any]],
-    ) -> list[int]:
+    def write(self, created: Records, updates: Records, events: Records) -> list[int]:
         """See :meth:`BatchStore.write`."""
         from psycopg.types.json import Json
 
