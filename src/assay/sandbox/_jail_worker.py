@@ -25,6 +25,7 @@ import json
 import os
 import re
 import resource
+import select
 import shutil
 import signal
 import struct
@@ -100,10 +101,11 @@ def end_case(pid: int) -> None:
     kill_namespace()
 
 
-def mount_points() -> set[str]:
-    """Where something is mounted in this jail (the worktree or a bind may sit inside ``/tmp``)."""
+def mount_points(table: str) -> set[str]:
+    """Where something is mounted in this jail (the worktree or a bind may sit inside ``/tmp``), from its
+    mount ``table``."""
     points = set()
-    for line in mount_table().splitlines():
+    for line in table.splitlines():
         field = line.split()[4]
         points.add(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field))
     return points
@@ -175,12 +177,17 @@ def reap() -> None:
             pass
 
 
-def clean(dirs: list[str], mounts: set[str], state: tuple[object, ...]) -> str | None:
-    """Leave nothing of the case behind; the reason the worker must not run another case, or None."""
+def ancestors(mounts: set[str]) -> set[str]:
+    """The directories that lead to the mount points: emptying a private directory keeps them."""
+    return {str(parent) for point in mounts for parent in Path(point).parents}
+
+
+def clean(dirs: list[str], mounts: set[str], keep: set[str], state: tuple[object, ...]) -> str | None:
+    """Leave nothing of the case behind (``keep``: :func:`ancestors` of ``mounts``); the reason the worker
+    must not run another case, or None."""
     if not kill_namespace():
         return "a process of the case could not be killed"
     reap()
-    keep = {str(parent) for point in mounts for parent in Path(point).parents}
     if not all([empty(d, mounts, keep) for d in dirs]):
         return "a private directory could not be emptied"
     if sysv_objects():
@@ -190,9 +197,21 @@ def clean(dirs: list[str], mounts: set[str], state: tuple[object, ...]) -> str |
     return None
 
 
-def mount_table() -> str:
-    with open("/proc/self/mountinfo") as handle:
-        return handle.read()
+class MountTable:
+    """The jail's mount table as the worker found it, and whether it changed since: the kernel flags every
+    change of the namespace's mounts on an open ``mountinfo`` (``POLLPRI``), so a case costs one ``poll``."""
+
+    def __init__(self) -> None:
+        self.handle = open("/proc/self/mountinfo", "rb")  # noqa: SIM115 (open for the worker's life)
+        self.table = self.handle.read().decode()
+        self.poller = select.poll()
+        self.poller.register(self.handle.fileno(), select.POLLPRI)
+
+    def changed(self) -> bool:
+        if not self.poller.poll(0):
+            return False
+        self.handle.seek(0)
+        return self.handle.read().decode() != self.table
 
 
 def _reply(header: dict[str, object]) -> bytes:
@@ -202,22 +221,23 @@ def _reply(header: dict[str, object]) -> bytes:
 
 def serve(requests: int, replies: int, dirs: list[str]) -> None:
     state = own_state()
-    table = mount_table()
-    mounts = mount_points()
+    table = MountTable()
+    mounts = mount_points(table.table)
+    keep = ancestors(mounts)
     while True:
         head = read_exact(requests, LENGTH.size)
         if head is None:
             return
         header = json.loads(read_exact(requests, LENGTH.unpack(head)[0]) or b"null")
         stdin = read_exact(requests, header["stdin_len"]) if header["stdin_len"] >= 0 else None
-        if mount_table() != table:
+        if table.changed():
             # A file the jail masks or shows read-only was replaced outside it (a checkout): the kernel
             # dropped that mount here. Only a fresh jail shows the tree as the configuration says.
             write_all(replies, _reply({"stale": True, "stdout_len": 0, "stderr_len": 0}))
             return
         limits = SandboxLimits(timeout_s=header["timeout_s"], max_output_bytes=header["max_output_bytes"])
         result = watch(Spawn(header["argv"], header["env"], limits, stdin), kill=end_case)
-        dirty = clean(dirs, mounts, state)
+        dirty = clean(dirs, mounts, keep, state)
         reply = _reply(
             {
                 "exit_code": result.exit_code,
