@@ -19,7 +19,10 @@ _LEAN = _spawn.available()
 DEFAULT_LIMITS = SandboxLimits()
 
 
-_FOUND_DIRS: set[str] = set()
+# Folders known to exist, with their real paths: every case of an evaluation runs in the same folder, and a
+# stat costs tens of microseconds on some filesystems; one that vanishes later fails the shell's `cd` (exit
+# 126) all the same.
+_FOUND_DIRS: dict[str, str] = {}
 
 
 async def run_process(
@@ -43,14 +46,14 @@ async def run_process(
     env = env if env is not None else scrubbed_env(limits.env_allow)
     if not isinstance(command, str) and not findable(command[0], cwd, env.get("PATH")):
         return ProcessResult(error=f"could not start process: command not found: {command[0]}")
-    if cwd is not None and os.fspath(cwd) not in _FOUND_DIRS:
-        if not os.path.isdir(cwd):
-            return ProcessResult(error=f"could not start process: no such directory: {cwd}")
-        # Every case of an evaluation runs in the same folder, and a stat costs tens of microseconds on some
-        # filesystems; one that vanishes later fails the shell's `cd` (exit 126) all the same.
-        _FOUND_DIRS.add(os.fspath(cwd))
-    if jail is not None and cwd is not None:
-        cwd = os.path.realpath(cwd)  # the jail mounts real paths
+    if cwd is not None:
+        real = _FOUND_DIRS.get(os.fspath(cwd))
+        if real is None:
+            if not os.path.isdir(cwd):
+                return ProcessResult(error=f"could not start process: no such directory: {cwd}")
+            real = _FOUND_DIRS[os.fspath(cwd)] = os.path.realpath(cwd)
+        if jail is not None:
+            cwd = real  # the jail mounts real paths
     argv = shell_argv(command, cwd=cwd, memory_mb=limits.memory_mb)
     if jail is not None:
         status = bwrap_status()

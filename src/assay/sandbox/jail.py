@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from assay.sandbox.survey import masked_entries
@@ -135,6 +135,18 @@ class Jail:
     tmp_mb: int = 1024
     scratch: tuple[Path, ...] = ()
     scratch_dir: Path | None = None
+
+    def __hash__(self) -> int:
+        # A jail keys the pool of its workers, looked up several times per case: hash its paths once.
+        known: int | None = self.__dict__.get("_hash")
+        if known is None:
+            known = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash", known)
+        return known
+
+    def __getstate__(self) -> dict[str, object]:
+        # Another process hashes strings (paths) with another seed.
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
     def with_paths(
         self,
@@ -344,7 +356,10 @@ class WorkdirJail:
     masked, writable (``Jail.scratch``: a candidate may rewrite a file an earlier one left, and what it writes
     there is lost; :mod:`assay.sandbox.survey`). That survey holds until :meth:`forget`, at the end of the work
     directory's evaluation: entries that appear meanwhile are the candidate's own output and stay visible.
-    None: everything but ``hidden`` is shown."""
+    None: everything but ``hidden`` is shown.
+
+    The jail of a work directory is likewise made once, at its first process, and holds until :meth:`forget`
+    (the ``read_only`` globs included): a file the candidate creates meanwhile is its own output."""
 
     hidden: tuple[str, ...] = ()
     read_only: tuple[str, ...] = ()
@@ -356,10 +371,19 @@ class WorkdirJail:
     _surveys: dict[Path, tuple[tuple[Path, ...], Path]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    _jails: dict[tuple[Path, tuple[Path, ...]], Jail] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def for_workdir(self, workdir: Path, *, readable: Iterable[Path] = ()) -> Jail:
         """The jail of a process running in ``workdir`` (writable), with ``readable`` paths besides."""
-        root = Path(os.path.realpath(workdir))
+        key = (Path(workdir), tuple(readable))
+        jail = self._jails.get(key)
+        if jail is None:
+            jail = self._jails[key] = self._make(Path(os.path.realpath(workdir)), key[1])
+        return jail
+
+    def _make(self, root: Path, readable: tuple[Path, ...]) -> Jail:
         hidden = {Path(os.path.normpath(root / rel)) for rel in self.hidden}
         read_only: list[Path] = []
         outside: list[Path] = []
@@ -393,9 +417,11 @@ class WorkdirJail:
         )
 
     def forget(self, workdir: Path | None = None) -> None:
-        """End the survey of ``workdir`` (None: of every work directory): the next process jailed there gets a
-        fresh one, and what candidates wrote over its masked files is deleted."""
+        """End the jail and the survey of ``workdir`` (None: of every work directory): the next process jailed
+        there gets fresh ones, and what candidates wrote over its masked files is deleted."""
         roots = list(self._surveys) if workdir is None else [Path(os.path.realpath(workdir))]
+        for key in [k for k in self._jails if workdir is None or os.path.realpath(k[0]) == str(roots[0])]:
+            del self._jails[key]
         for root in roots:
             known = self._surveys.pop(root, None)
             if known is not None:
