@@ -19,7 +19,9 @@
     running the child, the same three checks), each a fresh process, median of interleaved repeats (targets
     <= 1.5x with the jail, <= 1.25x without); the same for the llm runner's cases against a bare openai-SDK script
     (target >= 0.85x its throughput, start-up included); and how long after the command the first case starts
-    (a one-case project whose child prints the time; target <= 0.5 s).
+    (a one-case project whose child prints the time; target <= 0.5 s). These children run without
+    PYTHONDONTWRITEBYTECODE, whatever the calling shell sets: a user's install keeps its bytecode cache, and
+    without it every start recompiles assay's source (about 80 ms more here).
 (f) Loading 50,000 cases from JSONL: time and peak memory of assay's loader against a bare `json.loads` per
     line of the same file (targets <= 3x the time, <= 2x the memory), each in a fresh process.
 
@@ -444,10 +446,17 @@ asyncio.run(main())
 """
 
 
+def _user_env() -> dict[str, str]:
+    """The environment of a whole process: this one's, but with the bytecode cache a user's install has."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def _whole_run(argv: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> tuple[float, float]:
     """One whole process: its wall seconds and the CPU seconds (user + system) it and its children used."""
     start = time.perf_counter()
-    process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_user_env()
+    )
     assert process.stderr is not None
     stderr = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
@@ -498,6 +507,7 @@ def first_case_delay(repeats: int) -> list[float]:
                 cwd=root,
                 capture_output=True,
                 text=True,
+                env=_user_env(),
             )
             case = json.loads(done.stdout)["cases"][0]
             delays.append(float(read_trace(case["trace"]).result.output.text) - started)
