@@ -240,6 +240,10 @@ async def test_limits_hold_in_a_worker(workers: JailWorkers, worktree: Path) -> 
     hog = await run(workers, worktree, "python3 -c 'x = bytearray(2 * 1024**3)'", memory_mb=256)
     assert hog.exit_code != 0 and b"MemoryError" in hog.stderr
     assert (await run(workers, worktree, "cat", stdin=b"hello")).stdout == b"hello"
+    # More than a pipe holds, each way: the request and the reply are written as the pipes drain.
+    big = os.urandom(500_000)
+    echoed = await run(workers, worktree, "cat", stdin=big)
+    assert echoed.error is None and echoed.stdout == big
     # No POSIX message queue can be made: nothing could list it to remove it after the case.
     queues = await run(
         workers, worktree, "python3 -c 'import resource; print(resource.getrlimit(resource.RLIMIT_MSGQUEUE))'"
@@ -330,6 +334,36 @@ async def test_a_worker_that_cannot_start_is_an_error(workers: JailWorkers, tmp_
         status=BwrapStatus("/bin/false"),
     )
     assert crashing.error == "the jail's worker died during the case (exit code 1)"
+
+
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        (r"\000\000\000\003abc", "the jail's worker sent a malformed reply"),
+        (r"\000\000\000\002{}", "the jail's worker sent a malformed reply"),
+        (
+            r'\000\000\000\037{"stdout_len":0,"stderr_len":0}xx',
+            "the jail's worker sent more than one reply",
+        ),
+    ],
+)
+async def test_a_worker_that_breaks_the_protocol_fails_its_case(
+    workers: JailWorkers, tmp_path: Path, reply: str, error: str
+) -> None:
+    # A worker is trusted with nothing: what it sends is parsed, and a reply that is not one fails the case.
+    liar = tmp_path / "bwrap"
+    liar.write_text(f"#!/bin/sh\nprintf '{reply}'\nexec sleep 30\n")
+    liar.chmod(0o755)
+    result = await workers.run(
+        ["/bin/true"],
+        env={},
+        limits=SandboxLimits(5),
+        stdin=None,
+        jail=jail_of(tmp_path),
+        home=None,
+        status=BwrapStatus(str(liar)),
+    )
+    assert result.error == error and result.exit_code is None
 
 
 async def test_a_masked_file_replaced_outside_gets_a_fresh_jail(workers: JailWorkers, worktree: Path) -> None:

@@ -3,11 +3,11 @@ and the wire format (see :mod:`assay.sandbox._jail_worker` for the side inside t
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import json
 import os
-import select
 import signal
 import struct
 import subprocess
@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from assay.sandbox._common import LIVE_GROUPS, ProcessResult, SandboxLimits, describe_exit, kill_group
+from assay.sandbox._spawn import _watchers
 from assay.sandbox.jail import BwrapStatus, Jail, interpreter_paths, jail_argv
 
 WORKER = Path(__file__).with_name("_jail_worker.py")
@@ -49,7 +50,7 @@ def worker_argv(jail: Jail, home: str | None, status: BwrapStatus) -> list[str]:
 class JailWorker:
     """One worker (a ``bwrap`` process leading a session of its own) and its pipes. It starts on its first
     :meth:`exchange`, in a watcher thread: those threads last as long as assay, and ``--die-with-parent``
-    ends the jail when the thread that started it ends."""
+    ends the jail when the thread that started it ends. Its exchanges run on the event loop."""
 
     def __init__(self, argv: list[str], env: Mapping[str, str]) -> None:
         self.argv = argv
@@ -80,38 +81,75 @@ class JailWorker:
                     os.set_blocking(pipe.fileno(), False)
             return self.proc
 
-    def exchange(self, request: bytes, deadline: float) -> tuple[dict[str, object], bytes, bytes]:
-        """Send one request and wait (blocking, in a watcher thread) for its reply until ``deadline``
-        (``time.monotonic``). Raises WorkerFailed."""
-        proc = self._start()
+    async def exchange(self, request: bytes, deadline: float) -> tuple[dict[str, object], bytes, bytes]:
+        """Send one request and wait for its reply until ``deadline`` (``time.monotonic``), the pipes watched
+        by the running event loop. Raises WorkerFailed."""
+        loop = asyncio.get_running_loop()
+        proc = self.proc
+        if proc is None:
+            # Started in a watcher thread: --die-with-parent ends the jail with the thread that started it,
+            # and those threads last as long as assay (an event loop's thread may not).
+            proc = await loop.run_in_executor(_watchers(), self._start)
         assert proc.stdin is not None and proc.stdout is not None
         requests, replies = proc.stdin.fileno(), proc.stdout.fileno()
-        poller = select.poll()
-        poller.register(requests, select.POLLOUT)
-        poller.register(replies, select.POLLIN)
+        answer: asyncio.Future[tuple[dict[str, object], bytes, bytes] | None] = loop.create_future()
         pending = memoryview(request)
         received = bytearray()
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise WorkerFailed("the jail's worker did not answer in time; it was killed", timed_out=True)
-            for fd, events in poller.poll(int(remaining * 1000) + 1):
-                if fd == requests:
-                    try:
-                        pending = pending[os.write(fd, pending[:READ_CHUNK]) :]
-                    except BlockingIOError:
-                        continue
-                    except OSError:
-                        raise WorkerFailed(self.death()) from None
-                    if not pending:
-                        poller.unregister(fd)
-                    continue
-                chunk = os.read(fd, READ_CHUNK) if events & select.POLLIN else b""
-                if not chunk:
-                    raise WorkerFailed(self.death())
-                received += chunk
-            if (reply := _parse(received)) is not None:
-                return reply
+
+        def settle(
+            result: tuple[dict[str, object], bytes, bytes] | None = None, error: Exception | None = None
+        ):
+            if not answer.done():
+                answer.set_exception(error) if error is not None else answer.set_result(result)
+
+        def write() -> None:
+            nonlocal pending
+            try:
+                pending = pending[os.write(requests, pending[:READ_CHUNK]) :]
+            except BlockingIOError:
+                return
+            except OSError:
+                pending = pending[:0]
+                settle()  # the worker is gone: None, and death() says how
+            if not pending:
+                loop.remove_writer(requests)
+
+        def read() -> None:
+            try:
+                chunk = os.read(replies, READ_CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                settle()
+                return
+            received.extend(chunk)
+            try:
+                reply = _parse(received)
+            except WorkerFailed as exc:
+                settle(error=exc)
+                return
+            if reply is not None:
+                settle(reply)
+
+        loop.add_reader(replies, read)
+        loop.add_writer(requests, write)
+        timer = loop.call_at(
+            loop.time() + max(0.0, deadline - time.monotonic()),
+            lambda: settle(
+                error=WorkerFailed("the jail's worker did not answer in time; it was killed", timed_out=True)
+            ),
+        )
+        try:
+            reply = await answer
+        finally:
+            timer.cancel()
+            loop.remove_reader(replies)
+            loop.remove_writer(requests)
+        if reply is None:
+            raise WorkerFailed(await loop.run_in_executor(_watchers(), self.death))
+        return reply
 
     def death(self) -> str:
         """Why the worker stopped answering, with the evidence it left (exit status, first stderr line)."""

@@ -99,9 +99,7 @@ class JailWorkers:
         loop = asyncio.get_running_loop()
         keep = False
         try:
-            header, stdout, stderr = await loop.run_in_executor(
-                _watchers(), worker.exchange, request, deadline
-            )
+            header, stdout, stderr = await worker.exchange(request, deadline)
             if header.get("stale"):
                 return None
             keep = header.get("dirty") is None
