@@ -23,11 +23,14 @@
     (an llm runner's one case; target <= 0.7 s). These children run without
     PYTHONDONTWRITEBYTECODE, whatever the calling shell sets: a user's install keeps its bytecode cache, and
     without it every start recompiles assay's source (about 80 ms more here).
+(h) The L1 static tier on an artifact of 200 Python files (each with a line detect-secrets looks at), in one
+    process: a scan with no cache against one whose per-file cache holds every file (an unchanged artifact,
+    as at every `assay eval` after the first and for the files a candidate did not touch).
 (f) Loading 50,000 cases from JSONL: time and peak memory of assay's loader against a bare `json.loads` per
     line of the same file (targets <= 3x the time, <= 2x the memory), each in a fresh process.
 
 Run: python benchmarks/eval_overhead.py [--cases 2000] [--concurrency 4] [--repeats 3] [--child /bin/echo]
-     [--only command,sweep,llm,startup,loading,whole] [--whole-repeats 5]
+     [--only command,sweep,llm,startup,loading,whole,l1] [--whole-repeats 5]
 """
 
 from __future__ import annotations
@@ -632,6 +635,34 @@ def bench_whole(n_cases: int, llm_cases: int, concurrency: int, repeats: int, ch
     )
 
 
+def bench_l1(repeats: int, n_files: int = 200) -> None:
+    """(h): the L1 scan without a cache against a warm per-file cache, in this process."""
+    from assay.static import scan_artifact
+    from assay.static.cache import ScanCache
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "artifact"
+        root.mkdir()
+        for i in range(n_files):
+            body = "".join(
+                f"def f{j}(x):\n    return x * {j} + {i}  # build 7f3a{i:04d}b9\n" for j in range(40)
+            )
+            (root / f"m{i:03d}.py").write_text(body)
+        cache = ScanCache(Path(tmp) / "cache")
+        scan_artifact(root, ["*.py"], "code", cache=cache)  # fills it
+        bare: list[float] = []
+        cached: list[float] = []
+        for _ in range(repeats):
+            for sink, use in ((bare, None), (cached, cache)):
+                start = time.perf_counter()
+                scan_artifact(root, ["*.py"], "code", cache=use)
+                sink.append(time.perf_counter() - start)
+    no, yes = statistics.median(bare), statistics.median(cached)
+    print(f"(h) L1 static tier, {n_files} Python files, {repeats} interleaved runs:")
+    print(f"    no cache    median {no * 1000:7.1f} ms")
+    print(f"    warm cache  median {yes * 1000:7.1f} ms   {yes / no:.3f}x the uncached scan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -647,7 +678,7 @@ def main() -> None:
     parser.add_argument("--llm-cases", type=int, default=640)
     parser.add_argument("--load-cases", type=int, default=50_000)
     parser.add_argument(
-        "--only", default="command,sweep,llm,startup,loading,whole", help="Comma-separated parts."
+        "--only", default="command,sweep,llm,startup,loading,whole,l1", help="Comma-separated parts."
     )
     args = parser.parse_args()
     parts = set(args.only.split(","))
@@ -663,6 +694,8 @@ def main() -> None:
         bench_loading(args.load_cases, args.repeats)
     if "whole" in parts:
         bench_whole(args.cases, args.llm_cases, args.concurrency, args.whole_repeats, args.child)
+    if "l1" in parts:
+        bench_l1(args.repeats)
 
 
 if __name__ == "__main__":

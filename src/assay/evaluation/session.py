@@ -122,8 +122,15 @@ def static_report(config: AssayConfig, workdir: Path) -> StaticReport:
     if not config.tiers.static:
         return StaticReport()
     from assay.static import scan_artifact
+    from assay.static.cache import ScanCache
 
-    return scan_artifact(workdir, config.artifact.paths, config.artifact.kind, security=config.tiers.security)
+    return scan_artifact(
+        workdir,
+        config.artifact.paths,
+        config.artifact.kind,
+        security=config.tiers.security,
+        cache=ScanCache(config.data_path / "cache" / "static"),
+    )
 
 
 def build_evaluator(
