@@ -90,41 +90,27 @@ class Spawn:
                 kill_group(self.pid)
 
 
-class _Watch:
-    """The pipes and the pidfd of one running child, polled by its watcher thread."""
+class _Child:
+    """One running child's pipes and pidfd, as :class:`_Watch` (poll, in the calling thread) and
+    :class:`_LoopWatch` (the event loop) watch them; they differ in how an fd stops being watched."""
 
-    def __init__(self, spawn: Spawn, pid: int, pidfd: int, out_r: int, err_r: int, in_w: int) -> None:
-        self.pid = pid
-        self.pidfd = pidfd
+    def __init__(self, spawn: Spawn, started: tuple[int, int, int, int, int]) -> None:
+        self.pid, self.pidfd, out_r, err_r, self.in_w = started
         self.stdout = Capture(spawn.limits.max_output_bytes, keep_tail=False)
         self.stderr = Capture(spawn.limits.max_output_bytes, keep_tail=True)
         self.captures = {out_r: self.stdout, err_r: self.stderr}
-        self.poller = select.poll()
-        for fd in (pidfd, out_r, err_r):
-            self.poller.register(fd, select.POLLIN)
-        self.in_w = in_w
         self.pending = memoryview(spawn.stdin or b"")
-        if in_w >= 0:
-            os.set_blocking(in_w, False)
-            self.poller.register(in_w, select.POLLOUT)
+        if self.in_w >= 0:
+            os.set_blocking(self.in_w, False)
         self.exit_code: int | None = None
         self.cpu_s: float | None = None
         self.exited = False
-        self.flooded = False
 
-    def step(self, timeout_s: float | None) -> None:
-        """Wait up to ``timeout_s`` (None: no limit) and handle whatever became ready."""
-        wait_ms = None if timeout_s is None else max(0, int(timeout_s * 1000) + 1)
-        for fd, events in self.poller.poll(wait_ms):
-            if fd == self.pidfd:
-                self._reap()
-            elif fd == self.in_w:
-                self._write()
-            elif events & _READABLE:
-                self._read(fd)
+    def _unwatch(self, fd: int) -> None:
+        raise NotImplementedError
 
     def _reap(self) -> None:
-        self.poller.unregister(self.pidfd)
+        self._unwatch(self.pidfd)
         _close(self.pidfd)
         try:
             _, status, usage = os.wait4(self.pid, 0)
@@ -134,17 +120,18 @@ class _Watch:
             self.exit_code = None
         self.exited = True
 
-    def _read(self, fd: int) -> None:
+    def _read(self, fd: int) -> bool:
+        """Take what ``fd`` holds (at its end, stop watching it); True when the output is over its limit."""
         try:
             chunk = os.read(fd, READ_CHUNK)
         except OSError:
             chunk = b""
         if chunk:
-            self.flooded = self.captures[fd].add(chunk) or self.flooded
-            return
-        self.poller.unregister(fd)
+            return self.captures[fd].add(chunk)
+        self._unwatch(fd)
         _close(fd)
         del self.captures[fd]
+        return False
 
     def _write(self) -> None:
         try:
@@ -159,15 +146,42 @@ class _Watch:
 
     def close_stdin(self) -> None:
         if self.in_w >= 0:
-            self.poller.unregister(self.in_w)
+            self._unwatch(self.in_w)
             _close(self.in_w)
             self.in_w = -1
 
     def close_pipes(self) -> None:
         for fd in list(self.captures):
-            self.poller.unregister(fd)
+            self._unwatch(fd)
             _close(fd)
         self.captures.clear()
+
+
+class _Watch(_Child):
+    """A child polled by the thread that runs it."""
+
+    def __init__(self, spawn: Spawn, started: tuple[int, int, int, int, int]) -> None:
+        super().__init__(spawn, started)
+        self.poller = select.poll()
+        for fd in (self.pidfd, *self.captures):
+            self.poller.register(fd, select.POLLIN)
+        if self.in_w >= 0:
+            self.poller.register(self.in_w, select.POLLOUT)
+        self.flooded = False
+
+    def _unwatch(self, fd: int) -> None:
+        self.poller.unregister(fd)
+
+    def step(self, timeout_s: float | None) -> None:
+        """Wait up to ``timeout_s`` (None: no limit) and handle whatever became ready."""
+        wait_ms = None if timeout_s is None else max(0, int(timeout_s * 1000) + 1)
+        for fd, events in self.poller.poll(wait_ms):
+            if fd == self.pidfd:
+                self._reap()
+            elif fd == self.in_w:
+                self._write()
+            elif events & _READABLE:
+                self.flooded = self._read(fd) or self.flooded
 
 
 def watch(spawn: Spawn, kill: Callable[[int], None] = kill_group) -> ProcessResult:
@@ -178,8 +192,7 @@ def watch(spawn: Spawn, kill: Callable[[int], None] = kill_group) -> ProcessResu
     started = _start(spawn, start)
     if isinstance(started, ProcessResult):
         return started
-    pid, pidfd, out_r, err_r, in_w = started
-    child = _Watch(spawn, pid, pidfd, out_r, err_r, in_w)
+    child = _Watch(spawn, started)
     deadline = start + limits.timeout_s
     timed_out = False
     try:
@@ -192,7 +205,7 @@ def watch(spawn: Spawn, kill: Callable[[int], None] = kill_group) -> ProcessResu
     finally:
         child.close_stdin()
         # Ends children that outlive the main process too: they would hold the pipes open.
-        kill(pid)
+        kill(child.pid)
     while not child.exited:
         child.step(None)
     grace_end = time.perf_counter() + PIPE_GRACE_S
@@ -249,30 +262,35 @@ def _start(spawn: Spawn, start: float) -> tuple[int, int, int, int, int] | Proce
     return pid, pidfd, out_r, err_r, in_w
 
 
-class _LoopWatch:
+class _LoopWatch(_Child):
     """One child watched by the event loop itself: its pidfd and pipes are readers of the loop, its
     timeout a timer; ``done`` gets the result. The same stages as :func:`watch`."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, spawn: Spawn, started: tuple[int, ...], start: float):
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        spawn: Spawn,
+        started: tuple[int, int, int, int, int],
+        start: float,
+    ) -> None:
+        super().__init__(spawn, started)
         self.loop = loop
         self.limits = spawn.limits
         self.start = start
-        self.pid, self.pidfd, out_r, err_r, self.in_w = started
-        self.stdout = Capture(self.limits.max_output_bytes, keep_tail=False)
-        self.stderr = Capture(self.limits.max_output_bytes, keep_tail=True)
-        self.captures = {out_r: self.stdout, err_r: self.stderr}
-        self.pending = memoryview(spawn.stdin or b"")
-        self.exit_code: int | None = None
-        self.cpu_s: float | None = None
-        self.exited = self.ending = self.timed_out = self.lost_pipes = False
+        self.ending = self.timed_out = self.lost_pipes = False
         self.done: asyncio.Future[ProcessResult] = loop.create_future()
-        loop.add_reader(self.pidfd, self._reap)
+        loop.add_reader(self.pidfd, self._on_exit)
         for fd in self.captures:
-            loop.add_reader(fd, self._read, fd)
+            loop.add_reader(fd, self._on_output, fd)
         if self.in_w >= 0:
-            os.set_blocking(self.in_w, False)
             loop.add_writer(self.in_w, self._write)
         self.timer: asyncio.TimerHandle | None = loop.call_later(self.limits.timeout_s, self._time_out)
+
+    def _unwatch(self, fd: int) -> None:
+        if fd == self.in_w:
+            self.loop.remove_writer(fd)
+        else:
+            self.loop.remove_reader(fd)
 
     def _time_out(self) -> None:
         self.timer = None
@@ -288,52 +306,19 @@ class _LoopWatch:
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
-        self._close_stdin()
+        self.close_stdin()
         kill_group(self.pid)
         self._settle()
 
-    def _reap(self) -> None:
-        self.loop.remove_reader(self.pidfd)
-        _close(self.pidfd)
-        try:
-            _, status, usage = os.wait4(self.pid, 0)
-            self.exit_code = os.waitstatus_to_exitcode(status)
-            self.cpu_s = usage.ru_utime + usage.ru_stime
-        except ChildProcessError:  # reaped by someone else (a waitpid(-1) child watcher)
-            self.exit_code = None
-        self.exited = True
+    def _on_exit(self) -> None:
+        self._reap()
         self.end() if not self.ending else self._settle()
 
-    def _read(self, fd: int) -> None:
-        try:
-            chunk = os.read(fd, READ_CHUNK)
-        except OSError:
-            chunk = b""
-        if chunk:
-            if self.captures[fd].add(chunk):
-                self.end()
-            return
-        self.loop.remove_reader(fd)
-        _close(fd)
-        del self.captures[fd]
-        self._settle()
-
-    def _write(self) -> None:
-        try:
-            written = os.write(self.in_w, self.pending[:READ_CHUNK])
-        except BlockingIOError:
-            return
-        except OSError:  # the child closed its stdin: nothing more to give it
-            written = len(self.pending)
-        self.pending = self.pending[written:]
-        if not self.pending:
-            self._close_stdin()
-
-    def _close_stdin(self) -> None:
-        if self.in_w >= 0:
-            self.loop.remove_writer(self.in_w)
-            _close(self.in_w)
-            self.in_w = -1
+    def _on_output(self, fd: int) -> None:
+        if self._read(fd):
+            self.end()
+        elif fd not in self.captures:
+            self._settle()
 
     def _settle(self) -> None:
         """Once reaped: done when the pipes are closed; else wait for them up to the grace."""
@@ -347,10 +332,7 @@ class _LoopWatch:
 
     def _lose_pipes(self) -> None:
         self.lost_pipes = True  # a grandchild escaped the process group and keeps a pipe open
-        for fd in list(self.captures):
-            self.loop.remove_reader(fd)
-            _close(fd)
-        self.captures.clear()
+        self.close_pipes()
         self._finish()
 
     def _finish(self) -> None:
