@@ -304,35 +304,36 @@ def test_workers_die_with_assay_even_on_sigkill(worktree: Path, tmp_path: Path) 
     assert wait_until(lambda: marked_processes(marker) == [] == worker_processes(worktree))
 
 
-async def test_a_worker_that_cannot_start_is_an_error(workers: JailWorkers, tmp_path: Path) -> None:
-    # What bwrap does when it cannot build the jail: a "bwrap: ..." line and exit code 1.
-    failing = tmp_path / "bwrap"
-    failing.write_text(
-        "#!/bin/sh\necho 'bwrap: Creating new namespace failed: No space left on device' >&2\nexit 1\n"
-    )
-    failing.chmod(0o755)
-    result = await workers.run(
-        ["/bin/true"],
-        env=scrubbed_env(),
-        limits=SandboxLimits(5),
-        stdin=None,
-        jail=jail_of(tmp_path),
-        home=None,
-        status=BwrapStatus(str(failing)),
-    )
-    assert (
-        result.error
-        == "the sandbox could not be set up: bwrap: Creating new namespace failed: No space left on device"
-    )
-    crashing = await workers.run(
+def fake_bwrap(tmp_path: Path, script: str) -> BwrapStatus:
+    """A stand-in for bwrap that runs ``script`` (sh) whatever its arguments."""
+    path = tmp_path / "bwrap"
+    path.write_text(f"#!/bin/sh\n{script}\n")
+    path.chmod(0o755)
+    return BwrapStatus(str(path))
+
+
+async def run_true(workers: JailWorkers, tmp_path: Path, status: BwrapStatus) -> ProcessResult:
+    return await workers.run(
         ["/bin/true"],
         env={},
         limits=SandboxLimits(5),
         stdin=None,
         jail=jail_of(tmp_path),
         home=None,
-        status=BwrapStatus("/bin/false"),
+        status=status,
     )
+
+
+async def test_a_worker_that_cannot_start_is_an_error(workers: JailWorkers, tmp_path: Path) -> None:
+    # What bwrap does when it cannot build the jail: a "bwrap: ..." line and exit code 1.
+    failing = fake_bwrap(
+        tmp_path, "echo 'bwrap: Creating new namespace failed: No space left on device' >&2\nexit 1"
+    )
+    assert (
+        (await run_true(workers, tmp_path, failing)).error
+        == "the sandbox could not be set up: bwrap: Creating new namespace failed: No space left on device"
+    )
+    crashing = await run_true(workers, tmp_path, BwrapStatus("/bin/false"))
     assert crashing.error == "the jail's worker died during the case (exit code 1)"
 
 
@@ -351,18 +352,7 @@ async def test_a_worker_that_breaks_the_protocol_fails_its_case(
     workers: JailWorkers, tmp_path: Path, reply: str, error: str
 ) -> None:
     # A worker is trusted with nothing: what it sends is parsed, and a reply that is not one fails the case.
-    liar = tmp_path / "bwrap"
-    liar.write_text(f"#!/bin/sh\nprintf '{reply}'\nexec sleep 30\n")
-    liar.chmod(0o755)
-    result = await workers.run(
-        ["/bin/true"],
-        env={},
-        limits=SandboxLimits(5),
-        stdin=None,
-        jail=jail_of(tmp_path),
-        home=None,
-        status=BwrapStatus(str(liar)),
-    )
+    result = await run_true(workers, tmp_path, fake_bwrap(tmp_path, f"printf '{reply}'\nexec sleep 30"))
     assert result.error == error and result.exit_code is None
 
 
