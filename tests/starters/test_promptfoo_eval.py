@@ -156,7 +156,8 @@ def test_assay_eval_runs_a_promptfoo_only_folder(tmp_path: Path) -> None:
     assert "promptfooconfig.yaml: a promptfoo config, run as `assay init` would set it up" in done.stderr
     # the folder is as it was but for the data directory, which holds what any evaluation writes
     assert files(tmp_path) == before
-    assert sorted(p.name for p in (tmp_path / ".assay").iterdir()) == ["evals", "split.json"]
+    assert sorted(p.name for p in (tmp_path / ".assay").iterdir()) == ["cache", "evals", "split.json"]
+    assert [p.name for p in (tmp_path / ".assay" / "cache").iterdir()] == ["static"]  # the L1 scan's findings
     table = assay_cli("eval", cwd=tmp_path)  # no assay.yaml: the folder's promptfoo config
     assert "pass rate 2/3" in table.stdout, table.stdout + table.stderr
     assert "contains: 'Lima' not found in output 'I do not know'" in table.stdout
