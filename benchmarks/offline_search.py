@@ -65,6 +65,9 @@ class RandomSearch(OfflineProposer):
     def turn(self, view: ProposerView) -> None:
         return None  # no inert guard turned round: that is the default proposer's own rule
 
+    def pair(self, view: ProposerView) -> None:
+        return None  # no pairing of the inputs in turn: the default proposer's own rule too
+
 
 @dataclass(frozen=True)
 class Run:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from assay.proposers.base import HistoryEntry, Proposal, ProposerView, Structure, Trial
-from assay.proposers.offline import TURN_NOTE, OfflineProposer
+from assay.proposers.mutate.python_combine_ops import FORMS
+from assay.proposers.offline import PAIRING_NOTE, TURN_NOTE, OfflineProposer
 from assay.proposers.tune import search_space
 
 PARENT = {"priority.py": "def priority(item, remaining):\n    return -(remaining - item)\n"}
@@ -71,8 +72,9 @@ def test_no_turn_unless_the_last_structural_edit_changed_nothing(
     assert "turned" not in made.description and "< 10" not in text
 
 
-RATIO_START = {"priority.py": "def priority(value, weight):\n    return value\n"}
-GROWN = {"priority.py": "def priority(value, weight):\n    return value + 2.0 * value\n"}
+# Reads both inputs (nothing to pair) and holds no number, comparison or arithmetic (no surface edit).
+RATIO_START = {"priority.py": "def priority(value, weight):\n    return max(value, weight)\n"}
+GROWN = {"priority.py": "def priority(value, weight):\n    return max(value, weight) + 2.0 * value\n"}
 
 
 def surface_view(layer: int = 1) -> ProposerView:
@@ -218,3 +220,59 @@ def test_structures_that_changed_nothing_measured_are_no_parents(tmp_path: Path)
 
 def test_while_the_incumbents_lineage_moves_edits_build_on_it_alone(tmp_path: Path) -> None:
     assert set(structural(population_view(keep_at=2), tmp_path)) == {"incumbent"}
+
+
+UNREAD = {"priority.py": "def priority(value, weight):\n    return value\n"}
+
+
+def pairing_view(artifact: dict[str, str], *history: tuple[str, str], attempt: int = 0) -> ProposerView:
+    return ProposerView(
+        artifact=dict(artifact),
+        layer=1,
+        history=[HistoryEntry(i + 1, text, decision, "mutate") for i, (text, decision) in enumerate(history)],
+        attempt=attempt,
+    )
+
+
+def test_an_unread_input_is_paired_in_every_form_one_generation_each(tmp_path: Path) -> None:
+    proposer = OfflineProposer(seed=3)
+    history: list[tuple[str, str]] = []
+    seen = []
+    for _ in range(len(FORMS)):
+        made, text = propose(proposer, pairing_view(UNREAD, *history), tmp_path, UNREAD)
+        assert made.ok and made.description.endswith(PAIRING_NOTE), made.description
+        assert "weight" in text
+        seen.append(text)
+        history.append((made.description, "discard"))
+    assert len(set(seen)) == len(FORMS)
+    # A redraw (the pairing repeated an earlier candidate) takes the next form.
+    first, _ = propose(proposer, pairing_view(UNREAD), tmp_path, UNREAD)
+    again, text = propose(proposer, pairing_view(UNREAD, attempt=1), tmp_path, UNREAD)
+    assert text == seen[1] and again.description != first.description
+    # Every form tried: the usual draw (here none at the surface layer, which has no number to edit).
+    made, _ = propose(proposer, pairing_view(UNREAD, *history), tmp_path, UNREAD)
+    assert PAIRING_NOTE not in made.description
+
+
+def test_after_a_pairing_is_kept_the_other_forms_of_its_pair_come_next(tmp_path: Path) -> None:
+    kept = {"priority.py": "def priority(value, weight):\n    return value - weight\n"}
+    proposer = OfflineProposer(seed=0)
+    made, text = propose(
+        proposer, pairing_view(kept, ("python: paired ..." + PAIRING_NOTE, "keep")), tmp_path, kept
+    )
+    assert made.ok and made.description.endswith(PAIRING_NOTE)
+    assert "value - weight" not in text and "weight" in text
+    # Kept by another edit, a pair is left to the usual operators.
+    made, _ = propose(proposer, pairing_view(kept, ("python: replaced constant", "keep")), tmp_path, kept)
+    assert PAIRING_NOTE not in made.description
+
+
+def test_unread_inputs_are_paired_only_while_the_best_is_the_start(tmp_path: Path) -> None:
+    # Something else was kept: the best differs from the baseline, and its unread input may rightly be so.
+    moved = pairing_view(UNREAD, ("tune: priority.py:priority#1 2 -> 3", "keep"))
+    moved.best_diff = "+++ b/priority.py\n+    return value\n"
+    made, _ = propose(OfflineProposer(seed=3), moved, tmp_path, UNREAD)
+    assert PAIRING_NOTE not in made.description
+    moved.best_diff = ""
+    made, _ = propose(OfflineProposer(seed=3), moved, tmp_path, UNREAD)
+    assert made.description.endswith(PAIRING_NOTE)

@@ -14,6 +14,7 @@ from assay.proposers.mutate import Mutation, mutate
 from assay.proposers.mutate.engine import LAYERS
 from assay.proposers.mutate.python_crossover import crossover
 from assay.proposers.mutate.python_grow_ops import turned_round
+from assay.proposers.mutate.python_pairing import pairing
 from assay.proposers.mutate.python_prune import PRUNE_NOTE, added_branches, without_branch
 from assay.proposers.tune import TuneProposer
 
@@ -21,6 +22,8 @@ FAMILIES = ("mutate", "tune")
 TURN_NOTE = ", as the edit changed nothing"
 POPULATION_NOTE = " a structure scoring "  # in the description of an edit made from the population
 MAX_PRUNES = 8  # removals tried after one keep
+PAIRING_NOTE = " (pairing inputs)"
+MAX_PAIRINGS = 16  # pairings tried after one keep (or from the start)
 STALLED_AFTER = 10  # decisions without a keep before structural edits draw on the population
 # Of structural edits, once stalled and while another structure made a measured difference: a graft between two
 # programs, and an operator's edit of that other structure.
@@ -68,6 +71,13 @@ class OfflineProposer(Proposer):
     Once the last ``STALLED_AFTER`` decisions kept nothing, two structural edits in five start from the
     population when it holds another live structure (one that made a measured difference): a crossover with the
     incumbent, or an edit of that structure (:meth:`from_population`).
+    While the best is the baseline and has a function parameter it never reads, the next generations pair it, in
+    every form, with each name a returned value reads, one per generation, before any other edit (a user's own
+    file may hold a parameter that rightly goes unread: once something else is kept, pairing is left to
+    ``py.combine``'s draws); once such a pairing is kept,
+    the other forms of the pair it made come next (:mod:`~assay.proposers.mutate.python_pairing`; at most
+    ``MAX_PAIRINGS`` after a keep). A drawn operator may keep the first form that helps a little and miss the one
+    that helps most.
     When structural edits are chosen but no operator applies at the current layer while one applies at another
     of ``layers``, the proposal gives way so that the loop moves on to that layer: tuning, which always has a
     number to try once any structure has one, would otherwise take every generation of a layer with nothing to
@@ -151,6 +161,27 @@ class OfflineProposer(Proposer):
         path, line = branches[since]
         return without_branch(path, view.artifact[path], line)
 
+    def pair(self, view: ProposerView) -> Mutation | None:
+        """The next pairing of the parent's inputs: of a parameter it never reads while the best is still the
+        baseline, or, right after a pairing was kept, another form of the pair it made. None when there is none
+        left to try."""
+        tried = 0
+        reform = False
+        for entry in reversed(view.history):
+            if entry.decision == "keep":
+                reform = PAIRING_NOTE in entry.description
+                break
+            tried += PAIRING_NOTE in entry.description
+        if tried >= MAX_PAIRINGS or not (reform or not view.best_diff):
+            return None  # unread inputs are paired from the start only: later keeps were the search's own
+        for path in sorted(view.artifact):
+            if path.endswith(".py"):
+                order = f"{self.seed}:pairing:{path}"
+                made, count = pairing(path, view.artifact[path], tried + view.attempt, order, reform=reform)
+                if count:
+                    return made
+        return None
+
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         pruned = self.prune(view)
         if pruned is not None:
@@ -160,6 +191,10 @@ class OfflineProposer(Proposer):
         if turned is not None:
             (worktree / turned.path).write_text(turned.new_text, encoding="utf-8")
             return Proposal(ok=True, description=turned.description + TURN_NOTE, via="mutate")
+        paired = self.pair(view)
+        if paired is not None:
+            (worktree / paired.path).write_text(paired.new_text, encoding="utf-8")
+            return Proposal(ok=True, description=paired.description + PAIRING_NOTE, via="mutate")
         first = self.choose(view)
         order = [first, *(f for f in FAMILIES if f != first)]
         made = Proposal(ok=False, description="no change", error="nothing to propose", exhausted=True)

@@ -45,7 +45,7 @@ def combined(x: str, y: str, form: str) -> ast.expr:
     return ast.BinOp(_name(left), op, _name(right))
 
 
-def _values(site: ReturnSite) -> list[str]:
+def value_names(site: ReturnSite) -> list[str]:
     """The site's names that hold values: not a function the function calls or defines (``g`` in ``g(b)``)."""
     called = {
         n.func.id for n in ast.walk(site.function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
@@ -54,7 +54,7 @@ def _values(site: ReturnSite) -> list[str]:
     return [name for name in site.names if name not in called | defined]
 
 
-def _reads(value: ast.expr, names: list[str]) -> list[ast.Name]:
+def reads_of(value: ast.expr, names: list[str]) -> list[ast.Name]:
     """The reads of ``names`` in ``value``, outside a lambda's or a comprehension's own scope."""
     found: list[ast.Name] = []
     pending: list[ast.AST] = [value]
@@ -71,14 +71,14 @@ def _reads(value: ast.expr, names: list[str]) -> list[ast.Name]:
 def combine(src: Source, rng: random.Random) -> PyChange | None:
     """Replace a name read in a returned value with a combination of it and another of the function's names;
     or, in a returned value that reads none, the whole value with a combination of two of them."""
-    sites = [(s, _values(s)) for s in return_sites(src)]
+    sites = [(s, value_names(s)) for s in return_sites(src)]
     sites = [(s, names) for s, names in sites if len(names) >= 2]
     if not sites:
         return None
     site, names = rng.choice(sites)
     value = site.ret.value
     assert value is not None
-    reads = _reads(value, names)
+    reads = reads_of(value, names)
     read_ids = {n.id for n in reads}
     if reads:
         old: ast.expr = rng.choice(reads)

@@ -1,0 +1,88 @@
+"""Pairing: every form of a function's unread parameter with what it reads, and every other form of a pair it
+already makes, each a program that runs and computes that form."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from assay.proposers.mutate.pysource import Source
+from assay.proposers.mutate.python_combine_ops import FORMS
+from assay.proposers.mutate.python_pairing import pairing, pairings, unread_parameters
+
+RATIO = 'def priority(value: float, weight: float) -> float:\n    """The most valuable first."""\n    return value\n'
+# What each form gives for x = 6, y = 3 (x the read name, y the unread one).
+EXPECTED = sorted([6 / 3, 3 / 6, 18, 3, -3, 9, 3, 6])
+
+
+def run(source: str, *args: float) -> float:
+    namespace: dict[str, object] = {}
+    exec(compile(source, "f.py", "exec"), namespace)
+    function = namespace["priority"]
+    assert callable(function)
+    return float(function(*args))
+
+
+def all_pairings(text: str, *, reform: bool, order: str = "seed") -> list[str]:
+    found = []
+    for index in range(20):
+        made, count = pairing("p.py", text, index, order, reform=reform)
+        if made is None:
+            assert index == count
+            break
+        found.append(made.new_text)
+    return found
+
+
+def test_an_unread_parameter_is_paired_with_the_read_name_in_every_form() -> None:
+    texts = all_pairings(RATIO, reform=False)
+    assert len(texts) == len(FORMS) == len(set(texts))
+    assert sorted(run(t, 6, 3) for t in texts) == EXPECTED
+    assert all('"""The most valuable first."""' in t for t in texts)  # spliced in, not rewritten
+    made, _ = pairing("p.py", RATIO, 0, "seed", reform=False)
+    assert made is not None and made.description.startswith("python: paired `value` with `weight` as ")
+    # The order is the seed's: another seed tries the same forms in another order.
+    other = all_pairings(RATIO, reform=False, order="another")
+    assert sorted(other) == sorted(texts) and other != texts
+
+
+@pytest.mark.parametrize(
+    ("source", "count"),
+    [
+        ("def priority(a, b):\n    return a + b\n", 0),  # reads every parameter
+        ("def priority(a, b):\n    return 0.0\n", 8),  # reads none: the whole value becomes a pair
+        ("def priority(a, b, c):\n    return a\n", 16),  # two unread, each with the one read
+        ("class R:\n    def priority(self, a, b):\n        return a\n", 8),  # self is no input
+        ("def priority(a, b):\n    if b > 1:\n        return a\n    return a\n", 0),  # b is read by the test
+    ],
+)
+def test_pairings_are_those_of_unread_parameters(source: str, count: int) -> None:
+    assert len(pairings(Source(source, ast.parse(source)), reform=False)) == count
+    assert all(ast.parse(t) for t in all_pairings(source, reform=False))
+
+
+def test_unread_parameters_are_those_nothing_reads() -> None:
+    function = ast.parse("def f(a, b, *, c, d=1):\n    x = a\n    return [c for _ in x]\n").body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert unread_parameters(function) == ["b", "d"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["value - weight", "weight - value", "min(value, weight)", "value / (weight or 1)", "value * weight"],
+)
+def test_a_pair_is_reformed_in_every_other_form(value: str) -> None:
+    source = f"def priority(value, weight):\n    return ({value}) * 2\n"
+    texts = all_pairings(source, reform=True)
+    returned = {ast.unparse(ast.parse(t).body[0].body[0]) for t in texts}  # type: ignore[attr-defined]
+    assert len(texts) == len(returned) == len(FORMS) - 1
+    assert ast.unparse(ast.parse(source).body[0].body[0]) not in returned  # type: ignore[attr-defined]
+    assert all(isinstance(run(t, 6, 3), float) for t in texts)
+    assert all_pairings(source, reform=False) == []  # both are read: nothing unread to bring in
+
+
+def test_no_pair_to_reform_without_two_bare_names() -> None:
+    for value in ("value - 1", "value - weight * 2", "abs(value - value)"):
+        source = f"def priority(value, weight):\n    return {value}\n"
+        assert pairings(Source(source, ast.parse(source)), reform=True) == []
