@@ -43,7 +43,7 @@ class ScanCache:
     def key(self, *, kind: str, security: bool, rel: str, text: str) -> str:
         """The entry of ``text`` at ``rel`` in an artifact of ``kind``."""
         digest = hashlib.sha256(f"{scanner_fingerprint()}\0{kind}\0{security}\0{rel}\0".encode())
-        digest.update(text.encode("utf-8", "surrogateescape"))
+        digest.update(text.encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
     def _path(self, key: str) -> Path:
