@@ -172,7 +172,7 @@ class OfflineProposer(Proposer):
                 reform = PAIRING_NOTE in entry.description
                 break
             tried += PAIRING_NOTE in entry.description
-        if tried >= MAX_PAIRINGS or not (reform or not view.best_diff):
+        if tried >= MAX_PAIRINGS or (view.best_diff and not reform):
             return None  # unread inputs are paired from the start only: later keeps were the search's own
         for path in sorted(view.artifact):
             if path.endswith(".py"):

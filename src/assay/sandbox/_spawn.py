@@ -13,10 +13,9 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assay.sandbox._common import (
@@ -32,15 +31,9 @@ from assay.sandbox._common import (
 
 if TYPE_CHECKING:
     import asyncio
-    from concurrent.futures import ThreadPoolExecutor
 
 SHELL = "/bin/sh"
-# Threads for the jail workers' exchanges (see :mod:`assay.sandbox.workers`): more than this many at once
-# queue; a thread only exists once that many ran at once.
-MAX_WATCHERS = 1024
 _READABLE = select.POLLIN | select.POLLHUP | select.POLLERR
-_pool: tuple[int, ThreadPoolExecutor] | None = None
-_pool_lock = threading.Lock()
 
 
 def available() -> bool:
@@ -54,17 +47,6 @@ def available() -> bool:
     return True
 
 
-def _watchers() -> ThreadPoolExecutor:
-    """The shared pool (made again in a forked child, where the parent's threads do not exist)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    global _pool
-    with _pool_lock:
-        if _pool is None or _pool[0] != os.getpid():
-            _pool = (os.getpid(), ThreadPoolExecutor(MAX_WATCHERS, thread_name_prefix="assay-child"))
-        return _pool[1]
-
-
 def _close(fd: int) -> None:
     with contextlib.suppress(OSError):
         os.close(fd)
@@ -72,22 +54,12 @@ def _close(fd: int) -> None:
 
 @dataclass
 class Spawn:
-    """One child to run: everything the watcher thread needs, as plain data. ``pid`` is set once it runs;
-    ``cancelled`` asks the watcher to end it (the awaiting task was cancelled)."""
+    """One child to run, as plain data (a jail worker reads it off its request)."""
 
     argv: list[str]
     env: Mapping[str, str]
     limits: SandboxLimits
     stdin: bytes | None
-    pid: int | None = None
-    cancelled: bool = False
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def cancel(self) -> None:
-        with self.lock:
-            self.cancelled = True
-            if self.pid is not None:
-                kill_group(self.pid)
 
 
 class _Child:
@@ -196,7 +168,7 @@ def watch(spawn: Spawn, kill: Callable[[int], None] = kill_group) -> ProcessResu
     deadline = start + limits.timeout_s
     timed_out = False
     try:
-        while not child.exited and not child.flooded and not spawn.cancelled:
+        while not child.exited and not child.flooded:
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 timed_out = True
@@ -239,22 +211,19 @@ def _start(spawn: Spawn, start: float) -> tuple[int, int, int, int, int] | Proce
         actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
     else:
         actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
+    pid: int | None = None
     try:
-        with spawn.lock:
-            if spawn.cancelled:
-                raise OSError("cancelled before it started")
-            pid = os.posix_spawn(spawn.argv[0], spawn.argv, spawn.env, file_actions=actions, setsid=True)
-            spawn.pid = pid
-            LIVE_GROUPS.add(pid)
+        pid = os.posix_spawn(spawn.argv[0], spawn.argv, spawn.env, file_actions=actions, setsid=True)
+        LIVE_GROUPS.add(pid)
         pidfd = os.pidfd_open(pid)
     except OSError as exc:
         for fd in (out_r, out_w, err_r, err_w, in_r, in_w):
             if fd >= 0:
                 _close(fd)
-        if spawn.pid is not None:
-            kill_group(spawn.pid)
+        if pid is not None:
+            kill_group(pid)
             with contextlib.suppress(ChildProcessError):
-                os.waitpid(spawn.pid, 0)
+                os.waitpid(pid, 0)
         return ProcessResult(error=f"could not start process: {exc}", duration_s=time.perf_counter() - start)
     for fd in (out_w, err_w, in_r):
         if fd >= 0:

@@ -15,16 +15,31 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from assay.sandbox._common import LIVE_GROUPS, ProcessResult, SandboxLimits, describe_exit, kill_group
-from assay.sandbox._spawn import _watchers
 from assay.sandbox.jail import BwrapStatus, Jail, interpreter_paths, jail_argv
 
 WORKER = Path(__file__).with_name("_jail_worker.py")
+# Threads that start, stop and examine workers: more than this many at once queue; a thread only exists once
+# that many were busy at once, and it lasts as long as assay (see JailWorker).
+MAX_THREADS = 1024
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+_pool_lock = threading.Lock()
 STOP_WAIT_S = 2.0
 LENGTH = struct.Struct(">I")
 READ_CHUNK = 1 << 16
+
+
+def worker_threads() -> ThreadPoolExecutor:
+    """The shared pool of threads for the workers' blocking steps (made again in a forked child, where the
+    parent's threads do not exist)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (os.getpid(), ThreadPoolExecutor(MAX_THREADS, thread_name_prefix="assay-worker"))
+        return _pool[1]
 
 
 class WorkerFailed(Exception):
@@ -49,8 +64,9 @@ def worker_argv(jail: Jail, home: str | None, status: BwrapStatus) -> list[str]:
 
 class JailWorker:
     """One worker (a ``bwrap`` process leading a session of its own) and its pipes. It starts on its first
-    :meth:`exchange`, in a watcher thread: those threads last as long as assay, and ``--die-with-parent``
-    ends the jail when the thread that started it ends. Its exchanges run on the event loop."""
+    :meth:`exchange`, in a thread of :func:`worker_threads`: those threads last as long as assay, and
+    ``--die-with-parent`` ends the jail when the thread that started it ends. Its exchanges run on the event
+    loop."""
 
     def __init__(self, argv: list[str], env: Mapping[str, str]) -> None:
         self.argv = argv
@@ -87,9 +103,9 @@ class JailWorker:
         loop = asyncio.get_running_loop()
         proc = self.proc
         if proc is None:
-            # Started in a watcher thread: --die-with-parent ends the jail with the thread that started it,
+            # Started in a thread of the pool: --die-with-parent ends the jail with the thread that started it,
             # and those threads last as long as assay (an event loop's thread may not).
-            proc = await loop.run_in_executor(_watchers(), self._start)
+            proc = await loop.run_in_executor(worker_threads(), self._start)
         assert proc.stdin is not None and proc.stdout is not None
         requests, replies = proc.stdin.fileno(), proc.stdout.fileno()
         answer: asyncio.Future[tuple[dict[str, object], bytes, bytes] | None] = loop.create_future()
@@ -98,9 +114,13 @@ class JailWorker:
 
         def settle(
             result: tuple[dict[str, object], bytes, bytes] | None = None, error: Exception | None = None
-        ):
-            if not answer.done():
-                answer.set_exception(error) if error is not None else answer.set_result(result)
+        ) -> None:
+            if answer.done():
+                return
+            if error is not None:
+                answer.set_exception(error)
+            else:
+                answer.set_result(result)
 
         def write() -> None:
             nonlocal pending
@@ -148,7 +168,7 @@ class JailWorker:
             loop.remove_reader(replies)
             loop.remove_writer(requests)
         if reply is None:
-            raise WorkerFailed(await loop.run_in_executor(_watchers(), self.death))
+            raise WorkerFailed(await loop.run_in_executor(worker_threads(), self.death))
         return reply
 
     def death(self) -> str:

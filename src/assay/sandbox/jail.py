@@ -419,10 +419,10 @@ class WorkdirJail:
     def forget(self, workdir: Path | None = None) -> None:
         """End the jail and the survey of ``workdir`` (None: of every work directory): the next process jailed
         there gets fresh ones, and what candidates wrote over its masked files is deleted."""
-        roots = list(self._surveys) if workdir is None else [Path(os.path.realpath(workdir))]
-        for key in [k for k in self._jails if workdir is None or os.path.realpath(k[0]) == str(roots[0])]:
+        chosen = None if workdir is None else Path(os.path.realpath(workdir))
+        for key in [k for k in self._jails if chosen is None or Path(os.path.realpath(k[0])) == chosen]:
             del self._jails[key]
-        for root in roots:
+        for root in list(self._surveys) if chosen is None else [chosen]:
             known = self._surveys.pop(root, None)
             if known is not None:
                 shutil.rmtree(known[1], ignore_errors=True)

@@ -22,13 +22,13 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from assay.sandbox._common import ProcessResult, SandboxLimits
-from assay.sandbox._spawn import _watchers
 from assay.sandbox._worker_process import (
     JailWorker,
     WorkerFailed,
     decode_result,
     encode_request,
     worker_argv,
+    worker_threads,
 )
 from assay.sandbox.jail import BwrapStatus, Jail
 
@@ -116,7 +116,7 @@ class JailWorkers:
                 self._idle.setdefault(key, []).append(worker)
             else:
                 worker.kill()
-                loop.run_in_executor(_watchers(), worker.stop)
+                loop.run_in_executor(worker_threads(), worker.stop)
 
     def _use(self, key: _Key) -> None:
         """Note ``key`` as the latest jail used; retire the jails used least recently past ``KEPT_JAILS``."""
@@ -136,7 +136,7 @@ class JailWorkers:
         ends = []
         for worker in [w for k in keys for w in self._idle.pop(k, [])]:
             worker.kill()
-            ends.append(loop.run_in_executor(_watchers(), worker.stop))
+            ends.append(loop.run_in_executor(worker_threads(), worker.stop))
         return ends
 
     async def close(self, workdir: Path | None = None) -> None:
