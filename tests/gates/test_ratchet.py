@@ -130,12 +130,15 @@ async def test_a_higher_pass_rate_does_not_buy_a_lower_mean_score():
     decision = await decide(parent, wrecked)
     assert not decision.keep
     assert "trade-off" in decision.dimensions["progress"].detail
-    slight = scored({"a": 0.95, "b": 0.84, "c": 0.85, "d": 0.80})  # one passes, mean 0.86: within 0.01
-    assert (await decide(parent, slight)).keep
-    strict = await RatchetGate(score_tolerance=0.0).decide(
-        GateInput(parent=parent, candidate=slight, baseline=parent)
-    )
-    assert not strict.keep
+    slight = scored({"a": 0.95, "b": 0.84, "c": 0.85, "d": 0.80})  # one passes, mean 0.86: 0.005 lower
+    assert not (await decide(parent, slight)).keep  # the tolerance is min_delta: 0 for a gate built by hand
+
+    async def with_gate(gate: RatchetGate) -> bool:
+        return (await gate.decide(GateInput(parent=parent, candidate=slight, baseline=parent))).keep
+
+    assert await with_gate(RatchetGate(score_tolerance=0.01))
+    assert await with_gate(RatchetGate(min_delta=0.005))  # within the standard preset's threshold
+    assert not await with_gate(RatchetGate(min_delta=0.002))  # deep's threshold: a trade-off
 
 
 async def test_an_unfixable_case_both_fail_is_left_out_of_progress():

@@ -1,7 +1,8 @@
 """Online bin packing, Weibull items (shape 3, scale 45, rounded, clipped to 1-100; 500 items, bins of
 capacity 100), as in FunSearch's Weibull sets. Each item goes to the open bin it fits with the highest
-``priority(item, remaining)`` (the first such bin on a tie), or to a new bin when none fits. The gap is the
-excess of bins over the L1 bound ``ceil(sum / capacity)``."""
+``priority(item, remaining)`` (the first such bin on a tie), or to a new bin when none fits or when an empty
+bin's priority ``priority(item, capacity)`` is higher still. The gap is the excess of bins over the L1 bound
+``ceil(sum / capacity)``."""
 
 import math
 import random
@@ -27,7 +28,9 @@ def pack(priority, capacity, items):
                 score = priority(item, remaining)
                 if score > best_score:
                     best, best_score = index, score
-        if best < 0:
+        # As in FunSearch, whose bins array holds the unopened bins at full capacity, an empty bin is one of the
+        # choices: the priority may open one while others fit.
+        if best < 0 or priority(item, capacity) > best_score:
             bins.append(capacity - item)
         else:
             bins[best] -= item

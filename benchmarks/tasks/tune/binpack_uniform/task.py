@@ -1,6 +1,7 @@
 """Online bin packing, OR-style: 500 integer items uniform on 20-100, bins of capacity 150. Each item goes to
 the open bin it fits with the highest ``priority(item, remaining)`` (the first such bin on a tie), or to a new
-bin when none fits. The gap is the excess of bins over the L1 bound ``ceil(sum / capacity)``."""
+bin when none fits or when an empty bin's priority ``priority(item, capacity)`` is higher still. The gap is the
+excess of bins over the L1 bound ``ceil(sum / capacity)``."""
 
 import math
 import random
@@ -25,7 +26,9 @@ def pack(priority, capacity, items):
                 score = priority(item, remaining)
                 if score > best_score:
                     best, best_score = index, score
-        if best < 0:
+        # As in FunSearch, whose bins array holds the unopened bins at full capacity, an empty bin is one of the
+        # choices: the priority may open one while others fit.
+        if best < 0 or priority(item, capacity) > best_score:
             bins.append(capacity - item)
         else:
             bins[best] -= item
