@@ -74,10 +74,9 @@ class OfflineProposer(Proposer):
     While the best is the baseline and has a function parameter it never reads, the next generations pair it, in
     every form, with each name a returned value reads, one per generation, before any other edit (a user's own
     file may hold a parameter that rightly goes unread: once something else is kept, pairing is left to
-    ``py.combine``'s draws); once such a pairing is kept,
-    the other forms of the pair it made come next (:mod:`~assay.proposers.mutate.python_pairing`; at most
-    ``MAX_PAIRINGS`` after a keep). A drawn operator may keep the first form that helps a little and miss the one
-    that helps most.
+    ``py.combine``'s draws); once such a pairing is kept, the other forms of the pair it made come next
+    (:mod:`~assay.proposers.mutate.python_pairing`; at most ``MAX_PAIRINGS`` after a keep). A drawn operator may
+    keep the first form that helps a little and miss the one that helps most.
     When structural edits are chosen but no operator applies at the current layer while one applies at another
     of ``layers``, the proposal gives way so that the loop moves on to that layer: tuning, which always has a
     number to try once any structure has one, would otherwise take every generation of a layer with nothing to

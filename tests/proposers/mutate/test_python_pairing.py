@@ -59,7 +59,9 @@ def test_an_unread_parameter_is_paired_with_the_read_name_in_every_form() -> Non
 )
 def test_pairings_are_those_of_unread_parameters(source: str, count: int) -> None:
     assert len(pairings(Source(source, ast.parse(source)), reform=False)) == count
-    assert all(ast.parse(t) for t in all_pairings(source, reform=False))
+    texts = all_pairings(source, reform=False)
+    assert len(texts) == len(set(texts)) == count  # each a different program
+    assert source not in texts
 
 
 def test_unread_parameters_are_those_nothing_reads() -> None:
@@ -69,16 +71,26 @@ def test_unread_parameters_are_those_nothing_reads() -> None:
 
 
 @pytest.mark.parametrize(
-    "value",
-    ["value - weight", "weight - value", "min(value, weight)", "value / (weight or 1)", "value * weight"],
+    ("value", "current"),
+    [
+        ("value - weight", 3),
+        ("weight - value", -3),
+        ("min(value, weight)", 3),
+        ("value / (weight or 1)", 2),
+        ("value * weight", 18),
+    ],
 )
-def test_a_pair_is_reformed_in_every_other_form(value: str) -> None:
+def test_a_pair_is_reformed_in_every_other_form(value: str, current: float) -> None:
     source = f"def priority(value, weight):\n    return ({value}) * 2\n"
     texts = all_pairings(source, reform=True)
     returned = {ast.unparse(ast.parse(t).body[0].body[0]) for t in texts}  # type: ignore[attr-defined]
     assert len(texts) == len(returned) == len(FORMS) - 1
     assert ast.unparse(ast.parse(source).body[0].body[0]) not in returned  # type: ignore[attr-defined]
-    assert all(isinstance(run(t, 6, 3), float) for t in texts)
+    others = list(EXPECTED)
+    others.remove(
+        current
+    )  # every form but the one the program has, each still doubled by the `* 2` around it
+    assert sorted(run(t, 6, 3) for t in texts) == sorted(2 * v for v in others)
     assert all_pairings(source, reform=False) == []  # both are read: nothing unread to bring in
 
 

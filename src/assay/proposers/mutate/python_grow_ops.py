@@ -53,8 +53,7 @@ def return_sites(src: Source) -> list[ReturnSite]:
     for function in ast.walk(src.tree):
         if not isinstance(function, FUNCTIONS):
             continue
-        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)]
-        params = [p for p in params if p not in ("self", "cls")]
+        params = inputs(function)
         for ret in ast.walk(function):
             if not isinstance(ret, ast.Return) or ret.value is None or _inner_function(function, ret):
                 continue
@@ -69,6 +68,12 @@ def return_sites(src: Source) -> list[ReturnSite]:
             if names:
                 found.append(ReturnSite(function, ret, names))
     return found
+
+
+def inputs(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The function's named parameters but ``self`` and ``cls``: what a caller passes it."""
+    args = function.args
+    return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg not in ("self", "cls")]
 
 
 def _inner_function(function: ast.AST, node: ast.AST) -> bool:

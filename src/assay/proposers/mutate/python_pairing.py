@@ -22,7 +22,7 @@ from functools import partial
 from assay.proposers.mutate.base import Mutation, shorten
 from assay.proposers.mutate.pysource import PyChange, Source, apply_python, replace_node
 from assay.proposers.mutate.python_combine_ops import FORMS, combined, reads_of, value_names
-from assay.proposers.mutate.python_grow_ops import ReturnSite, return_sites
+from assay.proposers.mutate.python_grow_ops import ReturnSite, inputs, return_sites
 from assay.proposers.mutate.python_ops import substitute
 
 
@@ -40,12 +40,8 @@ class Pairing:
 
 def unread_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     """The function's parameters that nothing in its body reads."""
-    args = function.args
-    params = [
-        a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg not in ("self", "cls")
-    ]
     read = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    return [p for p in params if p not in read]
+    return [p for p in inputs(function) if p not in read]
 
 
 def _pair(node: ast.AST) -> tuple[str, str] | None:
@@ -70,11 +66,10 @@ def _targets(site: ReturnSite) -> list[ast.expr]:
     in reading order."""
     value = site.ret.value
     assert value is not None
-    names = value_names(site)
-    reads: list[ast.expr] = list(reads_of(value, names))
-    pairs: list[ast.expr] = [n for n in ast.walk(value) if isinstance(n, ast.expr) and _pair(n) is not None]
-    if not reads and not any(isinstance(n, ast.Name) for n in ast.walk(value)):
+    if not any(isinstance(n, ast.Name) for n in ast.walk(value)):
         return [value]  # a value that reads no name (``return 0.0``): the whole value
+    reads: list[ast.expr] = list(reads_of(value, value_names(site)))
+    pairs: list[ast.expr] = [n for n in ast.walk(value) if isinstance(n, ast.expr) and _pair(n) is not None]
     return reads + sorted(pairs, key=lambda n: (n.lineno, n.col_offset))
 
 
