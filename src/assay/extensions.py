@@ -98,7 +98,7 @@ PROPOSER: Family[Proposer] = Family(
     "proposer",
     ProposerProtocol,
     Proposer,
-    ("name", "redraws", "generation", "aclose"),
+    ("name", "redraws", "generation", "aclose", "tidies"),
     registry=PROPOSERS,
     build=_from(PROPOSERS),
 )

@@ -52,7 +52,8 @@ class ProposerProtocol(Protocol):
 
     Optional: ``name`` (default: the class name), recorded with each proposal; ``redraws`` (default 2), draws
     per layer when a proposal repeats an earlier candidate; ``generation``, set by the loop before each call;
-    ``async aclose()``, called at the end of the run."""
+    ``async aclose()``, called at the end of the run; ``tidies(view) -> bool`` (default False), whether the
+    proposal would only tidy the best, run before the loop stops."""
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         """Edit ``worktree`` and describe the change; a failed proposal is ``Proposal(ok=False, error=...)``."""

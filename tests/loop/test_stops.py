@@ -18,6 +18,7 @@ from assay.loop.stops import (
     TargetReached,
     WallClock,
     alternates,
+    firing,
     first_reason,
 )
 from assay.model import CaseResult, Output, Split
@@ -113,6 +114,31 @@ def test_stop_file_layers_and_interrupt(tmp_path: Path):
     assert first_reason(rules, s.view()) == "all layers exhausted"
     pressed[0] = True
     assert "interrupted" in first_reason(rules, state())
+
+
+def test_only_rules_that_say_the_search_is_done_let_the_best_be_tidied_first(tmp_path: Path):
+    (tmp_path / "STOP").write_text("")
+    view = state(generation=5, since_keep=5, best_pass_rate=1.0)
+    rules = [
+        MaxGenerations(5),
+        Plateau(5),
+        TargetReached(1.0),
+        StopFile(tmp_path),
+        WallClock(1, now=lambda: 2.0),
+        Budget(evaluations=0),
+    ]
+    fired = firing(rules, view)
+    assert [rule for rule, _ in fired] == rules  # every rule that fires, in order, not only the first
+    assert [getattr(rule, "tidy_first", False) for rule, _ in fired] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+    assert fired[0][1] == first_reason(rules, view) == "reached 5 generations"
+    assert LayersExhausted.tidy_first and Oscillation.tidy_first and not ScoreRegression.tidy_first
 
 
 def test_standard_rules_follow_the_config(tmp_path: Path):

@@ -159,6 +159,25 @@ def test_no_removal_is_proposed_without_a_keep_just_before_or_on_a_redraw(tmp_pa
     assert "if remaining - item > 10" not in text
 
 
+def test_while_tidying_only_a_removal_is_proposed(tmp_path: Path) -> None:
+    proposer = OfflineProposer(seed=0)
+    due = prune_view(("python: added a guarded return", "keep"))
+    assert proposer.tidies(due)
+    due.tidying = True
+    made, text = propose(proposer, due, tmp_path, PRUNABLE)
+    assert made.ok and "removed the branch" in made.description and "if remaining - item > 10" not in text
+    first = proposer.prune(due)
+    assert first is not None
+    second = proposer.prune(prune_view(("edit", "keep"), (first.description, "discard")))
+    assert second is not None
+    done = prune_view(("edit", "keep"), (first.description, "discard"), (second.description, "discard"))
+    assert not proposer.tidies(done)
+    done.tidying = True
+    made, text = propose(proposer, done, tmp_path, PRUNABLE)
+    assert not made.ok and made.exhausted and made.error == "nothing left to tidy"
+    assert text == PRUNABLE["priority.py"]  # searching on would spend generations the stop rule ended
+
+
 BRANCHED = {
     "priority.py": "def priority(item, remaining):\n    if item > 40:\n        return 7.5\n"
     "    return -(remaining - item) * 2\n"

@@ -183,6 +183,8 @@ class LoopContext:
     clock: Clock
     report: Callable[[str], None]
     interrupted: bool = False
+    # A stop rule met with the best still to tidy: proposals from now on only tidy the best (see engine._loop).
+    tidying: bool = False
     on_event: Callable[[LoopState], None] | None = None  # called after each event is folded
     file_cache: dict[str, dict[str, str]] = field(default_factory=dict)
     _gates: dict[bool, tuple[Gate, bool]] = field(default_factory=dict)

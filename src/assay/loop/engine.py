@@ -52,11 +52,11 @@ from assay.loop.noise import NoiseSampler
 from assay.loop.overrides import last_session, take_up
 from assay.loop.parallel import CandidatesAhead
 from assay.loop.pipeline import start_ahead
-from assay.loop.proposing import Basis
+from assay.loop.proposing import Basis, tidy_due
 from assay.loop.report import baseline_lines, generation_line, plan_text
 from assay.loop.runlog import RunLog
 from assay.loop.state import Best, LoopState, RunView, fold
-from assay.loop.stops import first_reason, standard_rules
+from assay.loop.stops import firing, standard_rules
 from assay.loop.summary import RunResult, caveat, classify
 from assay.presets import EvolveSettings, resolve
 from assay.protocols import (
@@ -373,6 +373,7 @@ class Evolution:
             measuring = CandidatesAhead(ctx, state, ahead, self._candidate_trees(ctx))
         uninstall = install_sigint(ctx, self.report)
         reason: str | None = None
+        tidied_for: str | None = None
         try:
             while True:
                 if state.feedback.promotion_due:
@@ -388,9 +389,17 @@ class Evolution:
                     )
                 elif state.lineage.generation and state.lineage.generation % self.settings.l3_every == 0:
                     await verify_best(ctx, state)  # every N generations the best is measured on L3
-                reason = first_reason(rules, state.view())
-                if reason:
-                    return reason
+                fired = firing(rules, state.view())
+                if fired or ctx.tidying:
+                    # A rule that says the search is done lets the proposer tidy the best first; a limit on
+                    # time or money (or a user's own rule) ends the run at once, tidying or not.
+                    hard = [why for rule, why in fired if not getattr(rule, "tidy_first", False)]
+                    reason = hard[0] if hard else tidied_for or fired[0][1]
+                    if hard or ahead is not None or not tidy_due(ctx, state):
+                        return reason
+                    if tidied_for is None:
+                        self.report(f"{reason}: tidying the best before the run ends")
+                    tidied_for, ctx.tidying = reason, True
                 unfixable = state.watchers.suspects
                 prepared = None
                 if measuring is not None:

@@ -73,8 +73,9 @@ class Basis:
 
 def choose_parent(ctx: LoopContext, basis: Basis, key: str) -> tuple[str, bool]:
     """The commit to build on and whether the search sampled it: the best candidate (greedy), or one the search
-    strategy samples from the archive of every evaluated candidate (ranked, dgm), seeded by ``key``."""
-    if ctx.config.evolve.search == "greedy":
+    strategy samples from the archive of every evaluated candidate (ranked, dgm), seeded by ``key``; the best
+    while the run tidies before it stops."""
+    if ctx.config.evolve.search == "greedy" or ctx.tidying:
         return basis.best, False
     rng = random.Random(f"{ctx.config.evolve.seed}:{key}")
     return ctx.parts.selector.choose(basis.archive, rng), True
@@ -164,6 +165,20 @@ async def make_proposal(
     return failed
 
 
+def tidy_due(ctx: LoopContext, state: LoopState) -> bool:
+    """Whether the proposer would tidy the best (:meth:`~assay.proposers.Proposer.tidies`), asked with the view
+    the next proposal would get (the best as parent, at the current layer)."""
+    basis = Basis.of(state)
+    prefix = ctx.parts.prefix
+    ctx.git.reset_worktree(ctx.worktree, basis.best)
+    artifact = ctx.artifact_texts(ctx.worktree / prefix if prefix else ctx.worktree)
+    number = state.lineage.generation + 1
+    view = _view(ctx, state, basis, artifact, basis.best, number, "gen")
+    view.tidying = True
+    ctx.parts.proposer.generation = number
+    return ctx.parts.proposer.tidies(view)
+
+
 def _layer_order(layers: Sequence[int], current: int) -> list[int]:
     """The current layer, the later ones, then the earlier ones."""
     at = layers.index(current) if current in layers else 0
@@ -218,6 +233,7 @@ def _view(
         regressed=regressed_cases(state, dev),
         best_diff=best_diff(ctx, state, basis, [f"{prefix}/{p}" if prefix else p for p in artifact]),
     )
+    view.tidying = ctx.tidying
     view.retry = retry_note(basis.retry, cases, redactor)
     point = search_space(artifact, config.evolve.parameters).point()
     here = [Trial(point, dev.mean_score, parent)] if dev else []

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from assay.config import EvolveConfig
@@ -23,7 +23,13 @@ if TYPE_CHECKING:
 
 class StopRule(ABC):
     """Returns a one-line reason to stop, or None to go on, from the run as ``run`` shows it (frozen: a rule
-    that tries to change it raises)."""
+    that tries to change it raises).
+
+    ``tidy_first``: whether the proposer may first tidy the best (:meth:`~assay.proposers.Proposer.tidies`)
+    when this rule ends the run. True for the rules that say the search is done (a target, a plateau, the
+    generations used); False for a limit on time, money or evaluations, and for a user's own rule."""
+
+    tidy_first: ClassVar[bool] = False
 
     @abstractmethod
     def check(self, run: RunView) -> str | None: ...
@@ -36,6 +42,7 @@ class StopRule(ABC):
 
 @dataclass
 class MaxGenerations(StopRule):
+    tidy_first = True
     limit: int
 
     def check(self, run: RunView) -> str | None:
@@ -95,6 +102,7 @@ class Budget(StopRule):
 
 @dataclass
 class TargetReached(StopRule):
+    tidy_first = True
     pass_rate: float
 
     def check(self, run: RunView) -> str | None:
@@ -110,6 +118,7 @@ class TargetReached(StopRule):
 
 @dataclass
 class Plateau(StopRule):
+    tidy_first = True
     generations: int
 
     def check(self, run: RunView) -> str | None:
@@ -134,6 +143,8 @@ def alternates(seq: Sequence[Hashable], period: int = 2, cycles: int = 2) -> boo
 class Oscillation(StopRule):
     """Seed 003's oscillation: the candidates bounce A → B → A → B, in artifact content or in the set of failing
     cases (among candidates that ran and changed something; crashes and no-gain candidates do not count)."""
+
+    tidy_first = True
 
     def check(self, run: RunView) -> str | None:
         for label, seq in (("content", run.content_hashes), ("failing cases", run.failing_sets)):
@@ -161,6 +172,8 @@ class ScoreRegression(StopRule):
 
 
 class LayersExhausted(StopRule):
+    tidy_first = True
+
     def check(self, run: RunView) -> str | None:
         return "all layers exhausted" if run.layers_exhausted else None
 
@@ -170,6 +183,8 @@ class LayersExhausted(StopRule):
 
 class SearchExhausted(StopRule):
     """The last proposal found nothing new at any layer: every draw repeated an earlier candidate."""
+
+    tidy_first = True
 
     def check(self, run: RunView) -> str | None:
         return (
@@ -227,13 +242,15 @@ class InterruptPressed(StopRule):
         return "Ctrl-C"
 
 
+def firing(rules: Sequence[StopRuleProtocol], run: RunView) -> list[tuple[StopRuleProtocol, str]]:
+    """Every rule that says stop, in order, with its reason."""
+    return [(rule, reason) for rule in rules if (reason := rule.check(run))]
+
+
 def first_reason(rules: Sequence[StopRuleProtocol], run: RunView) -> str | None:
-    """The first rule that says stop, in order."""
-    for rule in rules:
-        reason = rule.check(run)
-        if reason:
-            return reason
-    return None
+    """The reason of the first rule that says stop, in order."""
+    fired = firing(rules, run)
+    return fired[0][1] if fired else None
 
 
 def standard_rules(

@@ -148,7 +148,8 @@ class ProposerView:
     and the latest one, whose numbers a tuner may tune too (a structural edit discarded at its first values may
     win at others);
     ``attempt``: the draw, counted from 0 (a draw that repeated an earlier candidate is made again with the
-    next one).
+    next one); ``tidying``: a stop rule has ended the search, and only a change that tidies the parent (see
+    :meth:`Proposer.tidies`) is wanted, or none (``ok=False, exhausted=True``).
     """
 
     artifact: dict[str, str]
@@ -166,6 +167,7 @@ class ProposerView:
     trials: list[Trial] = field(default_factory=list)
     structures: list[Structure] = field(default_factory=list)
     attempt: int = 0
+    tidying: bool = False
 
 
 class Proposal(BaseModel):
@@ -196,6 +198,14 @@ class Proposer(ABC):
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         """Edit ``worktree`` and describe the change. ``editable`` holds paths or globs (``src/**/*.py``).
         Never raises for a bad answer: returns ``Proposal(ok=False, error=...)``."""
+
+    def tidies(self, view: ProposerView) -> bool:
+        """Whether the proposal for ``view`` (the best as parent) would tidy it: remove something the search
+        left that a simpler program does without, a change the gate keeps only when nothing measured changes.
+        When a stop rule that allows it (a target met, a plateau, the generations used) ends the run, the loop
+        first runs such proposals, with ``view.tidying`` set, until this says False, so a run does not end
+        holding what it meant to remove. By default False: nothing to tidy."""
+        return False
 
     async def aclose(self) -> None:  # noqa: B027 - a proposer without clients has nothing to close
         """Release the proposer's clients (a model's HTTP pool); call from the event loop that used them."""

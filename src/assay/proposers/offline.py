@@ -62,7 +62,9 @@ class OfflineProposer(Proposer):
 
     Right after a keep, the kept program is first proposed without each branch it added over the baseline, one
     per generation (:mod:`~assay.proposers.mutate.python_prune`): the gate keeps a removal only when nothing
-    measured changed, so a program a user adopts carries no branch that none of its dev instances needs.
+    measured changed, so a program a user adopts carries no branch that none of its dev instances needs; when a
+    stop rule such as a target met ends the run right after a keep, these removals still run first
+    (:meth:`tidies`).
     A structural edit is followed by tuning (of what it introduced, or of the best structures so far), except
     that an edit which changed nothing measured and added a comparison is first tried with the comparison turned
     the other way round (:func:`turned_round`): one of the two sides of a new threshold is often inert. After a
@@ -181,11 +183,17 @@ class OfflineProposer(Proposer):
                     return made
         return None
 
+    def tidies(self, view: ProposerView) -> bool:
+        """Whether a branch the best added is still to be offered for removal (:meth:`prune`)."""
+        return self.prune(view) is not None
+
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         pruned = self.prune(view)
         if pruned is not None:
             (worktree / pruned.path).write_text(pruned.new_text, encoding="utf-8")
             return Proposal(ok=True, description=pruned.description, via="mutate")
+        if view.tidying:
+            return Proposal(ok=False, description="no change", error="nothing left to tidy", exhausted=True)
         turned = self.turn(view)
         if turned is not None:
             (worktree / turned.path).write_text(turned.new_text, encoding="utf-8")
