@@ -149,6 +149,27 @@ def test_a_guarded_case_scales_or_shifts_the_value_and_a_scale_is_never_one() ->
     assert set(kinds) == {"Mult", "Add", "Sub"}
 
 
+def test_half_the_guarded_cases_override_the_value_and_most_guards_band_its_computed_part() -> None:
+    branches = guards(FUNCTIONS["best_fit"], 200)
+    overrides = [
+        b.body[0].value  # type: ignore[attr-defined]
+        for b in branches
+        if isinstance(b.body[0].value.right, ast.Constant)  # type: ignore[attr-defined]
+        and b.body[0].value.right.value == 100  # type: ignore[attr-defined]
+        and not isinstance(b.body[0].value.op, ast.Mult)  # type: ignore[attr-defined]
+    ]
+    assert 0.4 < len(overrides) / len(branches) < 0.6  # the case loses (E - 100) or wins (E + 100) outright
+    assert {type(o.op) for o in overrides} == {ast.Add, ast.Sub}
+    banded = [
+        b for b in branches
+        if len(b.test.ops) == 2  # type: ignore[attr-defined]
+        and ast.unparse(b.test.comparators[0].left) == "remaining - item"  # type: ignore[attr-defined]
+    ]  # fmt: skip
+    assert (
+        0.6 < len(banded) / len(branches) < 0.85
+    )  # 0 < (remaining - item) - low < width: the part, not a name
+
+
 def test_a_band_starts_wide_a_low_bound_below_a_high_one_from_the_palette() -> None:
     bands = [
         (b.test.comparators[0].right.value, b.test.comparators[0].right.value + b.test.comparators[1].value)  # type: ignore[attr-defined]
