@@ -147,13 +147,24 @@ def test_after_a_keep_each_added_branch_is_proposed_removed_in_turn() -> None:
     assert proposer.prune(done) is None  # every added branch tried
 
 
-def test_no_removal_is_proposed_without_a_keep_just_before_or_on_a_redraw(tmp_path: Path) -> None:
+def test_a_removal_that_repeats_an_earlier_candidate_is_redrawn_as_the_next_one() -> None:
+    # Removing an outer branch can give back the baseline: the redraw offers the branch after it.
+    proposer = OfflineProposer(seed=0)
+    redraw = prune_view(("edit", "keep"))
+    redraw.attempt = 1
+    made = proposer.prune(redraw)
+    assert made is not None and "`if item < 3`" in made.description
+    redraw.attempt = 2
+    assert proposer.prune(redraw) is None  # both branches offered
+    later = prune_view(("edit", "keep"), (made.description, "discard"))
+    later.attempt = 1
+    assert proposer.prune(later) is None
+
+
+def test_no_removal_is_proposed_without_a_keep_just_before(tmp_path: Path) -> None:
     proposer = OfflineProposer(seed=0)
     assert proposer.prune(prune_view(("edit", "keep"), ("tune on a structure", "discard"))) is None
     assert proposer.prune(prune_view(("edit", "discard"))) is None
-    redraw = prune_view(("edit", "keep"))
-    redraw.attempt = 1
-    assert proposer.prune(redraw) is None
     made, text = propose(proposer, prune_view(("edit", "keep")), tmp_path, PRUNABLE)
     assert made.ok and made.via == "mutate" and "removed the branch" in made.description
     assert "if remaining - item > 10" not in text

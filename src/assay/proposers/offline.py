@@ -139,8 +139,9 @@ class OfflineProposer(Proposer):
 
     def prune(self, view: ProposerView) -> Mutation | None:
         """The parent without the next branch it added over the baseline, while every decision since the last
-        keep was such a removal (first draw only)."""
-        if view.attempt or not view.best_diff:
+        keep was such a removal; a redraw (a removal that repeated an earlier candidate: an outer branch whose
+        removal gives back the baseline) offers the branch after it."""
+        if not view.best_diff:
             return None
         since = 0
         for entry in reversed(view.history):
@@ -157,9 +158,10 @@ class OfflineProposer(Proposer):
             if path.endswith(".py")
             for line in added_branches(view.artifact[path], view.best_diff)
         ]
-        if since >= min(len(branches), MAX_PRUNES):
+        offered = since + view.attempt
+        if offered >= min(len(branches), MAX_PRUNES):
             return None
-        path, line = branches[since]
+        path, line = branches[offered]
         return without_branch(path, view.artifact[path], line)
 
     def pair(self, view: ProposerView) -> Mutation | None:
