@@ -10,7 +10,7 @@ import pytest
 
 from assay.proposers.base import HistoryEntry, Proposal, ProposerView, Structure, Trial
 from assay.proposers.mutate.python_combine_ops import FORMS
-from assay.proposers.offline import PAIRING_NOTE, TURN_NOTE, OfflineProposer
+from assay.proposers.offline import FLIP_NOTE, PAIRING_NOTE, TURN_NOTE, OfflineProposer
 from assay.proposers.tune import search_space
 
 PARENT = {"priority.py": "def priority(item, remaining):\n    return -(remaining - item)\n"}
@@ -70,6 +70,51 @@ def test_no_turn_unless_the_last_structural_edit_changed_nothing(
     made, text = propose(OfflineProposer(seed=0), view(**case), tmp_path)  # type: ignore[arg-type]
     assert made.ok
     assert "turned" not in made.description and "< 10" not in text
+
+
+SHIFTED = {
+    "priority.py": "def priority(item, remaining):\n    if 0 < remaining - item - 5 < 20:\n"
+    "        return -(remaining - item) + 100\n    return -(remaining - item)\n"
+}
+
+
+def shift_view(score: float, *, last: str = EDIT, trials: int = 1) -> ProposerView:
+    point = search_space(PARENT).point()
+    grown = search_space(SHIFTED).point()
+    return ProposerView(
+        artifact=dict(PARENT),
+        layer=2,
+        history=[HistoryEntry(1, last, "discard", "mutate")],
+        trials=[Trial(point, 0.95), Trial(grown, score, "c1")],
+        structures=[Structure(grown.study, SHIFTED, score, trials, latest=True)],
+    )
+
+
+def test_a_guard_that_made_things_worse_is_tried_next_with_its_shift_flipped(tmp_path: Path) -> None:
+    made, text = propose(OfflineProposer(seed=0), shift_view(0.90), tmp_path)
+    assert made.ok and made.via == "mutate"
+    assert text == SHIFTED["priority.py"].replace("+ 100", "- 100")
+    assert made.description.startswith(
+        "python: flipped `-(remaining - item) + 100` to `-(remaining - item) - 100`"
+    )
+    assert made.description.endswith(FLIP_NOTE) and TURN_NOTE not in made.description
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"score": 0.96},  # it helped: tune it
+        {"score": 0.95},  # a tie that changed something: not worse
+        {"score": 0.90, "trials": 2},  # tuned already
+        {"score": 0.90, "last": EDIT + FLIP_NOTE},  # a flip itself: flipping it again gives back the edit
+    ],
+)
+def test_no_flip_unless_the_last_structural_edit_made_things_worse(
+    tmp_path: Path, case: dict[str, object]
+) -> None:
+    made, text = propose(OfflineProposer(seed=0), shift_view(**case), tmp_path)  # type: ignore[arg-type]
+    assert made.ok and "flipped" not in made.description
+    assert "- 100" not in text
 
 
 # Reads both inputs (nothing to pair) and holds no number, comparison or arithmetic (no surface edit).

@@ -13,13 +13,14 @@ from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, St
 from assay.proposers.mutate import Mutation, mutate
 from assay.proposers.mutate.engine import LAYERS
 from assay.proposers.mutate.python_crossover import crossover
-from assay.proposers.mutate.python_grow_ops import turned_round
+from assay.proposers.mutate.python_grow_ops import flipped, turned_round
 from assay.proposers.mutate.python_pairing import pairing
 from assay.proposers.mutate.python_prune import PRUNE_NOTE, added_branches, without_branch
 from assay.proposers.tune import TuneProposer
 
 FAMILIES = ("mutate", "tune")
 TURN_NOTE = ", as the edit changed nothing"
+FLIP_NOTE = ", as the edit made things worse"
 POPULATION_NOTE = " a structure scoring "  # in the description of an edit made from the population
 MAX_PRUNES = 8  # removals tried after one keep
 PAIRING_NOTE = " (pairing inputs)"
@@ -67,7 +68,9 @@ class OfflineProposer(Proposer):
     (:meth:`tidies`).
     A structural edit is followed by tuning (of what it introduced, or of the best structures so far), except
     that an edit which changed nothing measured and added a comparison is first tried with the comparison turned
-    the other way round (:func:`turned_round`): one of the two sides of a new threshold is often inert. After a
+    the other way round (:func:`turned_round`): one of the two sides of a new threshold is often inert; and an
+    edit that made the dev score worse and added a shift to a returned value is first tried with the shift
+    flipped (:func:`flipped`; tuning keeps a number's sign). After a
     tuning trial, a Thompson draw over the two families' keep rates in the recent history (a Beta(1 + keeps,
     1 + discards) per family) decides.
     Once the last ``STALLED_AFTER`` decisions kept nothing, two structural edits in five start from the
@@ -115,9 +118,10 @@ class OfflineProposer(Proposer):
         return max(FAMILIES, key=lambda f: draws[f])
 
     def turn(self, view: ProposerView) -> Mutation | None:
-        """The last structural edit with its new comparisons turned round, when it was the last candidate, its
-        measured dev score was exactly the incumbent's, and it was not such a turn itself (first draw only: a
-        repeat is redrawn as usual)."""
+        """The last structural edit with its new comparisons turned round when its measured dev score was exactly
+        the incumbent's, or with its new shifts flipped when the score was lower; only when it was the last
+        candidate, measured once, and not such a turn or flip itself (first draw only: a repeat is redrawn as
+        usual)."""
         last = view.history[-1] if view.history else None
         latest = next((s for s in view.structures if s.latest), None)
         if (
@@ -126,15 +130,25 @@ class OfflineProposer(Proposer):
             or last.proposer != "mutate"
             or TURN_NOTE in last.description
             or POPULATION_NOTE in last.description
+            or FLIP_NOTE in last.description
+            or PAIRING_NOTE in last.description  # pairing tries its own forms
+            or PRUNE_NOTE in last.description
             or latest is None
-            or not latest.inert
             or latest.trials != 1
+            or latest.crashed
         ):
+            return None
+        best = view.trials[0].score if view.trials else None
+        worse = not latest.inert and best is not None and latest.score < best
+        if not latest.inert and not worse:
             return None
         for path, text in latest.files.items():
             parent = view.artifact.get(path)
             if parent is not None and text != parent and path.endswith(".py"):
-                return turned_round(parent, path, text)
+                made = turned_round(parent, path, text) if latest.inert else flipped(parent, path, text)
+                if made is not None and worse:
+                    return Mutation(made.path, made.new_text, made.description + FLIP_NOTE, made.operator)
+                return made
         return None
 
     def prune(self, view: ProposerView) -> Mutation | None:
@@ -199,7 +213,8 @@ class OfflineProposer(Proposer):
         turned = self.turn(view)
         if turned is not None:
             (worktree / turned.path).write_text(turned.new_text, encoding="utf-8")
-            return Proposal(ok=True, description=turned.description + TURN_NOTE, via="mutate")
+            note = "" if FLIP_NOTE in turned.description else TURN_NOTE
+            return Proposal(ok=True, description=turned.description + note, via="mutate")
         paired = self.pair(view)
         if paired is not None:
             (worktree / paired.path).write_text(paired.new_text, encoding="utf-8")

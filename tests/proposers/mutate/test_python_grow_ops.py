@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from assay.proposers.mutate import OPERATORS
-from assay.proposers.mutate.python_grow_ops import turned_round
+from assay.proposers.mutate.python_grow_ops import flipped, turned_round
 
 FUNCTIONS = {
     "best_fit": "def priority(item: float, remaining: float) -> float:\n    return -(remaining - item)\n",
@@ -245,3 +245,27 @@ def test_a_bands_two_numbers_tuned_apart_never_cross() -> None:
             subject = ast.unparse(moved.comparators[0].left)  # type: ignore[attr-defined]
             values = {eval(subject, {"item": i, "remaining": r}) for i, r in hits}
             assert all(start < v < start + width for v in values)
+
+
+def test_flipped_turns_only_the_shifts_the_edit_added_to_a_returned_value() -> None:
+    parent = "def f(a, b):\n    if a > 3:\n        return a + 1  # kept\n    return -(b - a)\n"
+    edited = parent.replace(
+        "    return -(b - a)\n",
+        "    if 0 < b - a - 5 < 20:\n        return -(b - a) - 100\n    return -(b - a)\n",
+    )
+    made = flipped(parent, "f.py", edited)
+    assert made is not None
+    assert made.new_text == edited.replace("-(b - a) - 100", "-(b - a) + 100")
+    assert "return a + 1  # kept" in made.new_text and "b - a - 5" in made.new_text  # the band stays as it is
+    assert made.description == "python: flipped `-(b - a) - 100` to `-(b - a) + 100` in f() line 5"
+    term = flipped("def f(a, b):\n    return a * b\n", "f.py", "def f(a, b):\n    return a * b + 2 * a\n")
+    assert term is not None and "return a * b - 2 * a" in term.new_text
+
+
+def test_flipped_needs_a_shift_of_a_value_the_parent_returns() -> None:
+    parent = "def f(a, b):\n    return -(b - a)\n"
+    scaled = "def f(a, b):\n    if a < 5:\n        return -(b - a) * 2\n    return -(b - a)\n"
+    other = "def f(a, b):\n    if a < 5:\n        return a + b\n    return -(b - a)\n"
+    assert flipped(parent, "f.py", scaled) is None  # a scale, not a shift
+    assert flipped(parent, "f.py", other) is None  # a new value, not the parent's shifted
+    assert flipped("def f(:\n", "f.py", scaled) is None

@@ -196,8 +196,8 @@ def _case_value(value: ast.expr, names: list[str], rng: random.Random, palette: 
     (``E * c``: one constant whose tuning can weaken or strengthen it, whatever its sign), or shifted by a
     constant or a new term (``E - c``, ``E + c * x``)."""
     if rng.random() < OVERRIDE_SHARE:
-        shift = ast.Constant(OVERRIDE if isinstance(palette[0], int) else float(OVERRIDE))
-        return ast.BinOp(copy.deepcopy(value), rng.choice((ast.Add(), ast.Sub())), shift)
+        override = ast.Constant(OVERRIDE if isinstance(palette[0], int) else float(OVERRIDE))
+        return ast.BinOp(copy.deepcopy(value), rng.choice((ast.Add(), ast.Sub())), override)
     kind = rng.choice(("scale", "constant", "term"))
     if kind == "scale":  # neither palette holds 1, so a scale always changes the value
         return ast.BinOp(copy.deepcopy(value), ast.Mult(), _constant(rng, palette))
@@ -327,3 +327,40 @@ def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
         )
 
     return apply_python("python.turn", turn, path, edited, random.Random(0))
+
+
+def flipped(parent: str, path: str, edited: str) -> Mutation | None:
+    """``edited`` with each shift it added to a returned value turned the other way: ``return E + t`` (``E`` a
+    value ``parent`` returns) becomes ``return E - t`` and the reverse. An edit that made things worse moved a
+    ranking one way; the other way may help. None when the edit added no such shift, or a file does not parse."""
+    try:
+        known = [
+            ast.dump(n.value) for n in ast.walk(ast.parse(parent)) if isinstance(n, ast.Return) and n.value
+        ]
+    except (SyntaxError, ValueError):
+        return None
+
+    def flip(src: Source, rng: random.Random) -> PyChange | None:
+        shifts = [
+            n.value for n in ast.walk(src.tree)
+            if isinstance(n, ast.Return) and isinstance(n.value, ast.BinOp)
+            and isinstance(n.value.op, (ast.Add, ast.Sub)) and ast.dump(n.value) not in known
+            and ast.dump(n.value.left) in known
+        ]  # fmt: skip
+        if not shifts:
+            return None
+        shifts.sort(key=lambda n: (n.lineno, n.col_offset))
+        was = ast.unparse(shifts[0])
+        bare: list[SourceEdit] = []
+        parenthesised: list[SourceEdit] = []
+        for node in shifts:
+            node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
+            plain, wrapped = replace_node(src, node, node)
+            bare += plain
+            parenthesised += wrapped
+        return PyChange(
+            f"flipped `{shorten(was)}` to `{shorten(ast.unparse(shifts[0]))}` {src.where(shifts[0].lineno)}",
+            [bare, parenthesised],
+        )
+
+    return apply_python("python.flip", flip, path, edited, random.Random(0))
