@@ -222,10 +222,36 @@ def test_once_the_parents_structure_has_two_trials_most_of_its_draws_search_near
     assert not any("near the best values" in d for d, _, _ in draws([parent]))  # one trial: not yet
     other = Trial(point.model_copy(update={"values": {"p.json:c": 100, "p.json:k": 30}}), 0.5)
     made = draws([parent, other])
-    near = [(c, k) for d, c, k in made if d.startswith("tune near the best values: ")]
-    assert 35 <= len(near) <= 55  # three in four
+    sampled = [(d, c, k) for d, c, k in made if "stepped" not in d]  # half are compass steps (test below)
+    near = [(c, k) for d, c, k in sampled if d.startswith("tune near the best values: ")]
+    assert 0.6 * len(sampled) <= len(near) <= 0.9 * len(sampled)  # three in four
     assert all(22 <= c <= 42 and 6 <= k <= 10 for c, k in near)
-    assert any(not (22 <= c <= 42 and 6 <= k <= 10) for d, c, k in made if "near" not in d)
+    assert any(not (22 <= c <= 42 and 6 <= k <= 10) for d, c, k in sampled if "near" not in d)
+
+
+def test_half_the_draws_step_one_number_by_a_factor_untried_steps_first() -> None:
+    files = {"p.json": json.dumps({"c": 32, "k": 8})}
+    point = search_space(files).point()
+
+    def steps(trials: list[Trial], sampler: str = "auto") -> list[tuple[int, int]]:
+        made = []
+        for generation in range(60):
+            proposer = TuneProposer(seed=2, sampler=sampler)  # type: ignore[arg-type]
+            proposer.generation = generation
+            values = proposer.step(search_space(files), trials, 0)
+            if values is not None:
+                made.append((values["p.json:c"], values["p.json:k"]))
+        return made
+
+    def at(c: int, k: int) -> Trial:
+        return Trial(point.model_copy(update={"values": {"p.json:c": c, "p.json:k": k}}), 0.5)
+
+    first = steps([Trial(point, 0.9)])
+    assert 20 <= len(first) <= 40  # one draw in two
+    assert set(first) == {(16, 8), (64, 8), (32, 4), (32, 16)}  # one number halved or doubled
+    finer = steps([Trial(point, 0.9), at(16, 8), at(64, 8), at(32, 4), at(32, 16)])
+    assert set(finer) == {(23, 8), (45, 8), (32, 6), (32, 11)}  # every factor-2 step tried: by sqrt(2)
+    assert not steps([], "auto") and not steps([Trial(point, 0.9)], "random")  # no trial yet; random search
 
 
 def test_the_parents_structure_is_as_likely_as_all_the_others_together_unless_flat() -> None:

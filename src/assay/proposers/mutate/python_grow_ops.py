@@ -14,7 +14,8 @@ half the time overrides the value in its band by a large shift (``OVERRIDE_SHARE
 1000-1199, 12 tuning trials each) 23 of 200 such guards become a hit, against 9 of 200 before. Every operator is
 generic: it knows nothing of the task, only of Python functions. Layer 2 adds
 terms and guarded branches, layer 3 wraps. :func:`turned_round` is no layer's: it turns the comparisons an
-edit added the other way round, for an edit whose guard changed nothing measured.
+edit added the other way round, for an edit whose guard changed nothing measured; nor is :func:`flipped`, which
+turns the shifts an edit added to a returned value the other way, for an edit that made things worse.
 """
 
 from __future__ import annotations

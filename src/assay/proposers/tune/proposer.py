@@ -6,6 +6,8 @@ the same program structure, the parent first, with its mean dev score), asks the
 writes it into the files. The run's events are the only record of the trials, so a resumed run rebuilds the
 same study and asks the same question; Optuna's own storage is never read back. Once the parent's structure
 has :data:`REFINE_AFTER` trials, most of its draws search near its values (:meth:`SearchSpace.around`).
+Half the draws on a structure with a trial are a compass step instead (:meth:`TuneProposer.step`): one number
+halved or doubled, then finer; a sampler moves every number a little where one number often has to move a lot.
 
 Samplers: TPE (multivariate) by default; CMA-ES once a study has several continuous parameters and enough
 trials to start from (``sampler: auto``). The sampler is seeded by (seed, generation, draw).
@@ -39,6 +41,8 @@ CRASHED_WEIGHT = 0.05  # another structure none of whose trials ran: new numbers
 REFINE_AFTER = 2  # trials of the parent's structure before some draws search near its values
 REFINE_SHARE = 0.75  # of the draws on the parent's structure, once it has REFINE_AFTER trials
 MOVES_SHOWN = 2
+STEP_SHARE = 0.5  # of the draws on a structure with a trial: a compass step (see TuneProposer.step) ...
+STEP_FACTORS = (2.0, math.sqrt(2.0), 2.0**0.25)  # ... halving or doubling one number, then finer steps
 
 Sampler = Literal["auto", "tpe", "cmaes", "random"]
 
@@ -72,11 +76,15 @@ class TuneProposer(Proposer):
             )
         files, space, label = chosen
         trials = [t for t in view.trials if t.point.study == space.study]
-        if not label and len(trials) >= REFINE_AFTER:
-            rng = random.Random(f"{self.seed}:refine:{self.generation}:{view.attempt}")
-            if rng.random() < REFINE_SHARE:
-                space, label = space.around(), "near the best values"
-        values = self.ask(space, trials, view.attempt)
+        values = self.step(space, trials, view.attempt)
+        if values is not None:
+            label = f"{label}, one number stepped" if label else "one number stepped"
+        else:
+            if not label and len(trials) >= REFINE_AFTER:
+                rng = random.Random(f"{self.seed}:refine:{self.generation}:{view.attempt}")
+                if rng.random() < REFINE_SHARE:
+                    space, label = space.around(), "near the best values"
+            values = self.ask(space, trials, view.attempt)
         values.update({site.name: value for site, value in space.pinned})
         sites = [p.site for p in space.parameters] + [site for site, _ in space.pinned]
         try:
@@ -143,6 +151,31 @@ class TuneProposer(Proposer):
             weights[fresh] = sum(w for i, w in enumerate(weights) if i != fresh) or 1.0
         rng = random.Random(f"{self.seed}:structure:{self.generation}:{view.attempt}")
         return rng.choices(options, weights=weights)[0]
+
+    def step(self, space: SearchSpace, trials: list[Trial], attempt: int) -> dict[str, int | float] | None:
+        """A compass step, ``STEP_SHARE`` of the time once the structure has a trial (never for the random
+        sampler): the files' own values with one number multiplied by the first factor of ``STEP_FACTORS`` that
+        gives a point no trial of this structure has tried, the number and the direction drawn. None for a
+        draw of the sampler instead, or when every step has been tried."""
+        rng = random.Random(f"{self.seed}:step:{self.generation}:{attempt}")
+        if self.sampler == "random" or not trials or rng.random() >= STEP_SHARE:
+            return None
+        here = {p.name: p.site.value for p in space.parameters}
+        tried = {tuple(sorted(t.point.values.items())) for t in trials}
+        for factor in STEP_FACTORS:
+            steps = []
+            for parameter in space.parameters:
+                for scale in (factor, 1 / factor):
+                    value = here[parameter.name]
+                    moved = parameter.cast(
+                        min(parameter.high, max(parameter.low, value * scale if value else scale - 1))
+                    )
+                    point = {**here, parameter.name: moved}
+                    if moved != value and tuple(sorted((k, float(v)) for k, v in point.items())) not in tried:
+                        steps.append(point)
+            if steps:
+                return rng.choice(steps)
+        return None
 
     def ask(self, space: SearchSpace, trials: list[Trial], attempt: int) -> dict[str, int | float]:
         """The next point of the study that ``trials`` (of this structure) make up."""
