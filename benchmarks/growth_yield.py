@@ -2,8 +2,9 @@
 issue's margin once its new numbers are tuned: the yield of each growth operator, not of a whole run.
 
 For each draw, the operator edits the skeleton (``priority.py`` of ``offline_tasks.funsearch``); the edit's
-numbers are then tuned as the loop's ``tune`` proposer tunes them (assay's own search space, Optuna TPE with its
-start-up trials, the edit's values as the first trial) for ``--trials`` trials, each scored by the excess over
+numbers are then tuned as the loop's ``tune`` proposer tunes one structure (the edit's values as the first
+trial; then, half the time, a compass step from the best point so far, otherwise a TPE draw over assay's own
+search space with its start-up trials) for ``--trials`` trials, each scored by the excess over
 the L1 bound on 14 of the task's case instances. The best point is scored on 20 instances no trial saw.
 A hit is an unseen excess of at most 3.5% (best fit: 5.25%). Hits are also counted apart for edits that left
 the dev excess unchanged before tuning (a guard that never fires at its first constants), which the tuner
@@ -12,6 +13,9 @@ baseline: same skeleton, same tuning, same instances.
 
     python benchmarks/growth_yield.py                      # 100 draws of each operator, 20 trials each
     python benchmarks/growth_yield.py --draws 20 --operators py.guard
+    python benchmarks/growth_yield.py --draws 200 --trials 12 --first-seed 1000 --operators py.guard --compare-steps
+
+``--compare-steps`` also tunes each edit with TPE alone and prints the ratio of the two yields.
 """
 
 from __future__ import annotations
@@ -26,8 +30,11 @@ import optuna
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import offline_tasks
+from optuna.trial import create_trial
 
+from assay.proposers.base import Trial, TunedPoint
 from assay.proposers.mutate import OPERATORS
+from assay.proposers.tune import TuneProposer
 from assay.proposers.tune.proposer import STARTUP_TRIALS
 from assay.proposers.tune.sites import write_values
 from assay.proposers.tune.space import search_space
@@ -36,32 +43,48 @@ DEV = range(5000, 5014)  # instances of the funsearch task's own cases (its seed
 TARGET = 3.5
 
 
-def tuned_excess(source: str, trials: int, seed: int) -> tuple[float, str, float]:
-    """The unseen excess of ``source`` after ``trials`` TPE trials on its numbers, the tuned source, and the dev
-    excess of ``source`` as it is (the study's first trial)."""
+def tuned_excess(source: str, trials: int, seed: int, steps: bool = True) -> tuple[float, str, float]:
+    """The unseen excess of ``source`` after ``trials`` tuning trials on its numbers, the tuned source, and the
+    dev excess of ``source`` as it is (the first trial). Tuned as the loop's ``tune`` proposer tunes one
+    structure: each trial is, half the time, a compass step from the best point so far
+    (:meth:`TuneProposer.step`) and otherwise a TPE draw (assay's own search space, multivariate, its start-up
+    trials) told every trial so far; ``steps=False`` leaves only the TPE draws."""
     files = {"priority.py": source}
     space = search_space(files)
     if not space.parameters:
         return offline_tasks.excess(source), source, _dev_excess(source)
+    sites = [p.site for p in space.parameters]
 
     def written(values: dict[str, int | float]) -> str:
-        return {**files, **write_values(files, [p.site for p in space.parameters], values)}["priority.py"]
+        return {**files, **write_values(files, sites, values)}["priority.py"]
 
-    def excess_on_dev(values: dict[str, int | float]) -> float:
-        return _dev_excess(written(values))
-
-    # Asked and told as the tune proposer asks: the search space's own distributions, values cast as written.
-    distributions = space.distributions()
-    sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=STARTUP_TRIALS, multivariate=True)
-    study = optuna.create_study(direction="minimize", sampler=sampler)
-    study.enqueue_trial({p.name: p.site.value for p in space.parameters})
-    for _ in range(trials):
-        trial = study.ask(distributions)
-        study.tell(trial, excess_on_dev({p.name: p.cast(trial.params[p.name]) for p in space.parameters}))
-    best = written({p.name: p.cast(study.best_params[p.name]) for p in space.parameters})
-    first = study.trials[0].value
-    assert first is not None
-    return offline_tasks.excess(best), best, first
+    stepper = TuneProposer(seed=seed)
+    first = {p.name: p.site.value for p in space.parameters}
+    told: list[tuple[dict[str, int | float], float]] = [(first, _dev_excess(source))]
+    for number in range(trials):
+        best = min(told, key=lambda t: t[1])[0]
+        # The structure at its best values, as in the loop; a value of 0 or 1 is not tuned, which would make
+        # another study of it: then the first values' ranges.
+        here = search_space({"priority.py": written(best)})
+        if [p.name for p in here.parameters] != list(first):
+            here = space
+        stepper.generation = number
+        done = [Trial(TunedPoint(study=here.study, values=dict(v)), -e) for v, e in told]
+        values = stepper.step(here, done, 0) if steps else None
+        if values is None:
+            sampler = optuna.samplers.TPESampler(
+                seed=seed * 1000 + number, n_startup_trials=STARTUP_TRIALS, multivariate=True
+            )
+            study = optuna.create_study(direction="minimize", sampler=sampler)
+            distributions = here.distributions()  # as the proposer asks: the ranges around the best values
+            for v, e in told:
+                if all(p.contains(v[p.name]) for p in here.parameters):
+                    study.add_trial(create_trial(params=dict(v), distributions=distributions, value=e))
+            asked = study.ask(distributions)
+            values = {p.name: p.cast(asked.params[p.name]) for p in here.parameters}
+        told.append((values, _dev_excess(written(values))))
+    best = min(told, key=lambda t: t[1])[0]
+    return offline_tasks.excess(written(best)), written(best), told[0][1]
 
 
 def _dev_excess(source: str) -> float:
@@ -72,6 +95,33 @@ def _dev_excess(source: str) -> float:
         return 100.0
 
 
+def operator_yield(
+    name: str, draws: int, first_seed: int, trials: int, skeleton_dev: float, *, steps: bool
+) -> float:
+    """Draw ``draws`` edits of operator ``name``, tune each, print the hits and return the hit rate."""
+    started = time.perf_counter()
+    results: list[tuple[float, str]] = []
+    # Edits and hits, by whether the edit left the dev excess unchanged (inert until tuned).
+    inert: dict[bool, list[int]] = {True: [0, 0], False: [0, 0]}
+    for seed in range(first_seed, first_seed + draws):
+        mutation = OPERATORS.get(name).apply("priority.py", offline_tasks.BEST_FIT, random.Random(seed))
+        if mutation is not None:
+            unseen, tuned, first = tuned_excess(mutation.new_text, trials, seed, steps)
+            results.append((unseen, tuned))
+            inert[first == skeleton_dev][0] += 1
+            inert[first == skeleton_dev][1] += unseen <= TARGET
+    hits = [r for r in results if r[0] <= TARGET]
+    best = min(results, default=(float("nan"), ""))
+    how = "" if steps else " (TPE alone)"
+    print(
+        f"{name + how:12} {len(hits):3}/{draws} hits ({len(hits) / draws:.1%}), best {best[0]:.2f}%, "
+        f"{time.perf_counter() - started:.0f}s; edits that moved the dev excess before tuning:"
+        f" {inert[False][1]}/{inert[False][0]} hits, edits that left it unchanged: {inert[True][1]}/{inert[True][0]}",
+        flush=True,
+    )
+    return len(hits) / draws
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -80,6 +130,11 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=20, help="tuning trials per edit (default 20)")
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--operators", nargs="+", default=["py.guard", "py.add_term"])
+    parser.add_argument(
+        "--compare-steps",
+        action="store_true",
+        help="also tune each edit with TPE alone (no compass steps) and print the ratio of the yields",
+    )
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     skeleton = offline_tasks.BEST_FIT
@@ -87,26 +142,11 @@ def main() -> None:
     skeleton_dev = _dev_excess(skeleton)
     rates: dict[str, float] = {}
     for name in args.operators:
-        started = time.perf_counter()
-        results: list[tuple[float, str]] = []
-        # Edits and hits, by whether the edit left the dev excess unchanged (inert until tuned).
-        inert: dict[bool, list[int]] = {True: [0, 0], False: [0, 0]}
-        for seed in range(args.first_seed, args.first_seed + args.draws):
-            mutation = OPERATORS.get(name).apply("priority.py", skeleton, random.Random(seed))
-            if mutation is not None:
-                unseen, tuned, first = tuned_excess(mutation.new_text, args.trials, seed)
-                results.append((unseen, tuned))
-                inert[first == skeleton_dev][0] += 1
-                inert[first == skeleton_dev][1] += unseen <= TARGET
-        hits = [r for r in results if r[0] <= TARGET]
-        rates[name] = len(hits) / args.draws
-        best = min(results, default=(float("nan"), ""))
-        print(
-            f"{name:12} {len(hits):3}/{args.draws} hits ({rates[name]:.1%}), best {best[0]:.2f}%, "
-            f"{time.perf_counter() - started:.0f}s; edits that moved the dev excess before tuning:"
-            f" {inert[False][1]}/{inert[False][0]} hits, edits that left it unchanged: {inert[True][1]}/{inert[True][0]}",
-            flush=True,
-        )
+        rates[name] = operator_yield(name, args.draws, args.first_seed, args.trials, skeleton_dev, steps=True)
+        if args.compare_steps:
+            alone = operator_yield(name, args.draws, args.first_seed, args.trials, skeleton_dev, steps=False)
+            ratio = f"{rates[name] / alone:.1f}x" if alone else "n/a, TPE alone had none"
+            print(f"{name} yield with compass steps / TPE alone: {ratio}")
     baseline = rates.get("py.add_term")
     for name, rate in rates.items():
         if name != "py.add_term" and baseline is not None:
