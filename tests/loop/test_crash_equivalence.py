@@ -33,9 +33,10 @@ TREND = (
     "evolve:\n  gate: trend\n  gate_options: {min_delta: 0.02, max_retries: 1}\n  target_pass_rate: null\n"
     "  stop_on_oscillation: false\n"
 )
+# Seed 3: a run that keeps and discards within its generations (on seed 0 today's search discards all six).
 PIPELINE = (
     "evolve:\n  search: ranked\n  pipeline: 3\n  target_pass_rate: null\n  stop_on_oscillation: false\n"
-    "  tournament: {opponents: adaptive, k: 2, rating: bradley_terry}\n" + UNTIMED
+    "  seed: 3\n  tournament: {opponents: adaptive, k: 2, rating: bradley_terry}\n" + UNTIMED
 )
 
 
