@@ -19,9 +19,14 @@ from assay.loop.stops import (
     WallClock,
     alternates,
     firing,
-    first_reason,
 )
 from assay.model import CaseResult, Output, Split
+
+
+def first_reason(rules: list, run: RunView) -> str | None:  # type: ignore[type-arg]
+    """The reason of the first rule that says stop (the loop reads every one, with ``firing``)."""
+    fired = firing(rules, run)
+    return fired[0][1] if fired else None
 
 
 def state(**kwargs: object) -> RunView:

@@ -15,7 +15,7 @@ from assay.loop.engine import Evolution
 from assay.loop.events import Decided, typed_events
 from assay.loop.flags import Flag
 from assay.loop.state import LoopState, RunView, fold
-from assay.loop.stops import StopRule, first_reason
+from assay.loop.stops import StopRule, firing
 
 from .conftest import make_project
 from .test_state import baseline_events, generation, new_state
@@ -66,7 +66,7 @@ def test_a_stop_rule_that_changes_the_view_fails_and_the_state_is_as_the_events_
     state = folded()
     before = state.view()
     with pytest.raises((dataclasses.FrozenInstanceError, AttributeError)):
-        first_reason([rule], state.view())
+        firing([rule], state.view())
     assert state.view() == before
     assert state.watchers.since_keep == 2 and state.watchers.kept_scores == [0.5]
     assert state.lineage.best is not None and state.lineage.best.record.description == "change 1"

@@ -183,8 +183,9 @@ class LoopContext:
     clock: Clock
     report: Callable[[str], None]
     interrupted: bool = False
-    # A stop rule met with the best still to tidy: proposals from now on only tidy the best (see engine._loop).
-    tidying: bool = False
+    # The reason of a stop rule met with the best still to tidy: proposals from now on only tidy the best, then
+    # the run ends with this reason (see engine._loop).
+    tidying: str | None = None
     on_event: Callable[[LoopState], None] | None = None  # called after each event is folded
     file_cache: dict[str, dict[str, str]] = field(default_factory=dict)
     _gates: dict[bool, tuple[Gate, bool]] = field(default_factory=dict)

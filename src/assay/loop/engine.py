@@ -373,7 +373,6 @@ class Evolution:
             measuring = CandidatesAhead(ctx, state, ahead, self._candidate_trees(ctx))
         uninstall = install_sigint(ctx, self.report)
         reason: str | None = None
-        tidied_for: str | None = None
         try:
             while True:
                 if state.feedback.promotion_due:
@@ -390,16 +389,16 @@ class Evolution:
                 elif state.lineage.generation and state.lineage.generation % self.settings.l3_every == 0:
                     await verify_best(ctx, state)  # every N generations the best is measured on L3
                 fired = firing(rules, state.view())
-                if fired or ctx.tidying:
+                if fired or ctx.tidying is not None:
                     # A rule that says the search is done lets the proposer tidy the best first; a limit on
                     # time or money (or a user's own rule) ends the run at once, tidying or not.
                     hard = [why for rule, why in fired if not getattr(rule, "tidy_first", False)]
-                    reason = hard[0] if hard else tidied_for or fired[0][1]
+                    reason = hard[0] if hard else ctx.tidying or fired[0][1]
                     if hard or ahead is not None or not tidy_due(ctx, state):
                         return reason
-                    if tidied_for is None:
+                    if ctx.tidying is None:
                         self.report(f"{reason}: tidying the best before the run ends")
-                    tidied_for, ctx.tidying = reason, True
+                    ctx.tidying = reason
                 unfixable = state.watchers.suspects
                 prepared = None
                 if measuring is not None:

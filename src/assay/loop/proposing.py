@@ -75,7 +75,7 @@ def choose_parent(ctx: LoopContext, basis: Basis, key: str) -> tuple[str, bool]:
     """The commit to build on and whether the search sampled it: the best candidate (greedy), or one the search
     strategy samples from the archive of every evaluated candidate (ranked, dgm), seeded by ``key``; the best
     while the run tidies before it stops."""
-    if ctx.config.evolve.search == "greedy" or ctx.tidying:
+    if ctx.config.evolve.search == "greedy" or ctx.tidying is not None:
         return basis.best, False
     rng = random.Random(f"{ctx.config.evolve.seed}:{key}")
     return ctx.parts.selector.choose(basis.archive, rng), True
@@ -233,7 +233,7 @@ def _view(
         regressed=regressed_cases(state, dev),
         best_diff=best_diff(ctx, state, basis, [f"{prefix}/{p}" if prefix else p for p in artifact]),
     )
-    view.tidying = ctx.tidying
+    view.tidying = ctx.tidying is not None
     view.retry = retry_note(basis.retry, cases, redactor)
     point = search_space(artifact, config.evolve.parameters).point()
     here = [Trial(point, dev.mean_score, parent)] if dev else []

@@ -247,12 +247,6 @@ def firing(rules: Sequence[StopRuleProtocol], run: RunView) -> list[tuple[StopRu
     return [(rule, reason) for rule in rules if (reason := rule.check(run))]
 
 
-def first_reason(rules: Sequence[StopRuleProtocol], run: RunView) -> str | None:
-    """The reason of the first rule that says stop, in order."""
-    fired = firing(rules, run)
-    return fired[0][1] if fired else None
-
-
 def standard_rules(
     evolve: EvolveConfig,
     settings: EvolveSettings,

@@ -119,36 +119,40 @@ class OfflineProposer(Proposer):
 
     def turn(self, view: ProposerView) -> Mutation | None:
         """The last structural edit with its new comparisons turned round when its measured dev score was exactly
-        the incumbent's, or with its new shifts flipped when the score was lower; only when it was the last
-        candidate, measured once, and not such a turn or flip itself (first draw only: a repeat is redrawn as
-        usual)."""
+        the incumbent's, or with its new shifts flipped when the score was lower (the description ends in
+        ``TURN_NOTE`` or ``FLIP_NOTE``); only when it was the last candidate, measured once, and not such a turn
+        or flip itself (first draw only: a repeat is redrawn as usual)."""
         last = view.history[-1] if view.history else None
         latest = next((s for s in view.structures if s.latest), None)
         if (
             view.attempt
             or last is None
             or last.proposer != "mutate"
-            or TURN_NOTE in last.description
-            or POPULATION_NOTE in last.description
-            or FLIP_NOTE in last.description
-            or PAIRING_NOTE in last.description  # pairing tries its own forms
-            or PRUNE_NOTE in last.description
+            # Not after a turn or a flip (it would give back the edit), an edit from the population, a pairing
+            # (which tries its own forms) or a removal.
+            or any(
+                note in last.description
+                for note in (TURN_NOTE, FLIP_NOTE, POPULATION_NOTE, PAIRING_NOTE, PRUNE_NOTE)
+            )
             or latest is None
             or latest.trials != 1
             or latest.crashed
         ):
             return None
         best = view.trials[0].score if view.trials else None
-        worse = not latest.inert and best is not None and latest.score < best
-        if not latest.inert and not worse:
+        if latest.inert:
+            made_by, note = turned_round, TURN_NOTE
+        elif best is not None and latest.score < best:
+            made_by, note = flipped, FLIP_NOTE
+        else:
             return None
         for path, text in latest.files.items():
             parent = view.artifact.get(path)
             if parent is not None and text != parent and path.endswith(".py"):
-                made = turned_round(parent, path, text) if latest.inert else flipped(parent, path, text)
-                if made is not None and worse:
-                    return Mutation(made.path, made.new_text, made.description + FLIP_NOTE, made.operator)
-                return made
+                made = made_by(parent, path, text)
+                if made is None:
+                    return None
+                return Mutation(made.path, made.new_text, made.description + note, made.operator)
         return None
 
     def prune(self, view: ProposerView) -> Mutation | None:
@@ -213,8 +217,7 @@ class OfflineProposer(Proposer):
         turned = self.turn(view)
         if turned is not None:
             (worktree / turned.path).write_text(turned.new_text, encoding="utf-8")
-            note = "" if FLIP_NOTE in turned.description else TURN_NOTE
-            return Proposal(ok=True, description=turned.description + note, via="mutate")
+            return Proposal(ok=True, description=turned.description, via="mutate")
         paired = self.pair(view)
         if paired is not None:
             (worktree / paired.path).write_text(paired.new_text, encoding="utf-8")

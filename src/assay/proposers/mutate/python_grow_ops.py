@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import copy
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.proposers.mutate.base import Mutation, shorten
@@ -291,6 +292,17 @@ def wrap(src: Source, rng: random.Random) -> PyChange | None:
     )
 
 
+def _rewritten(src: Source, nodes: Sequence[ast.expr]) -> list[list[SourceEdit]]:
+    """Two plans that write ``nodes`` (changed in place) over their own text: bare, then each parenthesised."""
+    bare: list[SourceEdit] = []
+    parenthesised: list[SourceEdit] = []
+    for node in nodes:
+        plain, wrapped = replace_node(src, node, node)
+        bare += plain
+        parenthesised += wrapped
+    return [bare, parenthesised]
+
+
 def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
     """``edited`` (an edit of ``parent``, the text of ``path``) with each single comparison it added turned the
     other way round: ``s > c`` becomes ``s < c``. A guard whose edit changed nothing measured either never
@@ -313,18 +325,13 @@ def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
             return None  # the edit changed a comparison the parent had (< to <=), it added none
         added.sort(key=lambda n: (n.lineno, n.col_offset))
         was = ast.unparse(added[0])
-        bare: list[SourceEdit] = []
-        parenthesised: list[SourceEdit] = []
         for node in added:
             node.ops = [TURNED[type(node.ops[0])]()]
-            plain, wrapped = replace_node(src, node, node)
-            bare += plain
-            parenthesised += wrapped
         more = f" (and {len(added) - 1} more)" if len(added) > 1 else ""
         return PyChange(
             f"turned `{shorten(was)}` round to `{shorten(ast.unparse(added[0]))}`{more} "
             f"{src.where(added[0].lineno)}",
-            [bare, parenthesised],
+            _rewritten(src, added),
         )
 
     return apply_python("python.turn", turn, path, edited, random.Random(0))
@@ -352,16 +359,11 @@ def flipped(parent: str, path: str, edited: str) -> Mutation | None:
             return None
         shifts.sort(key=lambda n: (n.lineno, n.col_offset))
         was = ast.unparse(shifts[0])
-        bare: list[SourceEdit] = []
-        parenthesised: list[SourceEdit] = []
         for node in shifts:
             node.op = ast.Sub() if isinstance(node.op, ast.Add) else ast.Add()
-            plain, wrapped = replace_node(src, node, node)
-            bare += plain
-            parenthesised += wrapped
         return PyChange(
             f"flipped `{shorten(was)}` to `{shorten(ast.unparse(shifts[0]))}` {src.where(shifts[0].lineno)}",
-            [bare, parenthesised],
+            _rewritten(src, shifts),
         )
 
     return apply_python("python.flip", flip, path, edited, random.Random(0))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -161,17 +162,17 @@ class TuneProposer(Proposer):
         if self.sampler == "random" or not trials or rng.random() >= STEP_SHARE:
             return None
         here = {p.name: p.site.value for p in space.parameters}
-        tried = {tuple(sorted(t.point.values.items())) for t in trials}
+        tried = {_key(t.point.values) for t in trials}
         for factor in STEP_FACTORS:
             steps = []
             for parameter in space.parameters:
+                value = here[parameter.name]
                 for scale in (factor, 1 / factor):
-                    value = here[parameter.name]
                     moved = parameter.cast(
                         min(parameter.high, max(parameter.low, value * scale if value else scale - 1))
                     )
                     point = {**here, parameter.name: moved}
-                    if moved != value and tuple(sorted((k, float(v)) for k, v in point.items())) not in tried:
+                    if moved != value and _key(point) not in tried:
                         steps.append(point)
             if steps:
                 return rng.choice(steps)
@@ -207,6 +208,11 @@ class TuneProposer(Proposer):
         if kind == "cmaes":
             return CmaEsSampler(seed=seed, n_startup_trials=0, warn_independent_sampling=False)
         return TPESampler(seed=seed, n_startup_trials=STARTUP_TRIALS, multivariate=True)
+
+
+def _key(values: Mapping[str, float]) -> frozenset[tuple[str, float]]:
+    """A point as a set member: its values as floats, as trials record them."""
+    return frozenset((name, float(value)) for name, value in values.items())
 
 
 def _typed(parameter: Parameter, value: float) -> int | float:
