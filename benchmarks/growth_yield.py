@@ -3,8 +3,8 @@ issue's margin once its new numbers are tuned: the yield of each growth operator
 
 For each draw, the operator edits the skeleton (``priority.py`` of ``offline_tasks.funsearch``); the edit's
 numbers are then tuned as the loop's ``tune`` proposer tunes one structure (the edit's values as the first
-trial; then, half the time, a compass step from the best point so far, otherwise a TPE draw over assay's own
-search space with its start-up trials) for ``--trials`` trials, each scored by the excess over
+trial; then, half the time, a compass step from the best point so far, otherwise the proposer's sampler draw
+over assay's own search space) for ``--trials`` trials, each scored by the excess over
 the L1 bound on 14 of the task's case instances. The best point is scored on 20 instances no trial saw.
 A hit is an unseen excess of at most 3.5% (best fit: 5.25%). Hits are also counted apart for edits that left
 the dev excess unchanged before tuning (a guard that never fires at its first constants), which the tuner
@@ -15,7 +15,7 @@ baseline: same skeleton, same tuning, same instances.
     python benchmarks/growth_yield.py --draws 20 --operators py.guard
     python benchmarks/growth_yield.py --draws 200 --trials 12 --first-seed 1000 --operators py.guard --compare-steps
 
-``--compare-steps`` also tunes each edit with TPE alone and prints the ratio of the two yields.
+``--compare-steps`` also tunes each edit with the sampler alone and prints the ratio of the two yields.
 """
 
 from __future__ import annotations
@@ -30,12 +30,10 @@ import optuna
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import offline_tasks
-from optuna.trial import create_trial
 
 from assay.proposers.base import Trial, TunedPoint
 from assay.proposers.mutate import OPERATORS
 from assay.proposers.tune import TuneProposer
-from assay.proposers.tune.proposer import STARTUP_TRIALS
 from assay.proposers.tune.sites import write_values
 from assay.proposers.tune.space import search_space
 
@@ -47,8 +45,9 @@ def tuned_excess(source: str, trials: int, seed: int, steps: bool = True) -> tup
     """The unseen excess of ``source`` after ``trials`` tuning trials on its numbers, the tuned source, and the
     dev excess of ``source`` as it is (the first trial). Tuned as the loop's ``tune`` proposer tunes one
     structure: each trial is, half the time, a compass step from the best point so far
-    (:meth:`TuneProposer.step`) and otherwise a TPE draw (assay's own search space, multivariate, its start-up
-    trials) told every trial so far; ``steps=False`` leaves only the TPE draws."""
+    (:meth:`TuneProposer.step`) and otherwise the proposer's own sampler draw (:meth:`TuneProposer.ask`: TPE,
+    CMA-ES once a study has enough trials) told every trial so far; ``steps=False`` leaves only the sampler's
+    draws."""
     files = {"priority.py": source}
     space = search_space(files)
     if not space.parameters:
@@ -72,16 +71,9 @@ def tuned_excess(source: str, trials: int, seed: int, steps: bool = True) -> tup
         done = [Trial(TunedPoint(study=here.study, values=dict(v)), -e) for v, e in told]
         values = stepper.step(here, done, 0) if steps else None
         if values is None:
-            sampler = optuna.samplers.TPESampler(
-                seed=seed * 1000 + number, n_startup_trials=STARTUP_TRIALS, multivariate=True
-            )
-            study = optuna.create_study(direction="minimize", sampler=sampler)
-            distributions = here.distributions()  # as the proposer asks: the ranges around the best values
-            for v, e in told:
-                if all(p.contains(v[p.name]) for p in here.parameters):
-                    study.add_trial(create_trial(params=dict(v), distributions=distributions, value=e))
-            asked = study.ask(distributions)
-            values = {p.name: p.cast(asked.params[p.name]) for p in here.parameters}
+            values = stepper.ask(
+                here, done, 0
+            )  # over the ranges around the best values, as the proposer asks
         told.append((values, _dev_excess(written(values))))
     best = min(told, key=lambda t: t[1])[0]
     return offline_tasks.excess(written(best)), written(best), told[0][1]
@@ -112,7 +104,7 @@ def operator_yield(
             inert[first == skeleton_dev][1] += unseen <= TARGET
     hits = [r for r in results if r[0] <= TARGET]
     best = min(results, default=(float("nan"), ""))
-    how = "" if steps else " (TPE alone)"
+    how = "" if steps else " (sampler alone)"
     print(
         f"{name + how:12} {len(hits):3}/{draws} hits ({len(hits) / draws:.1%}), best {best[0]:.2f}%, "
         f"{time.perf_counter() - started:.0f}s; edits that moved the dev excess before tuning:"
@@ -133,7 +125,7 @@ def main() -> None:
     parser.add_argument(
         "--compare-steps",
         action="store_true",
-        help="also tune each edit with TPE alone (no compass steps) and print the ratio of the yields",
+        help="also tune each edit with the sampler alone (no compass steps) and print the ratio of the yields",
     )
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -145,8 +137,8 @@ def main() -> None:
         rates[name] = operator_yield(name, args.draws, args.first_seed, args.trials, skeleton_dev, steps=True)
         if args.compare_steps:
             alone = operator_yield(name, args.draws, args.first_seed, args.trials, skeleton_dev, steps=False)
-            ratio = f"{rates[name] / alone:.1f}x" if alone else "n/a, TPE alone had none"
-            print(f"{name} yield with compass steps / TPE alone: {ratio}")
+            ratio = f"{rates[name] / alone:.1f}x" if alone else "n/a, the sampler alone had none"
+            print(f"{name} yield with compass steps / sampler alone: {ratio}")
     baseline = rates.get("py.add_term")
     for name, rate in rates.items():
         if name != "py.add_term" and baseline is not None:
