@@ -18,6 +18,7 @@ seeds. The ``tune`` half is what the search is developed on; the ``check`` half 
     python benchmarks/offline_search.py --half check       # the check half only
     python benchmarks/offline_search.py --families knapsack --seeds 2 --generations 30
     python benchmarks/offline_search.py --families binpack_uniform --from-reference --more-dev 20
+    python benchmarks/offline_search.py --families binpack_uniform --from-reference --methods default --seeds 30
 
 ``--from-reference`` starts every run from the family's reference instead (the search must improve on the
 textbook heuristic itself; the table's ``start`` column is then the reference's gap), ``--more-dev N`` gives each
@@ -176,6 +177,14 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--seeds", type=positive, default=5, help="seeds per family and method (default 5)")
     parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the seeds are N, N+1, ... (default 0); seeds past those the search was developed on, 0 to 4, "
+        "measure it on runs it was never tuned on",
+    )
+    parser.add_argument(
         "--generations",
         type=positive,
         default=None,
@@ -199,6 +208,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.more_dev < 0:
         parser.error("--more-dev: expected a whole number of at least 0")
+    if args.first_seed < 0:
+        parser.error("--first-seed: expected a whole number of at least 0")
     chosen = families(args.half)
     if args.families:
         unknown = sorted(set(args.families) - {f.name for f in chosen})
@@ -215,7 +226,7 @@ def main() -> None:
         work = [
             (family.folder, method, seed, family)
             for family in chosen
-            for seed in range(args.seeds)
+            for seed in range(args.first_seed, args.first_seed + args.seeds)
             for method in args.methods
         ]
         context = multiprocessing.get_context("spawn")
@@ -234,7 +245,8 @@ def main() -> None:
                 )
     print()
     print(
-        f"Unseen gap (percent, lower is better), {args.seeds} seeds per method, {time.monotonic() - started:.0f} s in all"
+        f"Unseen gap (percent, lower is better), {args.seeds} seeds per method"
+        f" ({args.first_seed} to {args.first_seed + args.seeds - 1}), {time.monotonic() - started:.0f} s in all"
     )
     print(table(chosen, runs, args.methods))
     dead = [r for r in runs if r.dead]

@@ -19,7 +19,8 @@ def test_the_benchmark_prints_a_line_per_run_and_a_table_of_their_mean_and_worst
         [
             sys.executable,
             str(ROOT / "benchmarks" / "offline_search.py"),
-            *("--half", "tune", "--families", "curve", "--seeds", "2", "--generations", "3"),
+            *("--half", "tune", "--families", "curve", "--seeds", "2"),
+            *("--first-seed", "7", "--generations", "3"),
         ],
         capture_output=True,
         text=True,
@@ -27,14 +28,18 @@ def test_the_benchmark_prints_a_line_per_run_and_a_table_of_their_mean_and_worst
     )
     assert result.returncode == 0, result.stderr
     gaps: dict[str, list[float]] = {"default": [], "random": []}
+    seeds: dict[str, set[str]] = {"default": set(), "random": set()}
     for line in result.stdout.splitlines():
         found = re.match(
-            r"\[\d/4\] tune curve (default|random) seed [01]: unseen gap (\d+\.\d\d)% after (\d+)", line
+            r"\[\d/4\] tune curve (default|random) seed ([78]): unseen gap (\d+\.\d\d)% after (\d+)", line
         )
         if found:
-            gaps[found.group(1)].append(float(found.group(2)))
-            assert int(found.group(3)) == 3
+            gaps[found.group(1)].append(float(found.group(3)))
+            seeds[found.group(1)].add(found.group(2))
+            assert int(found.group(4)) == 3
     assert [len(v) for v in gaps.values()] == [2, 2], result.stdout
+    assert seeds == {"default": {"7", "8"}, "random": {"7", "8"}}  # --first-seed 7, two seeds
+    assert "2 seeds per method (7 to 8)" in result.stdout
     row = next(line for line in result.stdout.splitlines() if line.startswith("| tune | curve |"))
     cells = [c.strip().rstrip("%") for c in row.strip("|").split("|")]
     start, reference = float(cells[2]), float(cells[3])
@@ -54,6 +59,7 @@ def test_the_benchmark_prints_a_line_per_run_and_a_table_of_their_mean_and_worst
             "no family curve in half 'check'; known: binpack_weibull, scheduling, tour",
         ),
         (["--jobs", "0"], "argument --jobs: expected a whole number of at least 1, not '0'"),
+        (["--first-seed", "-1"], "--first-seed: expected a whole number of at least 0"),
     ],
 )
 def test_bad_arguments_are_one_line_naming_what_is_wrong(args: list[str], message: str) -> None:
