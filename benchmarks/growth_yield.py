@@ -2,10 +2,10 @@
 issue's margin once its new numbers are tuned: the yield of each growth operator, not of a whole run.
 
 For each draw, the operator edits the skeleton (``priority.py`` of ``offline_tasks.funsearch``); the edit's
-numbers are then tuned as the loop's ``tune`` proposer tunes one structure (the edit's values as the first
-trial; then, half the time, a compass step from the best point so far, otherwise the proposer's sampler draw
-over assay's own search space) for ``--trials`` trials, each scored by the excess over
-the L1 bound on 14 of the task's case instances. The best point is scored on 20 instances no trial saw.
+numbers are then tuned as the loop's ``tune`` proposer tunes the parent's structure (the edit's values as the
+first trial; then the proposer's own draw from the best point so far, :meth:`TuneProposer.draw`: a compass step,
+a draw near the best values or one over assay's whole search space) for ``--trials`` trials, each scored by the
+excess over the L1 bound on 14 of the task's case instances. The best point is scored on 20 instances no trial saw.
 A hit is an unseen excess of at most 3.5% (best fit: 5.25%). Hits are also counted apart for edits that left
 the dev excess unchanged before tuning (a guard that never fires at its first constants), which the tuner
 seldom tunes. ``py.add_term`` runs beside ``py.guard`` as the
@@ -15,7 +15,8 @@ baseline: same skeleton, same tuning, same instances.
     python benchmarks/growth_yield.py --draws 20 --operators py.guard
     python benchmarks/growth_yield.py --draws 200 --trials 12 --first-seed 1000 --operators py.guard --compare-steps
 
-``--compare-steps`` also tunes each edit with the sampler alone and prints the ratio of the two yields.
+``--compare-steps`` also tunes each edit with the sampler alone over the whole ranges (no compass step, no draw
+near the best values) and prints the ratio of the two yields.
 """
 
 from __future__ import annotations
@@ -43,11 +44,9 @@ TARGET = 3.5
 
 def tuned_excess(source: str, trials: int, seed: int, steps: bool = True) -> tuple[float, str, float]:
     """The unseen excess of ``source`` after ``trials`` tuning trials on its numbers, the tuned source, and the
-    dev excess of ``source`` as it is (the first trial). Tuned as the loop's ``tune`` proposer tunes one
-    structure: each trial is, half the time, a compass step from the best point so far
-    (:meth:`TuneProposer.step`) and otherwise the proposer's own sampler draw (:meth:`TuneProposer.ask`: TPE,
-    CMA-ES once a study has enough trials) told every trial so far; ``steps=False`` leaves only the sampler's
-    draws."""
+    dev excess of ``source`` as it is (the first trial). Tuned as the loop's ``tune`` proposer tunes the
+    parent's structure (:meth:`TuneProposer.draw`, told every trial so far: TPE, CMA-ES once a study has enough
+    trials); ``steps=False`` leaves only the sampler's draws over the whole ranges (:meth:`TuneProposer.ask`)."""
     files = {"priority.py": source}
     space = search_space(files)
     if not space.parameters:
@@ -57,7 +56,7 @@ def tuned_excess(source: str, trials: int, seed: int, steps: bool = True) -> tup
     def written(values: dict[str, int | float]) -> str:
         return {**files, **write_values(files, sites, values)}["priority.py"]
 
-    stepper = TuneProposer(seed=seed)
+    tuner = TuneProposer(seed=seed)
     first = {p.name: p.site.value for p in space.parameters}
     told: list[tuple[dict[str, int | float], float]] = [(first, _dev_excess(source))]
     for number in range(trials):
@@ -67,13 +66,9 @@ def tuned_excess(source: str, trials: int, seed: int, steps: bool = True) -> tup
         here = search_space({"priority.py": written(best)})
         if [p.name for p in here.parameters] != list(first):
             here = space
-        stepper.generation = number
+        tuner.generation = number
         done = [Trial(TunedPoint(study=here.study, values=dict(v)), -e) for v, e in told]
-        values = stepper.step(here, done, 0) if steps else None
-        if values is None:
-            values = stepper.ask(
-                here, done, 0
-            )  # over the ranges around the best values, as the proposer asks
+        values = tuner.draw(here, done, 0)[0] if steps else tuner.ask(here, done, 0)
         told.append((values, _dev_excess(written(values))))
     best = min(told, key=lambda t: t[1])[0]
     return offline_tasks.excess(written(best)), written(best), told[0][1]
@@ -125,7 +120,7 @@ def main() -> None:
     parser.add_argument(
         "--compare-steps",
         action="store_true",
-        help="also tune each edit with the sampler alone (no compass steps) and print the ratio of the yields",
+        help="also tune each edit with the sampler alone over the whole ranges and print the ratio of the yields",
     )
     args = parser.parse_args()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -138,7 +133,7 @@ def main() -> None:
         if args.compare_steps:
             alone = operator_yield(name, args.draws, args.first_seed, args.trials, skeleton_dev, steps=False)
             ratio = f"{rates[name] / alone:.1f}x" if alone else "n/a, the sampler alone had none"
-            print(f"{name} yield with compass steps / sampler alone: {ratio}")
+            print(f"{name} yield with the proposer's draws / sampler alone: {ratio}")
     baseline = rates.get("py.add_term")
     for name, rate in rates.items():
         if name != "py.add_term" and baseline is not None:

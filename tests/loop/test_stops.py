@@ -1,3 +1,4 @@
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.evaluation.evaluator import EvalResult
@@ -21,9 +22,10 @@ from assay.loop.stops import (
     firing,
 )
 from assay.model import CaseResult, Output, Split
+from assay.protocols import StopRuleProtocol
 
 
-def first_reason(rules: list, run: RunView) -> str | None:  # type: ignore[type-arg]
+def first_reason(rules: Sequence[StopRuleProtocol], run: RunView) -> str | None:
     """The reason of the first rule that says stop (the loop reads every one, with ``firing``)."""
     fired = firing(rules, run)
     return fired[0][1] if fired else None

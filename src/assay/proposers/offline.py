@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from assay.config import ParameterSpec
@@ -150,9 +151,7 @@ class OfflineProposer(Proposer):
             parent = view.artifact.get(path)
             if parent is not None and text != parent and path.endswith(".py"):
                 made = made_by(parent, path, text)
-                if made is None:
-                    return None
-                return Mutation(made.path, made.new_text, made.description + note, made.operator)
+                return None if made is None else replace(made, description=made.description + note)
         return None
 
     def prune(self, view: ProposerView) -> Mutation | None:

@@ -77,15 +77,11 @@ class TuneProposer(Proposer):
             )
         files, space, label = chosen
         trials = [t for t in view.trials if t.point.study == space.study]
-        values = self.step(space, trials, view.attempt)
-        if values is not None:
+        values, how = self.draw(space, trials, view.attempt, parent=not label)
+        if how == "stepped":
             label = f"{label}, one number stepped" if label else "one number stepped"
-        else:
-            if not label and len(trials) >= REFINE_AFTER:
-                rng = random.Random(f"{self.seed}:refine:{self.generation}:{view.attempt}")
-                if rng.random() < REFINE_SHARE:
-                    space, label = space.around(), "near the best values"
-            values = self.ask(space, trials, view.attempt)
+        elif how == "near":
+            label = "near the best values"
         values.update({site.name: value for site, value in space.pinned})
         sites = [p.site for p in space.parameters] + [site for site, _ in space.pinned]
         try:
@@ -152,6 +148,21 @@ class TuneProposer(Proposer):
             weights[fresh] = sum(w for i, w in enumerate(weights) if i != fresh) or 1.0
         rng = random.Random(f"{self.seed}:structure:{self.generation}:{view.attempt}")
         return rng.choices(options, weights=weights)[0]
+
+    def draw(
+        self, space: SearchSpace, trials: list[Trial], attempt: int, *, parent: bool = True
+    ) -> tuple[dict[str, int | float], str]:
+        """The next point to try on a structure whose trials are ``trials``, and how it was drawn: ``stepped``
+        (:meth:`step`), ``near`` the files' values (only for the ``parent``'s structure once it has
+        :data:`REFINE_AFTER` trials, ``REFINE_SHARE`` of the time) or ``sampled`` over the whole ranges."""
+        values = self.step(space, trials, attempt)
+        if values is not None:
+            return values, "stepped"
+        if parent and len(trials) >= REFINE_AFTER:
+            rng = random.Random(f"{self.seed}:refine:{self.generation}:{attempt}")
+            if rng.random() < REFINE_SHARE:
+                return self.ask(space.around(), trials, attempt), "near"
+        return self.ask(space, trials, attempt), "sampled"
 
     def step(self, space: SearchSpace, trials: list[Trial], attempt: int) -> dict[str, int | float] | None:
         """A compass step, ``STEP_SHARE`` of the time once the structure has a trial (never for the random
