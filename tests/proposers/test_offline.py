@@ -4,13 +4,15 @@ tried the other way round before any tuning."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from assay.proposers.base import HistoryEntry, Proposal, ProposerView, Structure, Trial
 from assay.proposers.mutate.python_combine_ops import FORMS
-from assay.proposers.offline import FLIP_NOTE, PAIRING_NOTE, TURN_NOTE, OfflineProposer
+from assay.proposers.mutate.python_prune import PRUNE_NOTE
+from assay.proposers.offline import FLIP_NOTE, PAIRING_NOTE, POPULATION_NOTE, TURN_NOTE, OfflineProposer
 from assay.proposers.tune import search_space
 
 PARENT = {"priority.py": "def priority(item, remaining):\n    return -(remaining - item)\n"}
@@ -69,7 +71,7 @@ def test_no_turn_unless_the_last_structural_edit_changed_nothing(
 ) -> None:
     made, text = propose(OfflineProposer(seed=0), view(**case), tmp_path)  # type: ignore[arg-type]
     assert made.ok
-    assert "turned" not in made.description and "< 10" not in text
+    assert "turned" not in made.description and text != GUARDED["priority.py"].replace("> 10", "< 10")
 
 
 SHIFTED = {
@@ -153,11 +155,79 @@ def test_with_structural_edits_at_no_layer_of_the_run_tuning_is_tried_instead(tm
     assert made.ok and made.via == "tune"
 
 
-def choosing(proposer: OfflineProposer, family: str, made_view: ProposerView) -> None:
-    """Set ``proposer`` to the first generation whose draw picks ``family`` first."""
+def test_a_case_split_adds_a_guard_before_a_return(tmp_path: Path) -> None:
+    proposer = OfflineProposer(seed=0)
+    choosing(proposer, "mutate", surface_view(layer=3), split=True)
+    made, text = propose(proposer, surface_view(layer=3), tmp_path, RATIO_START)
+    assert made.ok and made.via == "mutate"
+    assert made.description.startswith("python: added a guarded return `if ")
+    assert text.startswith("def priority(value, weight):\n    if ") and text.endswith(
+        "return max(value, weight)\n"
+    )
+
+
+@pytest.mark.parametrize(("layers", "layer"), [((1, 2, 3), 1), ((1, 3), 3), ((1,), 1)])
+def test_no_case_split_at_the_surface_layer_or_in_a_run_without_the_core_one(
+    layers: tuple[int, ...], layer: int
+) -> None:
+    proposer = OfflineProposer(seed=0, layers=layers)
+    draws = []
+    for generation in range(40):
+        proposer.generation = generation
+        draws.append(proposer.case_split(surface_view(layer)))
+    assert draws == [None] * 40
+
+
+def split_history(guards_open: bool) -> list[HistoryEntry]:
+    """Twelve guards and twelve other structural edits of the incumbent: one side's each moved the dev score by
+    an amount not seen before, the other side's changed nothing."""
+    guard, other = "python: added a guarded return `if value > 3` in priority() line 2", "python: swapped"
+    moved, still = (guard, other) if guards_open else (other, guard)
+    return [
+        HistoryEntry(2 * i + k, text, "discard", "mutate", delta)
+        for i in range(12)
+        for k, (text, delta) in enumerate([(moved, -0.01 * (i + 1)), (still, 0.0)])
+    ]
+
+
+@pytest.mark.parametrize("guards_open", [True, False])
+def test_the_case_split_share_follows_which_edits_opened_new_scores(guards_open: bool) -> None:
+    made_view = surface_view(layer=2)
+    made_view.history = split_history(guards_open)
+    proposer = OfflineProposer(seed=0)
+    splits = 0
+    for generation in range(100):
+        proposer.generation = generation
+        splits += proposer.case_split(made_view) is not None
+    assert (splits > 90) if guards_open else (splits < 10)
+
+
+@pytest.mark.parametrize("note", [TURN_NOTE, FLIP_NOTE, POPULATION_NOTE, PAIRING_NOTE, PRUNE_NOTE])
+def test_follow_ups_and_edits_from_the_population_earn_no_credit(note: str) -> None:
+    def draws(history: list[HistoryEntry]) -> list[str | None]:
+        made_view = surface_view(layer=2)
+        made_view.history = history
+        proposer = OfflineProposer(seed=0)
+        out = []
+        for generation in range(60):
+            proposer.generation = generation
+            made = proposer.case_split(made_view)
+            out.append(None if made is None else made.new_text)
+        return out
+
+    noted = [
+        replace(entry, description=entry.description + note) for entry in split_history(guards_open=True)
+    ]
+    assert draws(noted) == draws([])
+    assert draws(split_history(guards_open=True)) != draws([])
+
+
+def choosing(proposer: OfflineProposer, family: str, made_view: ProposerView, *, split: bool = False) -> None:
+    """Set ``proposer`` to the first generation whose draw picks ``family`` first, and whose case split draws a
+    guard or not as ``split`` says."""
     for generation in range(50):
         proposer.generation = generation
-        if proposer.choose(made_view) == family:
+        if proposer.choose(made_view) == family and (proposer.case_split(made_view) is not None) == split:
             return
     raise AssertionError(f"no generation of 50 draws {family}")
 

@@ -12,9 +12,9 @@ from assay.config import ParameterSpec
 from assay.layer_names import layer_name
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, Structure
 from assay.proposers.mutate import Mutation, mutate
-from assay.proposers.mutate.engine import LAYERS
+from assay.proposers.mutate.engine import LAYERS, OPERATORS, file_kind
 from assay.proposers.mutate.python_crossover import crossover
-from assay.proposers.mutate.python_grow_ops import flipped, turned_round
+from assay.proposers.mutate.python_grow_ops import GUARD_HEAD, flipped, turned_round
 from assay.proposers.mutate.python_pairing import pairing
 from assay.proposers.mutate.python_prune import PRUNE_NOTE, added_branches, without_branch
 from assay.proposers.tune import TuneProposer
@@ -26,6 +26,8 @@ POPULATION_NOTE = " a structure scoring "  # in the description of an edit made 
 MAX_PRUNES = 8  # removals tried after one keep
 PAIRING_NOTE = " (pairing inputs)"
 MAX_PAIRINGS = 16  # pairings tried after one keep (or from the start)
+# Edits that follow up an earlier one or start from elsewhere than the incumbent alone.
+FOLLOW_UPS = (TURN_NOTE, FLIP_NOTE, POPULATION_NOTE, PAIRING_NOTE, PRUNE_NOTE)
 STALLED_AFTER = 10  # decisions without a keep before structural edits draw on the population
 # Of structural edits, once stalled and while another structure made a measured difference: a graft between two
 # programs, and an operator's edit of that other structure.
@@ -69,11 +71,14 @@ class OfflineProposer(Proposer):
     (:meth:`tidies`).
     A structural edit is followed by tuning (of what it introduced, or of the best structures so far), except
     that an edit which changed nothing measured and added a comparison is first tried with the comparison turned
-    the other way round (:func:`turned_round`): one of the two sides of a new threshold is often inert; and an
+    the other way round, or a band it added mirrored to the other side of zero (:func:`turned_round`): one of the
+    two sides of a new threshold is often inert; and an
     edit that made the dev score worse and added a shift to a returned value is first tried with the shift
     flipped (:func:`flipped`; tuning keeps a number's sign). After a
     tuning trial, a Thompson draw over the two families' keep rates in the recent history (a Beta(1 + keeps,
     1 + discards) per family) decides.
+    At the core and architecture layers, a structural edit of the incumbent is a guard (:meth:`case_split`) when a
+    Thompson draw between guards and the layer's own operators says so.
     Once the last ``STALLED_AFTER`` decisions kept nothing, two structural edits in five start from the
     population when it holds another live structure (one that made a measured difference): a crossover with the
     incumbent, or an edit of that structure (:meth:`from_population`).
@@ -131,10 +136,7 @@ class OfflineProposer(Proposer):
             or last.proposer != "mutate"
             # Not after a turn or a flip (it would give back the edit), an edit from the population, a pairing
             # (which tries its own forms) or a removal.
-            or any(
-                note in last.description
-                for note in (TURN_NOTE, FLIP_NOTE, POPULATION_NOTE, PAIRING_NOTE, PRUNE_NOTE)
-            )
+            or any(note in last.description for note in FOLLOW_UPS)
             or latest is None
             or latest.trials != 1
             or latest.crashed
@@ -229,6 +231,10 @@ class OfflineProposer(Proposer):
                 elsewhere = self.from_population(view, worktree)
                 if elsewhere is not None:
                     return elsewhere
+                split = self.case_split(view)
+                if split is not None:
+                    (worktree / split.path).write_text(split.new_text, encoding="utf-8")
+                    return Proposal(ok=True, description=split.description, via="mutate")
             part = self.tuner if family == "tune" else self.operators
             part.generation = self.generation
             made = await part.propose(view, worktree, editable=editable)
@@ -271,6 +277,38 @@ class OfflineProposer(Proposer):
                 (worktree / path).write_text(text, encoding="utf-8")
         description = f"{made.description} ({how}{POPULATION_NOTE}{other.score:.4f})"
         return Proposal(ok=True, description=description, via="mutate")
+
+    def case_split(self, view: ProposerView) -> Mutation | None:
+        """A guarded return (``py.guard``) added to one of the incumbent's Python files at the core or the
+        architecture layer (when the run's layers include the core one), when a Thompson draw favours guards over
+        the other structural edits; None: the layer's operators draw. The surface layer's edits (a constant, an
+        operator) are left whole: on a fitted curve they are fine steps that tuning misses.
+
+        Each side is a Beta(1 + opened, 1 + not) over the incumbent's own structural edits so far (no follow-up
+        or edit from the population): an edit opened something when its dev score differed from its parent's
+        by an amount no earlier such edit had produced. A guard that never fires, or one that repeats what an
+        earlier edit found, teaches nothing new."""
+        guard = OPERATORS.get("py.guard")
+        if guard.layer not in self.layers or view.layer < guard.layer:
+            return None  # the run leaves guards out, or the surface layer's fine steps are due
+        tally = {True: [0, 0], False: [0, 0]}
+        seen: set[float] = set()
+        for entry in view.history:
+            if entry.proposer != "mutate" or entry.delta is None:
+                continue
+            if any(note in entry.description for note in FOLLOW_UPS):
+                continue
+            delta = round(entry.delta, 9)
+            tally[GUARD_HEAD in entry.description][0 if delta and delta not in seen else 1] += 1
+            seen.add(delta)
+        rng = random.Random(f"{self.seed}:split:{self.generation}:{view.attempt}")
+        guards = rng.betavariate(1 + tally[True][0], 1 + tally[True][1])
+        others = rng.betavariate(1 + tally[False][0], 1 + tally[False][1])
+        if guards <= others:
+            return None
+        paths = [p for p in sorted(view.artifact) if file_kind(p, view.artifact[p]) == "python"]
+        rng.shuffle(paths)
+        return next((m for p in paths if (m := guard.apply(p, view.artifact[p], rng)) is not None), None)
 
     def edits_elsewhere(self, view: ProposerView) -> bool:
         """Whether an operator applies to the parent's files at another of the run's layers."""

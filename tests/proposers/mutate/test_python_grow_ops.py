@@ -212,7 +212,8 @@ def test_turned_round_needs_a_single_comparison_the_edit_added() -> None:
     parent = "def f(a, b):\n    return -(b - a)\n"
     band = "def f(a, b):\n    if 0 < b - a - 2 < 18:\n        return -(b - a) * 2\n    return -(b - a)\n"
     term = "def f(a, b):\n    return -(b - a) + 2 * a\n"
-    assert turned_round(parent, "f.py", band) is None  # a band's other side is two ranges, not one test
+    mirrored = turned_round(parent, "f.py", band)  # a band is mirrored instead: tested separately
+    assert mirrored is not None and "0 < a - b - 2 < 18" in mirrored.new_text
     assert turned_round(parent, "f.py", term) is None
     assert turned_round("def f(:\n", "f.py", term) is None
     guarded = "def f(a, b):\n    if a < 5:\n        return 1\n    return -(b - a)\n"
@@ -222,6 +223,26 @@ def test_turned_round_needs_a_single_comparison_the_edit_added() -> None:
     turned = turned_round(parent, "f.py", both)
     assert turned is not None and "if a > 5 or b < 7:" in turned.new_text
     assert "(and 1 more)" in turned.description
+
+
+@pytest.mark.parametrize(
+    ("subject", "mirrored"),
+    [("a - b", "b - a"), ("-(a * b)", "a * b"), ("a * b", "-(a * b)"), ("max(a, b)", "-max(a, b)")],
+)
+def test_an_added_band_is_turned_round_to_the_other_side_of_zero(subject: str, mirrored: str) -> None:
+    parent = "def f(a, b):\n    if 0 < a - 5 < 3:  # kept\n        return 0\n    return a - b\n"
+    edited = parent.replace(
+        "    return a - b\n",
+        f"    if 0 < {subject} - 2 < 18:\n        return a - b - 100\n    return a - b\n",
+    )
+    turned = turned_round(parent, "f.py", edited)
+    assert turned is not None
+    assert turned.new_text == edited.replace(f"0 < {subject} - 2 < 18", f"0 < {mirrored} - 2 < 18")
+    assert "if 0 < a - 5 < 3:  # kept" in turned.new_text  # the parent's own band, as written
+    assert turned.description.startswith(
+        f"python: turned `0 < {subject} - 2 < 18` round to `0 < {mirrored} - 2"
+    )
+    assert compile(turned.new_text, "f.py", "exec")
 
 
 def test_a_bands_two_numbers_tuned_apart_never_cross() -> None:

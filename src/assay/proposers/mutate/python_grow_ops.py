@@ -207,6 +207,11 @@ def _case_value(value: ast.expr, names: list[str], rng: random.Random, palette: 
     return ast.BinOp(copy.deepcopy(value), rng.choice((ast.Add(), ast.Sub())), shift)
 
 
+GUARD_HEAD = (
+    "added a guarded return"  # how a guard's description starts (the offline proposer counts guards by it)
+)
+
+
 def guard(src: Source, rng: random.Random) -> PyChange | None:
     """Before a ``return E`` that is a statement of its own line, add ``if <condition>: return E * c`` (or
     ``E - c``, or ``E`` with a new term): a case split of the inputs or of a part of ``E``, built from the
@@ -227,9 +232,7 @@ def guard(src: Source, rng: random.Random) -> PyChange | None:
     text = f"if {ast.unparse(branch.test)}:\n{indent}    return {ast.unparse(branch_value)}\n{indent}"
     start = src.start(site.ret)
     block.insert(next(i for i, s in enumerate(block) if s is site.ret), branch)
-    description = (
-        f"added a guarded return `if {shorten(ast.unparse(branch.test))}` {src.where(site.ret.lineno)}"
-    )
+    description = f"{GUARD_HEAD} `if {shorten(ast.unparse(branch.test))}` {src.where(site.ret.lineno)}"
     return PyChange(description, [[SourceEdit(start, start, text)]])
 
 
@@ -308,6 +311,9 @@ def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
     other way round: ``s > c`` becomes ``s < c``. A guard whose edit changed nothing measured either never
     fires or, where it fires, keeps the order of what it returns; on the other side of its threshold it may do
     neither (``if b - a > c: return (b - a) * k`` keeps the order of a ranking by ``b - a``; ``< c`` does not).
+    A band it added (``0 < s - c < w``, whose start and width tuning keeps at or above 0) is mirrored to the
+    other side of 0 instead, its subject negated (``0 < a - b - c < w``): a difference written the other way
+    round (``a - b`` where ``b - a`` is what is positive) never reaches the band's range.
     None when the edit added no such comparison (changing one the parent had is not adding one), or a file does
     not parse."""
     try:
@@ -319,14 +325,18 @@ def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
         compares = [n for n in ast.walk(src.tree) if isinstance(n, ast.Compare)]
         added = [
             n for n in compares
-            if len(n.ops) == 1 and type(n.ops[0]) in TURNED and ast.dump(n) not in known
+            if (_band_offset(n) or (len(n.ops) == 1 and type(n.ops[0]) in TURNED)) and ast.dump(n) not in known
         ]  # fmt: skip
         if not added or len(compares) <= len(known):
             return None  # the edit changed a comparison the parent had (< to <=), it added none
         added.sort(key=lambda n: (n.lineno, n.col_offset))
         was = ast.unparse(added[0])
         for node in added:
-            node.ops = [TURNED[type(node.ops[0])]()]
+            offset = _band_offset(node)
+            if offset is not None:
+                offset.left = _negated(offset.left)
+            else:
+                node.ops = [TURNED[type(node.ops[0])]()]
         more = f" (and {len(added) - 1} more)" if len(added) > 1 else ""
         return PyChange(
             f"turned `{shorten(was)}` round to `{shorten(ast.unparse(added[0]))}`{more} "
@@ -335,6 +345,29 @@ def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
         )
 
     return apply_python("python.turn", turn, path, edited, random.Random(0))
+
+
+def _band_offset(node: ast.Compare) -> ast.BinOp | None:
+    """The ``s - c`` of a band ``0 < s - c < w`` (as :func:`_range` writes one); None for any other comparison."""
+    if (
+        isinstance(node.left, ast.Constant)
+        and node.left.value == 0
+        and [type(op) for op in node.ops] == [ast.Lt, ast.Lt]
+        and isinstance(offset := node.comparators[0], ast.BinOp)
+        and isinstance(offset.op, ast.Sub)
+        and isinstance(offset.right, ast.Constant)
+    ):
+        return offset
+    return None
+
+
+def _negated(subject: ast.expr) -> ast.expr:
+    """``b - a`` for ``a - b``, ``a`` for ``-a``, else ``-(subject)``."""
+    if isinstance(subject, ast.BinOp) and isinstance(subject.op, ast.Sub):
+        return ast.BinOp(subject.right, ast.Sub(), subject.left)
+    if isinstance(subject, ast.UnaryOp) and isinstance(subject.op, ast.USub):
+        return subject.operand
+    return ast.UnaryOp(ast.USub(), subject)
 
 
 def flipped(parent: str, path: str, edited: str) -> Mutation | None:
