@@ -57,8 +57,7 @@ class MutateProposer(Proposer):
                 error=f"no operator applies at the {layer_name(view.layer)} layer",
                 exhausted=True,
             )
-        (worktree / mutation.path).write_text(mutation.new_text, encoding="utf-8")
-        return Proposal(ok=True, description=mutation.description, via="mutate")
+        return written(worktree, mutation)
 
 
 class OfflineProposer(Proposer):
@@ -211,18 +210,15 @@ class OfflineProposer(Proposer):
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         pruned = self.prune(view)
         if pruned is not None:
-            (worktree / pruned.path).write_text(pruned.new_text, encoding="utf-8")
-            return Proposal(ok=True, description=pruned.description, via="mutate")
+            return written(worktree, pruned)
         if view.tidying:
             return Proposal(ok=False, description="no change", error="nothing left to tidy", exhausted=True)
         turned = self.turn(view)
         if turned is not None:
-            (worktree / turned.path).write_text(turned.new_text, encoding="utf-8")
-            return Proposal(ok=True, description=turned.description, via="mutate")
+            return written(worktree, turned)
         paired = self.pair(view)
         if paired is not None:
-            (worktree / paired.path).write_text(paired.new_text, encoding="utf-8")
-            return Proposal(ok=True, description=paired.description + PAIRING_NOTE, via="mutate")
+            return written(worktree, paired, PAIRING_NOTE)
         first = self.choose(view)
         order = [first, *(f for f in FAMILIES if f != first)]
         made = Proposal(ok=False, description="no change", error="nothing to propose", exhausted=True)
@@ -233,8 +229,7 @@ class OfflineProposer(Proposer):
                     return elsewhere
                 split = self.case_split(view)
                 if split is not None:
-                    (worktree / split.path).write_text(split.new_text, encoding="utf-8")
-                    return Proposal(ok=True, description=split.description, via="mutate")
+                    return written(worktree, split)
             part = self.tuner if family == "tune" else self.operators
             part.generation = self.generation
             made = await part.propose(view, worktree, editable=editable)
@@ -317,6 +312,12 @@ class OfflineProposer(Proposer):
         return any(
             mutate(files, layer=layer, rng=rng) is not None for layer in self.layers if layer != view.layer
         )
+
+
+def written(worktree: Path, made: Mutation, note: str = "") -> Proposal:
+    """``made`` written into ``worktree``, as a structural edit's proposal whose description ends in ``note``."""
+    (worktree / made.path).write_text(made.new_text, encoding="utf-8")
+    return Proposal(ok=True, description=made.description + note, via="mutate")
 
 
 def _by_rank(structures: list[Structure], rng: random.Random) -> Structure:

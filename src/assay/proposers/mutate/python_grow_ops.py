@@ -207,9 +207,8 @@ def _case_value(value: ast.expr, names: list[str], rng: random.Random, palette: 
     return ast.BinOp(copy.deepcopy(value), rng.choice((ast.Add(), ast.Sub())), shift)
 
 
-GUARD_HEAD = (
-    "added a guarded return"  # how a guard's description starts (the offline proposer counts guards by it)
-)
+# How a guard's description starts: the offline proposer counts guards by it.
+GUARD_HEAD = "added a guarded return"
 
 
 def guard(src: Source, rng: random.Random) -> PyChange | None:
