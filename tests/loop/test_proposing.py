@@ -50,10 +50,29 @@ def test_structures_whose_trials_all_measured_the_incumbents_score_come_after_th
         "live2": False,
         **{f"inert{i}": True for i in range(STRUCTURES_SHOWN - 2)},
     }
-    # One trial that measured a difference makes a structure live.
+    # One trial that measured a difference makes a structure live, ranked by what it measured.
     moved = trial("inert0", 0.5, 2.0)
-    shown = [s[0] for s in offered([*live, *inert, moved, trial("own", 0.9)])]
-    assert shown[:3] == ["inert0", "live1", "live2"]
+    shown = offered([*live, *inert, moved, trial("own", 0.9)])
+    assert [s[:2] for s in shown[:3]] == [("live1", 0.7), ("live2", 0.6), ("inert0", 0.5)]
+
+
+def test_a_structure_is_offered_at_a_candidate_that_measured_a_difference() -> None:
+    # A guard that fired at its first numbers (0.8), then was tuned to where it never fires (told 0.899).
+    ctx = SimpleNamespace(files_at=lambda commit: {"f.py": commit})
+    trials = [
+        trial("own", 0.9),
+        trial("guard", 0.8),
+        trial("guard", 0.899, 2.0, unchanged=True),
+        trial("b", 0.85),
+    ]
+    shown = structures(ctx, trials, "own")  # type: ignore[arg-type]
+    assert [(s.study, s.score, s.files, s.inert) for s in shown] == [
+        ("b", 0.85, {"f.py": "b-1.0"}, False),
+        ("guard", 0.8, {"f.py": "guard-1.0"}, False),
+    ]
+    # Among candidates that all measured a difference, or none did, the best score wins as before.
+    trials.append(trial("guard", 0.88, 3.0))
+    assert structures(ctx, trials, "own")[0].files == {"f.py": "guard-3.0"}  # type: ignore[arg-type]
 
 
 def test_a_structure_is_marked_crashed_only_when_every_one_of_its_trials_crashed() -> None:

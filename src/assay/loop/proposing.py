@@ -249,7 +249,10 @@ def structures(
     latest evaluated one (a structural edit's first values may score low), with the files of each one's best
     candidate. A structure none of whose trials measured differently from the incumbent comes after every other
     one: its score, a discard's told just below the incumbent's, is the best any discard can have, so a run's
-    inert edits (a guard that never fires) would otherwise crowd out every structure that made a difference."""
+    inert edits (a guard that never fires) would otherwise crowd out every structure that made a difference.
+    For the same reason a structure's best candidate is its best one that measured differently from the
+    incumbent, when it has one: a guard whose numbers were once tuned to where it never fires would otherwise be
+    offered at those numbers, and tuned near them, ahead of every structure that made a difference."""
     best: dict[str, Trial] = {}
     counts: dict[str, int] = {}
     inert: dict[str, bool] = {}
@@ -259,7 +262,7 @@ def structures(
         counts[study] = counts.get(study, 0) + 1
         inert[study] = inert.get(study, True) and trial.unchanged
         failed[study] = failed.get(study, True) and trial.crashed
-        if trial.point.values and trial.commit and (study not in best or trial.score > best[study].score):
+        if trial.point.values and trial.commit and (study not in best or _better(trial, best[study])):
             best[study] = trial
     others = [t for s, t in best.items() if s != own]
     ranked = sorted(others, key=lambda t: (inert[t.point.study], -t.score))[:count]
@@ -278,6 +281,12 @@ def structures(
         )
         for t in ranked
     ]
+
+
+def _better(trial: Trial, than: Trial) -> bool:
+    """Whether ``trial`` is a better candidate of its structure than ``than``: one that measured differently
+    from the incumbent before one that did not, then the higher score."""
+    return (not trial.unchanged, trial.score) > (not than.unchanged, than.score)
 
 
 def _failed(
