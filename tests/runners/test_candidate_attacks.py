@@ -272,7 +272,15 @@ def test_stopping_assay_mid_case_leaves_no_process_behind(tmp_path: Path, mode: 
     command = [sys.executable, "-m", "assay", "eval", "-q"]
     if how == "timeout":
         command = ["timeout", "8", *command]
-    process = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # assay leaves an ignored SIGHUP ignored (``nohup``): the test's own shell may have ignored it, so the
+    # assay under test starts with the default, as from a terminal.
+    process = subprocess.Popen(
+        command,
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 60
         while len(marked_processes(marker)) < 2 and time.monotonic() < deadline:
