@@ -322,10 +322,7 @@ def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
 
     def turn(src: Source, rng: random.Random) -> PyChange | None:
         compares = [n for n in ast.walk(src.tree) if isinstance(n, ast.Compare)]
-        added = [
-            n for n in compares
-            if (_band_offset(n) or (len(n.ops) == 1 and type(n.ops[0]) in TURNED)) and ast.dump(n) not in known
-        ]  # fmt: skip
+        added = [n for n in compares if _turnable(n) and ast.dump(n) not in known]
         if not added or len(compares) <= len(known):
             return None  # the edit changed a comparison the parent had (< to <=), it added none
         added.sort(key=lambda n: (n.lineno, n.col_offset))
@@ -344,6 +341,11 @@ def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
         )
 
     return apply_python("python.turn", turn, path, edited, random.Random(0))
+
+
+def _turnable(node: ast.Compare) -> bool:
+    """Whether :func:`turned_round` can turn ``node``: a band, or a single comparison it knows the opposite of."""
+    return _band_offset(node) is not None or (len(node.ops) == 1 and type(node.ops[0]) in TURNED)
 
 
 def _band_offset(node: ast.Compare) -> ast.BinOp | None:
