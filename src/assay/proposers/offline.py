@@ -25,7 +25,7 @@ FLIP_NOTE = ", as the edit made things worse"
 POPULATION_NOTE = " a structure scoring "  # in the description of an edit made from the population
 MAX_PRUNES = 8  # removals tried after one keep
 PAIRING_NOTE = " (pairing inputs)"
-MAX_PAIRINGS = 16  # pairings tried after one keep (or from the start)
+MAX_PAIRINGS = 24  # pairings tried after one keep (or from the start): 8 forms with up to 3 partners
 # Edits that follow up an earlier one or start from elsewhere than the incumbent alone.
 FOLLOW_UPS = (TURN_NOTE, FLIP_NOTE, POPULATION_NOTE, PAIRING_NOTE, PRUNE_NOTE)
 STALLED_AFTER = 10  # decisions without a keep before structural edits draw on the population

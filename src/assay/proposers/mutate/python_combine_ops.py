@@ -24,7 +24,14 @@ FORMS = ("x / y", "y / x", "x * y", "x - y", "y - x", "x + y", "min", "max")
 REWEIGHTING = frozenset({"x - y", "y - x", "x + y"})
 
 
-def _name(name: str) -> ast.Name:
+def _name(name: str) -> ast.expr:
+    """A name, or a total of names written ``a + b`` (:func:`total`), as an expression."""
+    if " + " in name:
+        parts = [ast.Name(part, ast.Load()) for part in name.split(" + ")]
+        node: ast.expr = parts[0]
+        for part in parts[1:]:
+            node = ast.BinOp(node, ast.Add(), part)
+        return node
     return ast.Name(name, ast.Load())
 
 
@@ -32,8 +39,14 @@ def _safe_divisor(name: str) -> ast.expr:
     return ast.BoolOp(ast.Or(), [_name(name), ast.Constant(1)])
 
 
+def total(names: list[str]) -> str:
+    """Several names as one operand of a form: their sum, written ``a + b``."""
+    return " + ".join(names)
+
+
 def combined(x: str, y: str, form: str) -> ast.expr:
-    """The expression of ``form`` (one of :data:`FORMS`) over the names ``x`` and ``y``."""
+    """The expression of ``form`` (one of :data:`FORMS`) over ``x`` and ``y``, each a name or a total of names
+    (:func:`total`)."""
     if form in ("min", "max"):
         return ast.Call(_name(form), [_name(x), _name(y)], [])
     if form == "x / y":

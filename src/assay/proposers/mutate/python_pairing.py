@@ -5,8 +5,10 @@ is a relation between that input and one the program reads: value per unit of we
 item. ``py.combine`` draws one such form at a time among many operators, so a run may keep the first form that
 helps a little (``value - weight``) and never meet the one that helps most. Pairing lists, for a function
 parameter that the function never reads, each form (:data:`FORMS`) of it with each name a returned value
-reads (or, where the value reads none, with another of the function's names); and for a returned value that
-already pairs two names (``value - weight``, ``min(a, b)``, ``x / (y or 1)``), the other forms of that pair.
+reads (or, where the value reads none, with another of the function's names), and with the total of two or more
+such parameters (``value / (w1 + w2 or 1)``); and for a returned value that already pairs two names
+(``value - weight``, ``min(a, b)``, ``x / (y or 1)``) or a name and a total, the other forms of that pair, with
+the pairings of a parameter it still leaves unread (``value - w1`` kept, ``w2`` is next).
 The proposer (:class:`assay.proposers.offline.OfflineProposer`) tries them one per generation in an order
 drawn from its seed.
 """
@@ -21,7 +23,7 @@ from functools import partial
 
 from assay.proposers.mutate.base import Mutation, shorten
 from assay.proposers.mutate.pysource import PyChange, Source, apply_python, replace_node
-from assay.proposers.mutate.python_combine_ops import FORMS, combined, reads_of, value_names
+from assay.proposers.mutate.python_combine_ops import FORMS, combined, reads_of, total, value_names
 from assay.proposers.mutate.python_grow_ops import ReturnSite, inputs, return_sites
 from assay.proposers.mutate.python_ops import substitute
 
@@ -44,21 +46,43 @@ def unread_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[
     return [p for p in inputs(function) if p not in read]
 
 
+def _operand(node: ast.AST) -> str | None:
+    """A form's operand: a bare name, or a total of distinct names (``w1 + w2``, as :func:`total` writes it)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    names: list[str] = []
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(node.right, ast.Name):
+        names.insert(0, node.right.id)
+        node = node.left
+    if not isinstance(node, ast.Name) or not names:
+        return None
+    names.insert(0, node.id)
+    return total(names) if len(set(names)) == len(names) else None
+
+
 def _pair(node: ast.AST) -> tuple[str, str] | None:
-    """The two names ``node`` combines, when it is one of :data:`FORMS` over two bare names."""
+    """The two operands ``node`` combines, when it is one of :data:`FORMS` over two names, or over a name and a
+    total of other names."""
+    operands: list[ast.AST]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
-        args = node.args
-        if len(args) == 2 and not node.keywords and all(isinstance(a, ast.Name) for a in args):
-            return args[0].id, args[1].id  # type: ignore[attr-defined]
+        if len(node.args) != 2 or node.keywords:
+            return None
+        operands = list(node.args)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
+        right = node.right
+        if isinstance(right, ast.BoolOp) and isinstance(right.op, ast.Or) and len(right.values) == 2:
+            right = right.values[0]  # a safe divisor, ``(y or 1)``
+        operands = [node.left, right]
+    else:
         return None
-    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
+    x, y = (_operand(o) for o in operands)
+    if x is None or y is None or set(x.split(" + ")) & set(y.split(" + ")):
         return None
-    right = node.right
-    if isinstance(right, ast.BoolOp) and isinstance(right.op, ast.Or) and len(right.values) == 2:
-        right = right.values[0]  # a safe divisor, ``(y or 1)``
-    if isinstance(node.left, ast.Name) and isinstance(right, ast.Name) and node.left.id != right.id:
-        return node.left.id, right.id
-    return None
+    if " + " in x and " + " in y:
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and " + " in x:
+        return None  # ``a + b + c`` is a sum, not a name paired with a total
+    return x, y
 
 
 def _targets(site: ReturnSite) -> list[ast.expr]:
@@ -75,24 +99,28 @@ def _targets(site: ReturnSite) -> list[ast.expr]:
 
 def pairings(src: Source, *, reform: bool) -> list[Pairing]:
     """The pairings of ``src`` in source order: those that bring in a parameter the function does not read,
-    or (``reform``) the other forms of each pair of names a returned value holds."""
+    or (``reform``) the other forms of each pair of names a returned value holds, and those that bring in a
+    parameter a returned value reading names still leaves unread."""
     found: list[Pairing] = []
     for s, site in enumerate(return_sites(src)):
         names = value_names(site)
         unread = [p for p in unread_parameters(site.function) if p in names]
         for t, node in enumerate(_targets(site)):
             pair = _pair(node)
-            if reform != (pair is not None):
-                continue
             if pair is not None:
-                x, y = pair
-                current = ast.dump(node)
-                for form in FORMS:
-                    if ast.dump(combined(x, y, form)) != current:
-                        found.append(Pairing(s, t, x, y, form))
+                if reform:
+                    x, y = pair
+                    current = ast.dump(node)
+                    found += [
+                        Pairing(s, t, x, y, form)
+                        for form in FORMS
+                        if ast.dump(combined(x, y, form)) != current
+                    ]
             elif isinstance(node, ast.Name):
-                found += [Pairing(s, t, node.id, y, form) for y in unread for form in FORMS]
-            else:
+                # Inputs of one kind (a weight per dimension, a cost per resource) often count by their total.
+                partners = [*unread, total(unread)] if len(unread) > 1 else unread
+                found += [Pairing(s, t, node.id, y, form) for y in partners for form in FORMS]
+            elif not reform:
                 for x, y in itertools.combinations(names, 2):
                     if x in unread or y in unread:
                         found += [Pairing(s, t, x, y, form) for form in FORMS]
