@@ -56,11 +56,19 @@ def test_an_inert_guard_is_tried_next_with_its_comparison_turned_round(tmp_path:
     assert made.description.endswith(TURN_NOTE)
 
 
+def test_a_guard_whose_structure_never_measured_anything_is_turned_round_again(tmp_path: Path) -> None:
+    # The same guard drawn again at other numbers, every trial of its structure inert: the way round, not the
+    # numbers, is the likely reason (`item - remaining` where `remaining - item` is what is positive).
+    made, text = propose(OfflineProposer(seed=0), view(trials=3), tmp_path)
+    assert made.ok and made.description.endswith(TURN_NOTE)
+    assert text == GUARDED["priority.py"].replace("> 10", "< 10")
+
+
 @pytest.mark.parametrize(
     "case",
     [
         {"inert": False},  # the guard moved the score: tune it
-        {"trials": 2},  # tuned already: its values were not the reason
+        {"inert": False, "trials": 2},  # tuned already and it moved the score: its values matter
         {"last": EDIT + TURN_NOTE},  # a turn itself: turning it again gives back the edit
         {"proposer": "tune"},  # the last candidate was a tuning trial
         {"attempt": 1},  # the turn repeated an earlier candidate: draw as usual

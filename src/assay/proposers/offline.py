@@ -125,8 +125,10 @@ class OfflineProposer(Proposer):
     def turn(self, view: ProposerView) -> Mutation | None:
         """The last structural edit with its new comparisons turned round when its measured dev score was exactly
         the incumbent's, or with its new shifts flipped when the score was lower (the description ends in
-        ``TURN_NOTE`` or ``FLIP_NOTE``); only when it was the last candidate, measured once, and not such a turn
-        or flip itself (first draw only: a repeat is redrawn as usual)."""
+        ``TURN_NOTE`` or ``FLIP_NOTE``); only when it was the last candidate, measured once (for a turn, or of a
+        structure none of whose trials ever measured a difference: a guard written the wrong way round changes
+        nothing at any numbers, so a second such guard is turned as the first was), and not such a turn or flip
+        itself (first draw only: a repeat is redrawn as usual)."""
         last = view.history[-1] if view.history else None
         latest = next((s for s in view.structures if s.latest), None)
         if (
@@ -137,7 +139,8 @@ class OfflineProposer(Proposer):
             # (which tries its own forms) or a removal.
             or any(note in last.description for note in FOLLOW_UPS)
             or latest is None
-            or latest.trials != 1
+            # Once tuned, a structure's numbers may be why it changed nothing, unless it never measured anything.
+            or (latest.trials != 1 and not latest.inert)
             or latest.crashed
         ):
             return None
