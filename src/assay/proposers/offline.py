@@ -13,6 +13,7 @@ from assay.layer_names import layer_name
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, Structure
 from assay.proposers.mutate import Mutation, mutate
 from assay.proposers.mutate.engine import LAYERS, OPERATORS, file_kind
+from assay.proposers.mutate.python_combine_ops import FORMS
 from assay.proposers.mutate.python_crossover import crossover
 from assay.proposers.mutate.python_grow_ops import GUARD_HEAD, flipped, turned_round
 from assay.proposers.mutate.python_pairing import pairing
@@ -25,7 +26,7 @@ FLIP_NOTE = ", as the edit made things worse"
 POPULATION_NOTE = " a structure scoring "  # in the description of an edit made from the population
 MAX_PRUNES = 8  # removals tried after one keep
 PAIRING_NOTE = " (pairing inputs)"
-MAX_PAIRINGS = 24  # pairings tried after one keep (or from the start): 8 forms with up to 3 partners
+MAX_PAIRINGS = 3 * len(FORMS)  # pairings tried after one keep (or from the start): up to 3 partners
 # Edits that follow up an earlier one or start from elsewhere than the incumbent alone.
 FOLLOW_UPS = (TURN_NOTE, FLIP_NOTE, POPULATION_NOTE, PAIRING_NOTE, PRUNE_NOTE)
 STALLED_AFTER = 10  # decisions without a keep before structural edits draw on the population

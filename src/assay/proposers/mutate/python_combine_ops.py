@@ -24,15 +24,13 @@ FORMS = ("x / y", "y / x", "x * y", "x - y", "y - x", "x + y", "min", "max")
 REWEIGHTING = frozenset({"x - y", "y - x", "x + y"})
 
 
-def _name(name: str) -> ast.expr:
-    """A name, or a total of names written ``a + b`` (:func:`total`), as an expression."""
-    if " + " in name:
-        parts = [ast.Name(part, ast.Load()) for part in name.split(" + ")]
-        node: ast.expr = parts[0]
-        for part in parts[1:]:
-            node = ast.BinOp(node, ast.Add(), part)
-        return node
-    return ast.Name(name, ast.Load())
+def _name(operand: str) -> ast.expr:
+    """A name, or a total of names (:func:`total`), as an expression."""
+    first, *rest = members(operand)
+    node: ast.expr = ast.Name(first, ast.Load())
+    for name in rest:
+        node = ast.BinOp(node, ast.Add(), ast.Name(name, ast.Load()))
+    return node
 
 
 def _safe_divisor(name: str) -> ast.expr:
@@ -42,6 +40,11 @@ def _safe_divisor(name: str) -> ast.expr:
 def total(names: list[str]) -> str:
     """Several names as one operand of a form: their sum, written ``a + b``."""
     return " + ".join(names)
+
+
+def members(operand: str) -> list[str]:
+    """The names of an operand: the one name, or those a :func:`total` sums."""
+    return operand.split(" + ")
 
 
 def combined(x: str, y: str, form: str) -> ast.expr:

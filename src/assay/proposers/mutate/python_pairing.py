@@ -23,7 +23,7 @@ from functools import partial
 
 from assay.proposers.mutate.base import Mutation, shorten
 from assay.proposers.mutate.pysource import PyChange, Source, apply_python, replace_node
-from assay.proposers.mutate.python_combine_ops import FORMS, combined, reads_of, total, value_names
+from assay.proposers.mutate.python_combine_ops import FORMS, combined, members, reads_of, total, value_names
 from assay.proposers.mutate.python_grow_ops import ReturnSite, inputs, return_sites
 from assay.proposers.mutate.python_ops import substitute
 
@@ -76,11 +76,12 @@ def _pair(node: ast.AST) -> tuple[str, str] | None:
     else:
         return None
     x, y = (_operand(o) for o in operands)
-    if x is None or y is None or set(x.split(" + ")) & set(y.split(" + ")):
+    if x is None or y is None:
         return None
-    if " + " in x and " + " in y:
-        return None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and " + " in x:
+    xs, ys = members(x), members(y)
+    if set(xs) & set(ys) or (len(xs) > 1 and len(ys) > 1):
+        return None  # a name on both sides, or a total with a total
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and len(xs) > 1:
         return None  # ``a + b + c`` is a sum, not a name paired with a total
     return x, y
 
