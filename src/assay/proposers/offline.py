@@ -18,6 +18,7 @@ from assay.proposers.mutate.python_crossover import crossover
 from assay.proposers.mutate.python_grow_ops import GUARD_HEAD, flipped, turned_round
 from assay.proposers.mutate.python_pairing import pairing
 from assay.proposers.mutate.python_prune import PRUNE_NOTE, added_branches, without_branch
+from assay.proposers.mutate.scale import constants_at, data_scale
 from assay.proposers.tune import TuneProposer
 
 FAMILIES = ("mutate", "tune")
@@ -50,7 +51,8 @@ class MutateProposer(Proposer):
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         key = f"{self.seed}:{self.generation}" + (f":{view.layer}:{view.attempt}" if view.attempt else "")
-        mutation = mutate(dict(view.artifact), layer=view.layer, rng=random.Random(key))
+        with constants_at(cases_scale(view)):
+            mutation = mutate(dict(view.artifact), layer=view.layer, rng=random.Random(key))
         if mutation is None:
             return Proposal(
                 ok=False,
@@ -212,6 +214,10 @@ class OfflineProposer(Proposer):
         return self.prune(view) is not None
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        with constants_at(cases_scale(view)):
+            return await self._propose(view, worktree, editable=editable)
+
+    async def _propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         pruned = self.prune(view)
         if pruned is not None:
             return written(worktree, pruned)
@@ -316,6 +322,12 @@ class OfflineProposer(Proposer):
         return any(
             mutate(files, layer=layer, rng=rng) is not None for layer in self.layers if layer != view.layer
         )
+
+
+def cases_scale(view: ProposerView) -> float | None:
+    """The scale of the numbers the dev cases' vars carry, when far from the operators' own palettes
+    (:func:`~assay.proposers.mutate.scale.data_scale`)."""
+    return data_scale(case.vars for case in view.dev_cases)
 
 
 def written(worktree: Path, made: Mutation, note: str = "") -> Proposal:

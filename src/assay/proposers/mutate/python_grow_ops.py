@@ -28,12 +28,15 @@ from dataclasses import dataclass
 
 from assay.proposers.mutate.base import Mutation, shorten
 from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python, replace_node
+from assay.proposers.mutate.scale import current_scale, scaled
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 NEW_CONSTANTS = (0.1, 0.5, 2.0, 5.0, 10.0, 20.0)
 NEW_INTS = (2, 5, 10, 20, 50, 100)  # not 1: tuning leaves 0 and 1 alone (an offset, an index)
 INT_ODDS = 0.75  # the share of int palettes in a function with no float literal (see the module docstring)
+FLOAT_HOME = 10.0  # the typical number each palette fits: at another data scale it moves by the ratio
+INT_HOME = 50.0
 SUBJECT_SHARE = 0.8  # of guards on a returned value with a computed part: a test on that part ...
 SUBJECT_BAND = 0.9  # ... mostly a band of it (see the module docstring)
 OVERRIDE_SHARE = 0.5  # of guarded cases: the value overridden by a large shift, not scaled or nudged
@@ -94,10 +97,24 @@ def _inner_function(function: ast.AST, node: ast.AST) -> bool:
 
 
 def _palette(function: ast.AST, rng: random.Random) -> Palette:
-    """The new constants of an edit in ``function`` (see the module docstring)."""
+    """The new constants of an edit in ``function`` (see the module docstring), at the dev cases' scale when
+    they carry numbers far from the palettes' own (:mod:`~assay.proposers.mutate.scale`)."""
+    scale = current_scale()
+    floats = NEW_CONSTANTS if scale is None else scaled(NEW_CONSTANTS, scale / FLOAT_HOME, whole=False)
     if any(isinstance(n, ast.Constant) and type(n.value) is float for n in ast.walk(function)):
-        return NEW_CONSTANTS
-    return NEW_INTS if rng.random() < INT_ODDS else NEW_CONSTANTS
+        return floats
+    if scale is not None and scale < 1:
+        return floats  # fractions: a whole number is no place to put a bound
+    ints = NEW_INTS if scale is None else scaled(NEW_INTS, scale / INT_HOME, whole=True)
+    return ints if rng.random() < INT_ODDS else floats
+
+
+def _override(palette: Palette) -> ast.Constant:
+    """An override's first size, of the palette's kind: ``OVERRIDE``, or as much larger as the data's numbers are
+    (a shift of 100 decides nothing among values in the thousands; among fractions it is large already)."""
+    scale = current_scale()
+    size = OVERRIDE if scale is None or scale < 1 else float(f"{OVERRIDE * scale / INT_HOME:.2g}")
+    return ast.Constant(int(size) if isinstance(palette[0], int) else float(size))
 
 
 def _constant(rng: random.Random, palette: Palette) -> ast.Constant:
@@ -198,8 +215,7 @@ def _case_value(value: ast.expr, names: list[str], rng: random.Random, palette: 
     (``E * c``: one constant whose tuning can weaken or strengthen it, whatever its sign), or shifted by a
     constant or a new term (``E - c``, ``E + c * x``)."""
     if rng.random() < OVERRIDE_SHARE:
-        override = ast.Constant(OVERRIDE if isinstance(palette[0], int) else float(OVERRIDE))
-        return ast.BinOp(copy.deepcopy(value), rng.choice((ast.Add(), ast.Sub())), override)
+        return ast.BinOp(copy.deepcopy(value), rng.choice((ast.Add(), ast.Sub())), _override(palette))
     kind = rng.choice(("scale", "constant", "term"))
     if kind == "scale":  # neither palette holds 1, so a scale always changes the value
         return ast.BinOp(copy.deepcopy(value), ast.Mult(), _constant(rng, palette))
