@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from assay.proposers.mutate import OPERATORS
+from assay.proposers.mutate import OPERATORS, scale
 from assay.proposers.mutate.scale import constants_at, current_scale, data_scale, scaled
 
 BEST_FIT = "def priority(item: float, remaining: float) -> float:\n    return -(remaining - item)\n"
@@ -91,3 +91,19 @@ def test_among_thousands_bands_and_overrides_are_drawn_as_large() -> None:
     shifts = {shift for _, _, shift in bands}
     assert 12000 in shifts  # an override as much larger than 100 as the numbers are than the palette's own
     assert 100 not in shifts
+
+
+def test_the_scale_is_judged_from_at_most_so_many_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scale, "MAX_NUMBERS", 3)
+    # Cases read in order: the first three numbers are fractions, the thousands after them are not read.
+    assert data_scale([{"a": [0.2, 0.3]}, {"b": 0.4}, {"c": [5000] * 10}]) == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize(("size", "scale"), [(1e300, 1e12), (1e-300, 1e-12)])
+def test_a_scale_is_taken_no_farther_out_than_a_float_can_follow(size: float, scale: float) -> None:
+    assert data_scale([{"a": [size, size]}]) == scale
+    with constants_at(scale):
+        for seed in range(40):  # every operator's constants stay finite, whatever the palette
+            mutation = OPERATORS.get("py.guard").apply("f.py", BEST_FIT, random.Random(seed))
+            assert mutation is not None and "inf" not in mutation.new_text
+            ast.parse(mutation.new_text)

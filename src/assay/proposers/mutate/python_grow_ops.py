@@ -4,9 +4,11 @@ value, returning that value scaled or shifted), wrap an expression in a nonlinea
 
 The new pieces are built from what the function already has (its parameters and the local names assigned
 before the edit) and new constants, which numeric tuning then tunes. The constants are floats in a function that
-has a float literal; in one that has none, nothing tells whether its values are counts or fractions, so an edit
-draws ints three times in four and floats otherwise. An int is tuned over whole numbers on a linear range, where a
-bound or a factor has few distinct places to sit; a float over decades on a log scale. On FunSearch's bin packing
+has a float literal; in one that has none, the program does not tell whether its values are counts or fractions,
+so an edit draws ints three times in four and floats otherwise. An int is tuned over whole numbers on a linear
+range, where a bound or a factor has few distinct places to sit; a float over decades on a log scale. Both palettes
+fit numbers in the tens: where the dev cases carry numbers far from them (fractions, thousands), they move to that
+scale, only floats among fractions (:mod:`~assay.proposers.mutate.scale`). On FunSearch's bin packing
 (``benchmarks/growth_yield.py``, same edits) tuning turns 13% of int guards into a heuristic beating best fit by
 a third, and 1.5% of float ones; an int constant next to a fraction is too coarse, which the floats' quarter
 covers. A guard mostly bands a computed part of the returned value (``SUBJECT_SHARE``, ``SUBJECT_BAND``) and

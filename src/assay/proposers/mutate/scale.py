@@ -19,25 +19,26 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-OWN_SPAN = (
-    1.0,
-    100.0,
-)  # typical numbers the fixed palettes fit: outside it, constants move to the data's scale
-MAX_NUMBERS = 100_000  # enough to judge a scale by; a case with more is not read further
+# The typical numbers the fixed palettes fit: outside this span, new constants move to the data's scale.
+OWN_SPAN = (1.0, 100.0)
+FARTHEST = (1e-12, 1e12)  # a scale is taken no farther out: the palettes stay finite numbers a float can hold
+MAX_NUMBERS = 100_000  # enough to judge a scale by; the cases' numbers past it are not read
 _SCALE: ContextVar[float | None] = ContextVar("assay_data_scale", default=None)
 
 
 def data_scale(cases: Iterable[Mapping[str, Any]]) -> float | None:
     """The median magnitude of the non-zero numbers in ``cases`` (each a case's vars, read into nested lists and
-    mappings; booleans, strings, infinities and NaN left out), or None when there are none or when it lies
-    within ``OWN_SPAN``, where the fixed palettes already fit."""
-    sizes = [abs(x) for case in cases for x in _numbers(case.values())]
+    mappings; booleans, strings, infinities and NaN left out), no farther out than ``FARTHEST``, or None when
+    there are none or when it lies within ``OWN_SPAN``, where the fixed palettes already fit."""
+    sizes = [abs(x) for x in _numbers([list(case.values()) for case in cases])]
     sizes = [x for x in sizes if x and math.isfinite(x)]
     if not sizes:
         return None
     median = float(statistics.median(sizes))
     low, high = OWN_SPAN
-    return None if low <= median <= high else median
+    if low <= median <= high:
+        return None
+    return min(max(median, FARTHEST[0]), FARTHEST[1])
 
 
 def current_scale() -> float | None:
@@ -64,9 +65,10 @@ def scaled(palette: tuple[float, ...], factor: float, *, whole: bool) -> tuple[f
     return tuple(dict.fromkeys(moved))
 
 
-def _numbers(values: Iterable[Any]) -> Iterator[float]:
+def _numbers(values: list[Any]) -> Iterator[float]:
+    """The numbers in ``values``, read into nested lists and mappings, at most ``MAX_NUMBERS`` of them."""
     seen = 0
-    stack = list(values)
+    stack = list(reversed(values))
     while stack and seen < MAX_NUMBERS:
         value = stack.pop()
         if isinstance(value, bool):
@@ -74,9 +76,10 @@ def _numbers(values: Iterable[Any]) -> Iterator[float]:
         if isinstance(value, int | float):
             seen += 1
             try:
-                yield float(value)
+                number = float(value)
             except OverflowError:  # an int too large for a float says nothing a palette could use
                 continue
+            yield number
         elif isinstance(value, Mapping):
             stack.extend(value.values())
         elif isinstance(value, list | tuple):
