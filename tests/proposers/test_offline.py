@@ -3,13 +3,14 @@ tried the other way round before any tuning."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from assay.proposers.base import HistoryEntry, Proposal, ProposerView, Structure, Trial
+from assay.proposers.base import DevCase, HistoryEntry, Proposal, ProposerView, Structure, Trial
 from assay.proposers.mutate.python_combine_ops import FORMS
 from assay.proposers.mutate.python_prune import PRUNE_NOTE
 from assay.proposers.offline import FLIP_NOTE, PAIRING_NOTE, POPULATION_NOTE, TURN_NOTE, OfflineProposer
@@ -172,6 +173,35 @@ def test_a_case_split_adds_a_guard_before_a_return(tmp_path: Path) -> None:
     assert text.startswith("def priority(value, weight):\n    if ") and text.endswith(
         "return max(value, weight)\n"
     )
+
+
+def scaled_view(*items: float, ids: str = "c") -> ProposerView:
+    """The best-fit parent at the core layer, its three dev cases carrying ``items`` in bins of 1.0."""
+    cases = [
+        DevCase(f"{ids}{i}", vars={"instance": {"capacity": 1.0, "items": list(items)}}) for i in range(3)
+    ]
+    return ProposerView(artifact=dict(PARENT), layer=2, dev_cases=cases)
+
+
+def test_a_case_split_draws_its_numbers_at_the_scale_of_the_dev_cases(tmp_path: Path) -> None:
+    bounds = []
+    for seed in range(30):
+        proposer = OfflineProposer(seed=seed)
+        choosing(proposer, "mutate", scaled_view(0.2, 0.35, 0.5), split=True)
+        made, text = propose(proposer, scaled_view(0.2, 0.35, 0.5), tmp_path)
+        assert made.ok and made.description.startswith("python: added a guarded return `if ")
+        test = ast.parse(text).body[0].body[0].test  # type: ignore[attr-defined]
+        bounds += [n.value for n in ast.walk(test) if isinstance(n, ast.Constant) and n.value]
+    assert bounds and all(type(b) is float and 0 < b < 1 for b in bounds), bounds  # the fractions' scale
+
+
+def test_a_runs_dev_cases_are_read_for_their_scale_once() -> None:
+    operators = OfflineProposer(seed=0).operators
+    fractions = scaled_view(0.2, 0.35, 0.5)
+    assert operators.scale(fractions) == pytest.approx(0.425)  # the median of the items and the capacities
+    fractions.dev_cases[0].vars["instance"]["items"] = [5000.0] * 9
+    assert operators.scale(fractions) == pytest.approx(0.425)  # the same cases: not read again
+    assert operators.scale(scaled_view(2000, 3500, 5000, ids="d")) == pytest.approx(2750)  # other cases
 
 
 @pytest.mark.parametrize(("layers", "layer"), [((1, 2, 3), 1), ((1, 3), 3), ((1,), 1)])

@@ -48,10 +48,20 @@ class MutateProposer(Proposer):
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self.generation = 0
+        self._scale: tuple[tuple[str, ...], float | None] | None = None
+
+    def scale(self, view: ProposerView) -> float | None:
+        """The scale of the numbers the dev cases' vars carry, when far from the operators' own palettes
+        (:func:`~assay.proposers.mutate.scale.data_scale`). A run's dev cases stay the same, so they are read once
+        and again only when their ids change."""
+        ids = tuple(case.id for case in view.dev_cases)
+        if self._scale is None or self._scale[0] != ids:
+            self._scale = ids, data_scale(case.vars for case in view.dev_cases)
+        return self._scale[1]
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         key = f"{self.seed}:{self.generation}" + (f":{view.layer}:{view.attempt}" if view.attempt else "")
-        with constants_at(cases_scale(view)):
+        with constants_at(self.scale(view)):
             mutation = mutate(dict(view.artifact), layer=view.layer, rng=random.Random(key))
         if mutation is None:
             return Proposal(
@@ -214,7 +224,7 @@ class OfflineProposer(Proposer):
         return self.prune(view) is not None
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
-        with constants_at(cases_scale(view)):
+        with constants_at(self.operators.scale(view)):
             return await self._propose(view, worktree, editable=editable)
 
     async def _propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
@@ -322,12 +332,6 @@ class OfflineProposer(Proposer):
         return any(
             mutate(files, layer=layer, rng=rng) is not None for layer in self.layers if layer != view.layer
         )
-
-
-def cases_scale(view: ProposerView) -> float | None:
-    """The scale of the numbers the dev cases' vars carry, when far from the operators' own palettes
-    (:func:`~assay.proposers.mutate.scale.data_scale`)."""
-    return data_scale(case.vars for case in view.dev_cases)
 
 
 def written(worktree: Path, made: Mutation, note: str = "") -> Proposal:

@@ -115,8 +115,10 @@ def _override(palette: Palette) -> ast.Constant:
     """An override's first size, of the palette's kind: ``OVERRIDE``, or as much larger as the data's numbers are
     (a shift of 100 decides nothing among values in the thousands; among fractions it is large already)."""
     scale = current_scale()
-    size = OVERRIDE if scale is None or scale < 1 else float(f"{OVERRIDE * scale / INT_HOME:.2g}")
-    return ast.Constant(int(size) if isinstance(palette[0], int) else float(size))
+    whole = isinstance(palette[0], int)
+    if scale is None or scale < 1:
+        return ast.Constant(OVERRIDE if whole else float(OVERRIDE))
+    return ast.Constant(scaled((OVERRIDE,), scale / INT_HOME, whole=whole)[0])
 
 
 def _constant(rng: random.Random, palette: Palette) -> ast.Constant:
