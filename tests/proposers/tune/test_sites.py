@@ -38,6 +38,21 @@ def test_python_ports_subscripts_and_trivial_literals_are_not_tuned() -> None:
     assert not any(s.value in (0, 1, 2) and s.name.startswith("f.py:score") for s in sites.values())
 
 
+GAINS = '''def force(error, velocity, items):
+    total = items[1] + 1 + 0.0
+    return 1.0 * error - velocity * 1.0 + total / 1.0 + 1 * velocity + sum(map(lambda v: v + 1.0, items))
+'''
+
+
+def test_a_float_one_that_multiplies_is_a_gain() -> None:
+    """``1.0 * error`` and ``velocity * 1.0`` are gains; an int 1, a divisor 1.0, 0.0 and a 1.0 added are not."""
+    assert names("w.py", GAINS) == {"w.py:force#1": 1.0, "w.py:force#2": 1.0}
+    sites = number_sites("w.py", GAINS)
+    new = write_values({"w.py": GAINS}, sites, {"w.py:force#1": 12.5, "w.py:force#2": 0.25})["w.py"]
+    assert "return 12.5 * error - velocity * 0.25 + total / 1.0 + 1 * velocity" in new
+    assert names("w.py", new) == {"w.py:force#1": 12.5, "w.py:force#2": 0.25}
+
+
 def test_python_values_are_written_in_place_and_the_rest_kept() -> None:
     sites = number_sites("f.py", PY)
     values = {"f.py:LIMIT": 12, "f.py:RATE": 0.75, "f.py:score#1": 1.25, "f.py:score#2": -4}

@@ -3,9 +3,10 @@ value (lists included) and per numeric literal of a Python file (module constant
 a function by the function's name and their rank in it).
 
 Left out as not worth tuning: booleans, non-finite numbers, Python subscripts (``x[0]``) and keyword arguments
-named like the below, and the literals 0 and 1 inside functions (counters, indices and identities far more often
-than knobs). Numbers under a key or constant whose name says port, seed, index, id or version are sites marked
-``excluded``: left alone unless ``evolve.parameters`` names them.
+named like the below, and the literals 0 and 1 but for module constants (counters, indices and identities far
+more often than knobs), except a float 1.0 that multiplies (``1.0 * error``: a gain someone wrote to be set).
+Numbers under a key or constant whose name says port, seed, index, id or version are sites marked ``excluded``:
+left alone unless ``evolve.parameters`` names them.
 """
 
 from __future__ import annotations
@@ -123,12 +124,18 @@ def python_sites(path: str, text: str) -> list[NumberSite]:
         if isinstance(node, ast.keyword) and node.arg and excluded_name(node.arg)
         for n in ast.walk(node.value)
     }
+    gains = {
+        id(side)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+        for side in (node.left, node.right)
+    }
     counters: dict[str, int] = {}
     for scope, node in _literals(tree):
         if id(node) in claimed or id(node) in skip:
             continue
         number = _literal(node)
-        if number is None or number in (0, 1):
+        if number is None or (number in (0, 1) and not _gain(number, id(node) in gains)):
             continue
         claimed.update(id(n) for n in ast.walk(node))
         counters[scope] = counters.get(scope, 0) + 1
@@ -137,6 +144,12 @@ def python_sites(path: str, text: str) -> list[NumberSite]:
         NumberSite(f"{path}:{label}", path, number, _python_writer(span), span.start, excluded)
         for label, span, number, excluded in spans
     ]
+
+
+def _gain(number: int | float, multiplies: bool) -> bool:
+    """Whether a 0 or 1 is a knob all the same: a float 1.0 that multiplies something (``1.0 * error``) is a gain
+    someone wrote to be set, where an int 1 is an offset, a count or an index."""
+    return multiplies and type(number) is float and number == 1.0
 
 
 def write_values(
