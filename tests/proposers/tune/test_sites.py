@@ -38,10 +38,10 @@ def test_python_ports_subscripts_and_trivial_literals_are_not_tuned() -> None:
     assert not any(s.value in (0, 1, 2) and s.name.startswith("f.py:score") for s in sites.values())
 
 
-GAINS = '''def force(error, velocity, items):
+GAINS = """def force(error, velocity, items):
     total = items[1] + 1 + 0.0
     return 1.0 * error - velocity * 1.0 + total / 1.0 + 1 * velocity + sum(map(lambda v: v + 1.0, items))
-'''
+"""
 
 
 def test_a_float_one_that_multiplies_is_a_gain() -> None:
