@@ -64,8 +64,11 @@ def test_compare_swaps_the_operator(text: str, expected: str) -> None:
     ("text", "expected"),
     [
         ("y = a + b  # sum\n", "y = a - b  # sum\n"),
-        ("y = a * b\n", "y = a / b\n"),
+        ("y = a * b\n", "y = a / (b or 1)\n"),
+        ("y = a * 2.5\n", "y = a / 2.5\n"),
+        ("y = a * -2\n", "y = a / -2\n"),
         ("y = a // b\n", "y = a / b\n"),
+        ("total *= step  # why\n", "total /= (step or 1)  # why\n"),
         ("y = a ** 2\n", "y = a * 2\n"),
         ("total += step\n", "total -= step\n"),
     ],
@@ -84,7 +87,19 @@ def test_negative_constants_are_numbers_not_minus_signs() -> None:
 def test_an_operator_with_a_comment_inside_is_rewritten_as_a_node() -> None:
     text = "y = (a +  # why\n     b) * c\n"
     results = {apply("py.arithmetic", text, seed).new_text for seed in range(10)}
-    assert results == {"y = (a - b) * c\n", "y = (a +  # why\n     b) / c\n"}
+    assert results == {"y = (a - b) * c\n", "y = (a +  # why\n     b) / (c or 1)\n"}
+
+
+def test_a_product_turned_into_a_division_does_not_divide_by_zero() -> None:
+    """Dev cases may never hold a 0 where unseen ones do: ``a * b`` turned round divides by ``(b or 1)``."""
+    text = "def f(a, b):\n    return 3 * (a - b)\n"
+    mutation = next(
+        m for seed in range(20) if "to /" in (m := apply("py.arithmetic", text, seed)).description
+    )
+    assert mutation.description.endswith(", a divisor of 0 taken as 1")
+    namespace: dict[str, object] = {}
+    exec(mutation.new_text, namespace)
+    assert namespace["f"](2, 2) == 3.0 and namespace["f"](5, 1) == 0.75  # type: ignore[operator]
 
 
 def test_arithmetic_leaves_string_concatenation_alone() -> None:

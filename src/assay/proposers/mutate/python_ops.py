@@ -119,7 +119,8 @@ def mutate_compare(src: Source, rng: random.Random) -> PyChange | None:
 
 
 def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
-    """Swap one arithmetic operator (+ and -, * and /, // to /, ** to *, ...), also in augmented assignments."""
+    """Swap one arithmetic operator (+ and -, * and /, // to /, ** to *, ...), also in augmented assignments. A
+    ``*`` turned ``/`` divides by ``(y or 1)`` unless ``y`` is a number other than 0."""
     found: list[ast.BinOp | ast.AugAssign] = [
         n for n in ast.walk(src.tree)
         if (isinstance(n, ast.BinOp) and type(n.op) in ARITH_SWAPS and not _is_stringy(n.left)
@@ -138,7 +139,29 @@ def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
         token = _token_edit(src, node.left, node.right, old, SYMBOLS[new])
     original = copy.copy(node)
     node.op = new()
+    divisor = node.value if isinstance(node, ast.AugAssign) else node.right
+    if old is ast.Mult and not _nonzero_number(divisor):
+        # A new division: a factor that is sometimes 0 would crash the instances that have one, which the dev
+        # cases may not show (py.combine writes its divisors so too).
+        start, end = src.start(divisor), src.end(divisor)
+        wrapped = [SourceEdit(start, start, "("), SourceEdit(end, end, " or 1)")]
+        safe = ast.BoolOp(ast.Or(), [divisor, ast.Constant(1)])
+        if isinstance(node, ast.AugAssign):
+            node.value = safe
+        else:
+            node.right = safe
+        plans = [token + wrapped] if token else []
+        return PyChange(
+            f"{description}, a divisor of 0 taken as 1", [*plans, *replace_node(src, original, node)]
+        )
     return PyChange(description, [token, *replace_node(src, original, node)])
+
+
+def _nonzero_number(node: ast.expr) -> bool:
+    """Whether ``node`` is a number literal other than 0 (``-2.5`` included): a divisor that cannot be 0."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float) and node.value != 0
 
 
 def mutate_boolean(src: Source, rng: random.Random) -> PyChange | None:
