@@ -25,15 +25,16 @@ GENERATIONS = 6
 # A resumed run must make the reference's decisions, so timing must not decide: on a busy machine a case can
 # take twice the baseline's time, and the ratchet's time rule would discard what the reference kept.
 UNTIMED = "  gate_options: {cost_factor: 1000}\n"
+# Seeds 4 and 3: runs that keep and discard within their generations (on seed 0 today's search discards all six;
+# which seed does depends on the operators, so a change to them may call for another).
 GREEDY = (
     "evolve:\n  discards_per_layer: 2\n  target_pass_rate: null\n  stop_on_oscillation: false\n  l3_every: 3\n"
-    + UNTIMED
+    "  seed: 4\n" + UNTIMED
 )
 TREND = (
     "evolve:\n  gate: trend\n  gate_options: {min_delta: 0.02, max_retries: 1}\n  target_pass_rate: null\n"
-    "  stop_on_oscillation: false\n"
+    "  stop_on_oscillation: false\n  seed: 4\n"
 )
-# Seed 3: a run that keeps and discards within its generations (on seed 0 today's search discards all six).
 PIPELINE = (
     "evolve:\n  search: ranked\n  pipeline: 3\n  target_pass_rate: null\n  stop_on_oscillation: false\n"
     "  seed: 3\n  tournament: {opponents: adaptive, k: 2, rating: bradley_terry}\n" + UNTIMED
