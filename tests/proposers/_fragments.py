@@ -63,7 +63,11 @@ def draw() -> Key:
     rare = made_up(RNG.randint(6, 9))
     number = str(RNG.randint(100, 99_999))
     pair = (english(8_000, 20_000), english(8_000, 20_000))
-    common = tuple(english(1, 1_500) for _ in range(4))
+    # Four distinct words: a rubric that starts and ends with the same word (8 letters or more) has that word as a
+    # cut-off piece of itself at a text's edges, which the redactor rightly hides in a text that starts or ends so.
+    common: tuple[str, ...] = ()
+    while len(set(common)) < 4:
+        common = tuple(english(1, 1_500) for _ in range(4))
     rubric = f"{common[0]} {common[1]} the {pair[0]} {pair[1]} and {common[2]} the {rare} {common[3]}"
     return Key(rare, number, pair, common, f"{rare.upper()} {number}", rubric.capitalize() + ".")
 

@@ -128,3 +128,12 @@ def test_nothing_to_change_or_broken_source_gives_none() -> None:
     assert apply("py.compare", "x = 1\n") is None
     assert apply("py.boolean", "x = 1\n") is None
     assert apply("py.constant", "def f(:\n    return 1\n") is None
+
+
+def test_a_zero_guard_is_no_material_for_constant_or_boolean_edits() -> None:
+    """``(b or 1)`` is the operators' guard against a 0: ``(b or 2)`` or ``(b and 1)`` would mean nothing."""
+    text = "def f(a, b, c):\n    return 3 * a / (b or 1) if c or a else 0\n"
+    constants = {apply("py.constant", text, seed).new_text for seed in range(40)}
+    assert all("(b or 1)" in new for new in constants) and len(constants) > 2
+    booleans = {apply("py.boolean", text, seed).new_text for seed in range(20)}
+    assert booleans == {"def f(a, b, c):\n    return 3 * a / (b or 1) if c and a else 0\n"}

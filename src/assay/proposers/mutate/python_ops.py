@@ -76,12 +76,14 @@ def substitute(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
 def mutate_constant(src: Source, rng: random.Random) -> PyChange | None:
     """Perturb one number (or flip one True/False). A written ``-x`` is treated as the number -x."""
     parents = {id(child): node for node in ast.walk(src.tree) for child in ast.iter_child_nodes(node)}
+    guards = {id(n.values[1]) for n in ast.walk(src.tree) if zero_guard(n)}
     found: list[tuple[ast.Constant, int | float]] = [
         (n, n.value)
         for n in ast.walk(src.tree)
         if isinstance(n, ast.Constant)
         and isinstance(n.value, int | float)
         and (isinstance(n.value, bool) or math.isfinite(n.value))
+        and id(n) not in guards
     ]
     if not found:
         return None
@@ -157,6 +159,19 @@ def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
     return PyChange(description, [token, *replace_node(src, original, node)])
 
 
+def zero_guard(node: ast.AST) -> bool:
+    """Whether ``node`` is a divisor written ``(y or 1)`` (as the operators write one so that a 0 does not crash):
+    no material for the constant and boolean edits, whose ``(y or 2)`` or ``(y and 1)`` mean nothing."""
+    return (
+        isinstance(node, ast.BoolOp)
+        and isinstance(node.op, ast.Or)
+        and len(node.values) == 2
+        and isinstance(node.values[1], ast.Constant)
+        and type(node.values[1].value) is int
+        and node.values[1].value == 1
+    )
+
+
 def _nonzero_number(node: ast.expr) -> bool:
     """Whether ``node`` is a number literal other than 0 (``-2.5`` included): a divisor that cannot be 0."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
@@ -166,7 +181,7 @@ def _nonzero_number(node: ast.expr) -> bool:
 
 def mutate_boolean(src: Source, rng: random.Random) -> PyChange | None:
     """Swap ``and`` and ``or`` in one boolean expression."""
-    found = [n for n in ast.walk(src.tree) if isinstance(n, ast.BoolOp)]
+    found = [n for n in ast.walk(src.tree) if isinstance(n, ast.BoolOp) and not zero_guard(n)]
     if not found:
         return None
     node = rng.choice(found)
