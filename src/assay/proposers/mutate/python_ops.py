@@ -11,6 +11,7 @@ import itertools
 import math
 import random
 import re
+from typing import TypeGuard
 
 from assay.proposers.mutate.base import perturb_number
 from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replace_node
@@ -159,7 +160,7 @@ def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
     return PyChange(description, [token, *replace_node(src, original, node)])
 
 
-def zero_guard(node: ast.AST) -> bool:
+def zero_guard(node: ast.AST) -> TypeGuard[ast.BoolOp]:
     """Whether ``node`` is a divisor written ``(y or 1)`` (as the operators write one so that a 0 does not crash):
     no material for the constant and boolean edits, whose ``(y or 2)`` or ``(y and 1)`` mean nothing."""
     return (
