@@ -8,6 +8,7 @@ with ``ast.unparse``, which keeps behaviour but drops comments and the original 
 from __future__ import annotations
 
 import ast
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -96,6 +97,21 @@ class Source:
         ]
         inner = max(around, key=lambda node: node.lineno, default=None)
         return f"in {inner.name}() line {line}" if inner else f"line {line}"
+
+
+def number_literal(node: ast.AST) -> int | float | None:
+    """The number a literal node stands for (``-2.5`` included; not a boolean, not infinite), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = number_literal(node.operand)
+        return -inner if inner is not None and isinstance(node.operand, ast.Constant) else None
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+        and math.isfinite(node.value)
+    ):
+        return node.value
+    return None
 
 
 def replace_node(src: Source, original: ast.AST, new: ast.AST) -> list[list[SourceEdit]]:

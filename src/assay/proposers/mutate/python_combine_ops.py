@@ -18,7 +18,7 @@ import random
 from assay.proposers.mutate.base import shorten
 from assay.proposers.mutate.pysource import PyChange, Source, replace_node
 from assay.proposers.mutate.python_grow_ops import FUNCTIONS, OWN_SCOPES, ReturnSite, return_sites
-from assay.proposers.mutate.python_ops import substitute
+from assay.proposers.mutate.python_ops import substitute, zero_guarded
 
 FORMS = ("x / y", "y / x", "x * y", "x - y", "y - x", "x + y", "min", "max")
 REWEIGHTING = frozenset({"x - y", "y - x", "x + y"})
@@ -34,7 +34,7 @@ def _name(operand: str) -> ast.expr:
 
 
 def _safe_divisor(name: str) -> ast.expr:
-    return ast.BoolOp(ast.Or(), [_name(name), ast.Constant(1)])
+    return zero_guarded(_name(name))
 
 
 def total(names: list[str]) -> str:

@@ -14,7 +14,7 @@ import re
 from typing import TypeGuard
 
 from assay.proposers.mutate.base import perturb_number
-from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replace_node
+from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, number_literal, replace_node
 
 COMPARE_SWAPS: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -143,12 +143,12 @@ def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
     original = copy.copy(node)
     node.op = new()
     divisor = node.value if isinstance(node, ast.AugAssign) else node.right
-    if old is ast.Mult and not _nonzero_number(divisor):
+    if old is ast.Mult and number_literal(divisor) in (None, 0):
         # A new division: a factor that is sometimes 0 would crash the instances that have one, which the dev
         # cases may not show (py.combine writes its divisors so too).
         start, end = src.start(divisor), src.end(divisor)
         wrapped = [SourceEdit(start, start, "("), SourceEdit(end, end, " or 1)")]
-        safe = ast.BoolOp(ast.Or(), [divisor, ast.Constant(1)])
+        safe = zero_guarded(divisor)
         if isinstance(node, ast.AugAssign):
             node.value = safe
         else:
@@ -158,6 +158,11 @@ def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
             f"{description}, a divisor of 0 taken as 1", [*plans, *replace_node(src, original, node)]
         )
     return PyChange(description, [token, *replace_node(src, original, node)])
+
+
+def zero_guarded(divisor: ast.expr) -> ast.BoolOp:
+    """``(divisor or 1)``: a divisor that does not crash on a 0."""
+    return ast.BoolOp(ast.Or(), [divisor, ast.Constant(1)])
 
 
 def zero_guard(node: ast.AST) -> TypeGuard[ast.BoolOp]:
@@ -171,13 +176,6 @@ def zero_guard(node: ast.AST) -> TypeGuard[ast.BoolOp]:
         and type(node.values[1].value) is int
         and node.values[1].value == 1
     )
-
-
-def _nonzero_number(node: ast.expr) -> bool:
-    """Whether ``node`` is a number literal other than 0 (``-2.5`` included): a divisor that cannot be 0."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) in (int, float) and node.value != 0
 
 
 def mutate_boolean(src: Source, rng: random.Random) -> PyChange | None:

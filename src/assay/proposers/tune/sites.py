@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from assay.proposers.mutate.config_ops import config_sites
-from assay.proposers.mutate.pysource import SCOPES, Source
+from assay.proposers.mutate.pysource import SCOPES, Source, number_literal
 
 CONFIG_FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
 EXCLUDED_NAME = re.compile(r"(?:^|[_\W])(?:port|seed|index|idx|id|version|pid|uid|gid)s?(?:$|[_\W])", re.I)
@@ -113,7 +113,7 @@ def python_sites(path: str, text: str) -> list[NumberSite]:
         target, value = _constant_assignment(stmt)
         if target is None or value is None:
             continue
-        number = _literal(value)
+        number = number_literal(value)
         if number is not None:
             spans.append((target, _span(src, value), number, excluded_name(target)))
             claimed.update(id(n) for n in ast.walk(value))
@@ -134,7 +134,7 @@ def python_sites(path: str, text: str) -> list[NumberSite]:
     for scope, node in _literals(tree):
         if id(node) in claimed or id(node) in skip:
             continue
-        number = _literal(node)
+        number = number_literal(node)
         if number is None or (number in (0, 1) and not _gain(number, id(node) in gains)):
             continue
         claimed.update(id(n) for n in ast.walk(node))
@@ -177,16 +177,6 @@ def _constant_assignment(stmt: ast.stmt) -> tuple[str | None, ast.expr | None]:
     return None, None
 
 
-def _literal(node: ast.AST) -> int | float | None:
-    """The number a literal node stands for (``-2.5`` included), else None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _literal(node.operand)
-        return -inner if inner is not None and isinstance(node.operand, ast.Constant) else None
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and _number(node.value):
-        return node.value
-    return None
-
-
 def _literals(tree: ast.Module) -> list[tuple[str, ast.expr]]:
     """(scope name, literal node) in source order; a negated literal is one node (the ``-`` included)."""
     found: list[tuple[str, ast.expr]] = []
@@ -200,7 +190,7 @@ def _literals(tree: ast.Module) -> list[tuple[str, ast.expr]]:
             return  # a docstring
         if isinstance(node, SCOPES):
             scope = f"{scope}.{node.name}" if scope else node.name
-        if _literal(node) is not None and isinstance(node, ast.expr):
+        if number_literal(node) is not None and isinstance(node, ast.expr):
             found.append((scope, node))
             return
         for child in ast.iter_child_nodes(node):
