@@ -68,7 +68,8 @@ def test_layer_one_keeps_statements_and_layer_two_changes_them(binpack: str) -> 
         expected = {
             "py.delete_statement": count < statements(binpack),
             "py.duplicate_statement": count > statements(binpack),
-            "py.guard": count == statements(binpack) + 2,  # an if and the return it guards
+            # an if and the return it guards; on the arrays this function returns, a case of np.where
+            "py.guard": count == statements(binpack) + (0 if "np.where(" in core.description else 2),  # type: ignore[union-attr]
         }
         assert expected.get(core.operator, count == statements(binpack))  # type: ignore[union-attr]
         assert dump(core.new_text) != dump(binpack)  # type: ignore[union-attr]

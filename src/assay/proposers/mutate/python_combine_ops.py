@@ -17,6 +17,7 @@ import random
 
 from assay.proposers.mutate.base import shorten
 from assay.proposers.mutate.pysource import PyChange, Source, replace_node
+from assay.proposers.mutate.python_arrays import NO_ARRAYS, Arrays
 from assay.proposers.mutate.python_grow_ops import FUNCTIONS, OWN_SCOPES, ReturnSite, return_sites
 from assay.proposers.mutate.python_ops import substitute, zero_guarded
 
@@ -33,8 +34,10 @@ def _name(operand: str) -> ast.expr:
     return node
 
 
-def _safe_divisor(name: str) -> ast.expr:
-    return zero_guarded(_name(name))
+def _safe_divisor(name: str, arrays: Arrays) -> ast.expr:
+    """``(y or 1)``; an array as it is (``(bins or 1)`` raises, and numpy divides by 0 without raising)."""
+    divisor = _name(name)
+    return divisor if arrays.reads(divisor) else zero_guarded(divisor)
 
 
 def total(names: list[str]) -> str:
@@ -47,15 +50,19 @@ def members(operand: str) -> list[str]:
     return operand.split(" + ")
 
 
-def combined(x: str, y: str, form: str) -> ast.expr:
+def combined(x: str, y: str, form: str, arrays: Arrays = NO_ARRAYS) -> ast.expr | None:
     """The expression of ``form`` (one of :data:`FORMS`) over ``x`` and ``y``, each a name or a total of names
-    (:func:`total`)."""
+    (:func:`total`); elementwise where one holds an array of ``arrays`` (``np.minimum``, an unguarded divisor),
+    None for a ``min`` or ``max`` of an array in a module with no name for numpy."""
     if form in ("min", "max"):
-        return ast.Call(_name(form), [_name(x), _name(y)], [])
+        operands = [_name(x), _name(y)]
+        if any(arrays.reads(o) for o in operands):
+            return arrays.call(f"{form}imum", operands)
+        return ast.Call(_name(form), operands, [])
     if form == "x / y":
-        return ast.BinOp(_name(x), ast.Div(), _safe_divisor(y))
+        return ast.BinOp(_name(x), ast.Div(), _safe_divisor(y, arrays))
     if form == "y / x":
-        return ast.BinOp(_name(y), ast.Div(), _safe_divisor(x))
+        return ast.BinOp(_name(y), ast.Div(), _safe_divisor(x, arrays))
     left, right = (y, x) if form == "y - x" else (x, y)
     op: ast.operator = {"x * y": ast.Mult(), "x - y": ast.Sub(), "y - x": ast.Sub(), "x + y": ast.Add()}[form]
     return ast.BinOp(_name(left), op, _name(right))
@@ -106,7 +113,9 @@ def combine(src: Source, rng: random.Random) -> PyChange | None:
         old = value
         x, y = rng.sample(names, 2)
     forms = [f for f in FORMS if not (f in REWEIGHTING and y in read_ids)]
-    new = combined(x, y, rng.choice(forms))
+    new = combined(x, y, rng.choice(forms), site.arrays)
+    if new is None:
+        return None
     plans = replace_node(src, old, new)
     parent = next(p for p in ast.walk(site.ret) if any(c is old for c in ast.iter_child_nodes(p)))
     substitute(parent, old, new)

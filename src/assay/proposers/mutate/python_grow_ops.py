@@ -14,7 +14,9 @@ a third, and 1.5% of float ones; an int constant next to a fraction is too coars
 covers. A guard mostly bands a computed part of the returned value (``SUBJECT_SHARE``, ``SUBJECT_BAND``) and
 half the time overrides the value in its band by a large shift (``OVERRIDE_SHARE``): on that benchmark (draws
 1000-1199, 12 tuning trials each) 23 of 200 such guards become a hit, against 9 of 200 before. Every operator is
-generic: it knows nothing of the task, only of Python functions. Layer 2 adds
+generic: it knows nothing of the task, only of Python functions. In a function over numpy arrays, a guard whose
+test reads an array is a case of ``np.where`` and ``min``/``max`` are ``np.minimum``/``np.maximum``
+(:mod:`~assay.proposers.mutate.python_arrays`). Layer 2 adds
 terms and guarded branches, layer 3 wraps. :func:`turned_round` is no layer's: it turns the comparisons an
 edit added the other way round, for an edit whose guard changed nothing measured; nor is :func:`flipped`, which
 turns the shifts an edit added to a returned value the other way, for an edit that made things worse.
@@ -30,6 +32,14 @@ from dataclasses import dataclass
 
 from assay.proposers.mutate.base import Mutation, shorten
 from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python, replace_node
+from assay.proposers.mutate.python_arrays import (
+    NO_ARRAYS,
+    Arrays,
+    arrays_of,
+    elementwise_test,
+    guarded_case,
+    under_cases,
+)
 from assay.proposers.mutate.scale import current_scale, scaled
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -59,6 +69,8 @@ class ReturnSite:
     function: ast.FunctionDef | ast.AsyncFunctionDef
     ret: ast.Return
     names: list[str]
+    # its names that hold numpy arrays (:mod:`~assay.proposers.mutate.python_arrays`)
+    arrays: Arrays = NO_ARRAYS
 
 
 def return_sites(src: Source) -> list[ReturnSite]:
@@ -68,6 +80,7 @@ def return_sites(src: Source) -> list[ReturnSite]:
         if not isinstance(function, FUNCTIONS):
             continue
         params = inputs(function)
+        arrays = arrays_of(function, src.tree)
         for ret in ast.walk(function):
             if not isinstance(ret, ast.Return) or ret.value is None or _inner_function(function, ret):
                 continue
@@ -80,7 +93,7 @@ def return_sites(src: Source) -> list[ReturnSite]:
             )
             names = list(dict.fromkeys([*params, *local]))
             if names:
-                found.append(ReturnSite(function, ret, names))
+                found.append(ReturnSite(function, ret, names, arrays))
     return found
 
 
@@ -241,9 +254,12 @@ def guard(src: Source, rng: random.Random) -> PyChange | None:
     site = rng.choice(sites)
     value = site.ret.value
     assert value is not None
+    value = under_cases(value)  # a value guarded on arrays already: its cases are of the value under them
     palette = _palette(site.function, rng)
     branch_value = _case_value(value, site.names, rng, palette)
     branch = ast.If(_condition(site.names, value, rng, palette), [ast.Return(branch_value)], [])
+    if site.arrays.reads(branch.test):
+        return _where(src, site, branch)
     block = _block_of(site.function, site.ret)
     if block is None:
         return None
@@ -255,6 +271,21 @@ def guard(src: Source, rng: random.Random) -> PyChange | None:
     return PyChange(description, [[SourceEdit(start, start, text)]])
 
 
+def _where(src: Source, site: ReturnSite, branch: ast.If) -> PyChange | None:
+    """The guarded case of ``branch`` on arrays: ``return E`` becomes ``return np.where(test, case, E)``, the
+    test elementwise (None when the module has no name for numpy)."""
+    value = site.ret.value  # the whole value: a new case goes over the cases it has
+    assert value is not None and isinstance(branch.body[0], ast.Return) and branch.body[0].value is not None
+    test = elementwise_test(branch.test)
+    new = site.arrays.call("where", [test, branch.body[0].value, value])
+    if new is None:
+        return None
+    plans = replace_node(src, value, new)
+    site.ret.value = new
+    description = f"{GUARD_HEAD} `{shorten(ast.unparse(new))}` {src.where(site.ret.lineno)}"
+    return PyChange(description, plans)
+
+
 def _block_of(function: ast.AST, stmt: ast.stmt) -> list[ast.stmt] | None:
     for node in ast.walk(function):
         for field in ("body", "orelse", "finalbody"):
@@ -264,8 +295,12 @@ def _block_of(function: ast.AST, stmt: ast.stmt) -> list[ast.stmt] | None:
     return None
 
 
-def _wrapped(expr: ast.expr, rng: random.Random, palette: Palette) -> ast.expr:
+def _wrapped(
+    expr: ast.expr, rng: random.Random, palette: Palette, arrays: Arrays = NO_ARRAYS
+) -> ast.expr | None:
     kind = rng.choice(("square", "abs", "sqrt", "min", "max", "reciprocal"))
+    if kind in ("min", "max") and arrays.reads(expr):
+        return arrays.call(f"{kind}imum", [expr, _constant(rng, palette)])
     if kind == "square":
         return ast.BinOp(expr, ast.Pow(), ast.Constant(2))
     if kind == "abs":
@@ -301,11 +336,16 @@ def wrap(src: Source, rng: random.Random) -> PyChange | None:
     old: ast.expr
     if reads and rng.random() < 0.5:
         parent, field, old = rng.choice(reads)
-        new = _wrapped(old, rng, palette)
+        new = _wrapped(old, rng, palette, site.arrays)
+        if new is None:
+            return None
         plans = replace_node(src, old, new)
         setattr(parent, field, new)
     else:
-        old, new = value, _wrapped(value, rng, palette)
+        old, wrapped = value, _wrapped(value, rng, palette, site.arrays)
+        if wrapped is None:
+            return None
+        new = wrapped
         plans = replace_node(src, old, new)
         site.ret.value = new
     return PyChange(
@@ -393,14 +433,15 @@ def _negated(subject: ast.expr) -> ast.expr:
 
 def flipped(parent: str, path: str, edited: str) -> Mutation | None:
     """``edited`` with each shift it added to a returned value turned the other way: ``return E + t`` (``E`` a
-    value ``parent`` returns) becomes ``return E - t`` and the reverse. An edit that made things worse moved a
+    value ``parent`` returns; on arrays, the case ``np.where(test, E + t, E)``) becomes ``return E - t`` and the
+    reverse. An edit that made things worse moved a
     ranking one way; the other way may help. None when the edit added no such shift, or a file does not parse."""
     try:
-        known = [
-            ast.dump(n.value) for n in ast.walk(ast.parse(parent)) if isinstance(n, ast.Return) and n.value
-        ]
+        values = [n.value for n in ast.walk(ast.parse(parent)) if isinstance(n, ast.Return) and n.value]
     except (SyntaxError, ValueError):
         return None
+    # of a value guarded on arrays (``np.where(test, case, E)``), the value under its cases is returned too
+    known = [ast.dump(v) for v in values] + [ast.dump(under_cases(v)) for v in values]
 
     def flip(src: Source, rng: random.Random) -> PyChange | None:
         shifts = [
@@ -409,6 +450,17 @@ def flipped(parent: str, path: str, edited: str) -> Mutation | None:
             and isinstance(n.value.op, (ast.Add, ast.Sub)) and ast.dump(n.value) not in known
             and ast.dump(n.value.left) in known
         ]  # fmt: skip
+        # and a guarded case on arrays: ``np.where(test, E + t, E)``
+        shifts += [
+            case
+            for n in ast.walk(src.tree)
+            if isinstance(n, ast.Return)
+            and guarded_case(n.value)
+            and ast.dump(n.value) not in known
+            and isinstance(case := n.value.args[1], ast.BinOp)
+            and isinstance(case.op, (ast.Add, ast.Sub))
+            and ast.dump(case.left) in known
+        ]
         if not shifts:
             return None
         shifts.sort(key=lambda n: (n.lineno, n.col_offset))

@@ -15,6 +15,7 @@ from typing import TypeGuard
 
 from assay.proposers.mutate.base import perturb_number
 from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, number_literal, replace_node
+from assay.proposers.mutate.python_arrays import arrays_at
 
 COMPARE_SWAPS: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -123,7 +124,7 @@ def mutate_compare(src: Source, rng: random.Random) -> PyChange | None:
 
 def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
     """Swap one arithmetic operator (+ and -, * and /, // to /, ** to *, ...), also in augmented assignments. A
-    ``*`` turned ``/`` divides by ``(y or 1)`` unless ``y`` is a number other than 0."""
+    ``*`` turned ``/`` divides by ``(y or 1)`` unless ``y`` is a number other than 0 or holds a numpy array."""
     found: list[ast.BinOp | ast.AugAssign] = [
         n for n in ast.walk(src.tree)
         if (isinstance(n, ast.BinOp) and type(n.op) in ARITH_SWAPS and not _is_stringy(n.left)
@@ -143,7 +144,11 @@ def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
     original = copy.copy(node)
     node.op = new()
     divisor = node.value if isinstance(node, ast.AugAssign) else node.right
-    if old is ast.Mult and number_literal(divisor) in (None, 0):
+    if (
+        old is ast.Mult
+        and number_literal(divisor) in (None, 0)
+        and not arrays_at(src.tree, node).reads(divisor)  # numpy divides an array by 0 without raising
+    ):
         # A new division: a factor that is sometimes 0 would crash the instances that have one, which the dev
         # cases may not show (py.combine writes its divisors so too).
         start, end = src.start(divisor), src.end(divisor)

@@ -64,7 +64,10 @@ def _pair(node: ast.AST) -> tuple[str, str] | None:
     """The two operands ``node`` combines, when it is one of :data:`FORMS` over two names, or over a name and a
     total of other names."""
     operands: list[ast.AST]
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("min", "max"):
+    if isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Name) and node.func.id in ("min", "max"))
+        or (isinstance(node.func, ast.Attribute) and node.func.attr in ("minimum", "maximum"))
+    ):
         if len(node.args) != 2 or node.keywords:
             return None
         operands = list(node.args)
@@ -115,7 +118,8 @@ def pairings(src: Source, *, reform: bool) -> list[Pairing]:
                     found += [
                         Pairing(s, t, x, y, form)
                         for form in FORMS
-                        if ast.dump(combined(x, y, form)) != current
+                        if (made := combined(x, y, form, site.arrays)) is not None
+                        and ast.dump(made) != current
                     ]
             elif isinstance(node, ast.Name):
                 # Inputs of one kind (a weight per dimension, a cost per resource) often count by their total.
@@ -137,7 +141,9 @@ def _apply(pairing: Pairing, src: Source, rng: random.Random) -> PyChange | None
     if pairing.node >= len(targets):
         return None
     old = targets[pairing.node]
-    new = combined(pairing.x, pairing.y, pairing.form)
+    new = combined(pairing.x, pairing.y, pairing.form, site.arrays)
+    if new is None:
+        return None
     plans = replace_node(src, old, new)
     if old is site.ret.value:
         site.ret.value = new

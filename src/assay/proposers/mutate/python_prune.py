@@ -4,8 +4,9 @@ A guarded return that tuning left where no dev instance reaches it, or whose cas
 it would, is dead weight in the program a user adopts (``if 54 <= remaining - item < 27:`` never fires). The
 offline default proposes, right after a keep, the kept program without each ``if`` statement (no ``else``, not
 the last statement of its block) whose first line the best's diff against the baseline adds, one per
-generation; a branch of the baseline's own whose numbers tuning changed is never offered. The gate keeps such
-a removal only as a tie with a smaller artifact: when nothing measured changed.
+generation; a branch of the baseline's own whose numbers tuning changed is never offered. A guarded case on
+numpy arrays that the diff adds (``return np.where(test, case, E)``) is offered as ``return E``. The gate keeps
+such a removal only as a tie with a smaller artifact: when nothing measured changed.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import re
 from collections.abc import Iterator
 
 from assay.proposers.mutate.base import Mutation, shorten
-from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python
+from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python, replace_node
+from assay.proposers.mutate.python_arrays import guarded_case
 
 PRUNE_NOTE = " (pruning: the best added it over the baseline)"
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
@@ -54,9 +56,15 @@ def added_branches(text: str, diff: str) -> list[int]:
     except (SyntaxError, ValueError):
         return []
     lines = text.splitlines()
-    return sorted(
-        block[i].lineno for block, i in _removable(tree) if lines[block[i].lineno - 1].strip() in added
-    )
+    starts = [block[i].lineno for block, i in _removable(tree)] + [r.lineno for r in _cases(tree)]
+    return sorted(line for line in starts if lines[line - 1].strip() in added)
+
+
+def _cases(tree: ast.AST) -> Iterator[ast.Return]:
+    """Each ``return np.where(test, case, value)``: a guarded case on arrays, as ``py.guard`` writes one."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and guarded_case(node.value):
+            yield node
 
 
 def without_branch(path: str, text: str, line: int) -> Mutation | None:
@@ -72,6 +80,13 @@ def without_branch(path: str, text: str, line: int) -> Mutation | None:
                 return PyChange(
                     f"removed the branch `if {test}` {src.where(line)}", [[SourceEdit(start, end, "")]]
                 )
+        for ret in _cases(src.tree):
+            if ret.lineno == line and guarded_case(ret.value):
+                case, rest = ret.value, ret.value.args[2]
+                plans = replace_node(src, case, rest)
+                ret.value = rest
+                test = shorten(ast.unparse(case.args[0]))
+                return PyChange(f"removed the case `{test}` {src.where(line)}", plans)
         return None
 
     mutation = apply_python("python.prune", remove, path, text, random.Random(0))

@@ -1,0 +1,142 @@
+"""Functions over numpy arrays, as FunSearch writes its bin packing (``priority(item, bins: np.ndarray)``, one
+score per bin at once): where the operators' scalar forms would crash, the elementwise ones.
+
+``if 0 < bins - item - 5 < 15:`` asks an array for one truth value and raises; ``min(bins, 2)`` and
+``(bins or 1)`` do too. In a function that has a parameter annotated as an array (``np.ndarray``,
+``NDArray[...]``, ``ArrayLike``), the names that hold arrays are those parameters and the locals assigned from
+them; an edit whose test or operand reads one is written elementwise with the module's own numpy name: a guarded
+case becomes ``return np.where(test, case, value)``, a band ``abs(s - centre) < half`` (one subject and two
+numbers, so tuning cannot cross its bounds), ``min``/``max`` become ``np.minimum``/``np.maximum``, and a
+division by an array is left unguarded (numpy gives ``inf`` for a 0 instead of raising). A function with no such
+annotation is left as the scalar operators write it: nothing in an unannotated one says what its inputs hold.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import TypeGuard
+
+from assay.proposers.mutate.pysource import number_literal
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+ARRAY_ANNOTATION = re.compile(r"\b(?:ndarray|NDArray|ArrayLike)\b")
+
+
+@dataclass(frozen=True)
+class Arrays:
+    """The names of a function that hold numpy arrays, and the module's name for numpy (None when the module
+    does not import it: an elementwise form that needs it cannot be written)."""
+
+    names: frozenset[str]
+    numpy: str | None
+
+    def reads(self, node: ast.AST) -> bool:
+        """Whether ``node`` reads a name that holds an array."""
+        return any(isinstance(n, ast.Name) and n.id in self.names for n in ast.walk(node))
+
+    def call(self, function: str, args: list[ast.expr]) -> ast.Call | None:
+        """``np.<function>(*args)``, or None without a numpy name."""
+        if self.numpy is None:
+            return None
+        return ast.Call(ast.Attribute(ast.Name(self.numpy, ast.Load()), function, ast.Load()), args, [])
+
+
+NO_ARRAYS = Arrays(frozenset(), None)
+
+
+def guarded_case(node: ast.AST | None) -> TypeGuard[ast.Call]:
+    """Whether ``node`` is a guarded case on arrays as ``py.guard`` writes one: ``<numpy>.where(test, case,
+    value)`` whose case is built from the value (``E - 100``, ``E * 2``; of a value with cases of its own, the
+    value under them); not a user's own ``np.where(fits, scores, -np.inf)``."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "where"
+        and isinstance(node.func.value, ast.Name)
+        and len(node.args) == 3
+        and not node.keywords
+    ):
+        return False
+    value = ast.dump(under_cases(node.args[2]))  # a case over cases is built from the value under them
+    return any(ast.dump(part) == value for part in ast.walk(node.args[1]))
+
+
+def under_cases(value: ast.expr) -> ast.expr:
+    """The value under the guarded cases ``py.guard`` put over it on arrays (``value`` itself when it has none)."""
+    while guarded_case(value):
+        value = value.args[2]
+    return value
+
+
+def numpy_name(tree: ast.Module) -> str | None:
+    """The name a module binds numpy to (``import numpy as np``: ``np``), or None."""
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "numpy":
+                    return alias.asname or "numpy"
+    return None
+
+
+def arrays_of(function: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module) -> Arrays:
+    """The array names of ``function`` (see the module docstring); :data:`NO_ARRAYS` when it has no parameter
+    annotated as an array."""
+    args = function.args
+    names = {
+        a.arg
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+        if a.annotation is not None and ARRAY_ANNOTATION.search(ast.unparse(a.annotation))
+    }
+    if not names:
+        return NO_ARRAYS
+    assigned = [n for n in ast.walk(function) if isinstance(n, ast.Assign | ast.AnnAssign | ast.AugAssign)]
+    grown = True
+    while grown:  # a local assigned from an array holds one: ``gaps = bins - item``
+        grown = False
+        for node in assigned:
+            if node.value is None or not any(
+                isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.value)
+            ):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    if name not in names:
+                        names.add(name)
+                        grown = True
+    return Arrays(frozenset(names), numpy_name(tree))
+
+
+def arrays_at(tree: ast.Module, node: ast.AST) -> Arrays:
+    """The array names of the innermost function holding ``node`` (:data:`NO_ARRAYS` outside any)."""
+    found = NO_ARRAYS
+    for function in ast.walk(tree):
+        if isinstance(function, FUNCTIONS) and any(n is node for n in ast.walk(function)):
+            inner = arrays_of(function, tree)
+            found = inner if inner.names or found is NO_ARRAYS else found
+    return found
+
+
+def elementwise_test(test: ast.expr) -> ast.expr:
+    """A test that an array can answer elementwise: a band ``0 < s - low < width`` becomes
+    ``abs(s - centre) < half`` (the same range, whole numbers rounded down for ints); any other test as it is."""
+    if not (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Constant)
+        and test.left.value == 0
+        and [type(op) for op in test.ops] == [ast.Lt, ast.Lt]
+        and isinstance(offset := test.comparators[0], ast.BinOp)
+        and isinstance(offset.op, ast.Sub)
+        and (low := number_literal(offset.right)) is not None
+        and (width := number_literal(test.comparators[1])) is not None
+    ):
+        return test
+    whole = isinstance(low, int) and isinstance(width, int)
+    half = width // 2 if whole else width / 2
+    centre = ast.Constant(
+        low + half if whole else float(f"{low + half:.4g}")
+    )  # 10.05, not 10.049999999999999
+    distance = ast.Call(ast.Name("abs", ast.Load()), [ast.BinOp(offset.left, ast.Sub(), centre)], [])
+    return ast.Compare(distance, [ast.Lt()], [ast.Constant(half)])
