@@ -12,13 +12,8 @@ import pytest
 
 from assay.proposers.mutate import OPERATORS
 from assay.proposers.mutate.pysource import apply_python
-from assay.proposers.mutate.python_arrays import (
-    NO_ARRAYS,
-    arrays_of,
-    elementwise_test,
-    guarded_case,
-    under_cases,
-)
+from assay.proposers.mutate.python_arrays import NO_ARRAYS, arrays_of, elementwise_test
+from assay.proposers.mutate.python_cases import case_parts, under_cases
 from assay.proposers.mutate.python_grow_ops import flipped, guard, turned_round
 from assay.proposers.mutate.python_prune import added_branches, without_branch
 
@@ -101,7 +96,7 @@ def test_a_guard_over_arrays_is_a_case_of_np_where_and_its_band_is_the_scalar_ba
         assert mutation is not None
         tree = ast.parse(mutation.new_text)
         value = next(n for n in ast.walk(tree) if isinstance(n, ast.Return)).value
-        if guarded_case(value):
+        if case_parts(value) is not None:
             written.add("where")
             assert "np.where(" in mutation.description and "added a guarded return" in mutation.description
             assert ast.dump(under_cases(value)) == ast.dump(ast.parse("-(bins - item)", mode="eval").body)
@@ -127,7 +122,7 @@ def test_a_second_guard_goes_over_the_first_and_flips_and_turns_apply_to_cases()
     twice = apply_python("py.guard", guard, "priority.py", once, random.Random(0))
     assert twice is not None
     outer = next(n for n in ast.walk(ast.parse(twice.new_text)) if isinstance(n, ast.Return)).value
-    assert guarded_case(outer) and "abs(bins - item - 12) < 7" in ast.unparse(outer.args[2])
+    assert case_parts(outer) is not None and "abs(bins - item - 12) < 7" in ast.unparse(outer.args[2])
     assert ast.unparse(under_cases(outer)) == "-(bins - item)"
     flip = flipped(FUNSEARCH, "priority.py", once)
     assert flip is not None and "-(bins - item) + 100, -(bins - item))" in flip.new_text

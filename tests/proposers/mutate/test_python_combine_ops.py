@@ -98,7 +98,7 @@ def test_combine_is_a_core_operator_for_python() -> None:
     assert COMBINE in operators_for("python", 2)
 
 
-def test_functions_and_names_bound_in_a_comprehension_or_lambda_are_never_combined() -> None:
+def test_functions_and_names_bound_in_a_lambda_are_never_combined_and_a_comprehension_only_inside() -> None:
     called = "def f(a, b):\n    g = lambda a: a * 2\n    return g(b)\n"
     comprehension = "def f(a, b):\n    return [a for a in range(3)]\n"
     for seed in range(30):
@@ -107,4 +107,10 @@ def test_functions_and_names_bound_in_a_comprehension_or_lambda_are_never_combin
         last = mutation.new_text.splitlines()[-1]
         assert last.startswith("    return g(") and "g /" not in last and "(g" not in last, last
         assert "lambda a: a * 2" in mutation.new_text  # the lambda's own `a` untouched
-        assert COMBINE.apply("f.py", comprehension, random.Random(seed)) is None
+        # a returned comprehension's element is combined inside it, with its loop variable as one of the names
+        inside = COMBINE.apply("f.py", comprehension, random.Random(seed))
+        assert inside is not None and inside.new_text.endswith(" for a in range(3)]\n"), inside
+        assert (
+            inside.new_text.splitlines()[-1].startswith("    return [")
+            and "b" in inside.new_text.splitlines()[-1]
+        )

@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import TypeGuard
 
 from assay.proposers.mutate.pysource import number_literal
 
@@ -44,30 +43,6 @@ class Arrays:
 
 
 NO_ARRAYS = Arrays(frozenset(), None)
-
-
-def guarded_case(node: ast.AST | None) -> TypeGuard[ast.Call]:
-    """Whether ``node`` is a guarded case on arrays as ``py.guard`` writes one: ``<numpy>.where(test, case,
-    value)`` whose case is built from the value (``E - 100``, ``E * 2``; of a value with cases of its own, the
-    value under them); not a user's own ``np.where(fits, scores, -np.inf)``."""
-    if not (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "where"
-        and isinstance(node.func.value, ast.Name)
-        and len(node.args) == 3
-        and not node.keywords
-    ):
-        return False
-    value = ast.dump(under_cases(node.args[2]))  # a case over cases is built from the value under them
-    return any(ast.dump(part) == value for part in ast.walk(node.args[1]))
-
-
-def under_cases(value: ast.expr) -> ast.expr:
-    """The value under the guarded cases ``py.guard`` put over it on arrays (``value`` itself when it has none)."""
-    while guarded_case(value):
-        value = value.args[2]
-    return value
 
 
 def numpy_name(tree: ast.Module) -> str | None:

@@ -99,8 +99,7 @@ def combine(src: Source, rng: random.Random) -> PyChange | None:
     if not sites:
         return None
     site, names = rng.choice(sites)
-    value = site.ret.value
-    assert value is not None
+    value = site.value
     reads = reads_of(value, names)
     read_ids = {n.id for n in reads}
     if reads:

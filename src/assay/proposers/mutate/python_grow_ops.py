@@ -32,14 +32,8 @@ from dataclasses import dataclass
 
 from assay.proposers.mutate.base import Mutation, shorten
 from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python, replace_node
-from assay.proposers.mutate.python_arrays import (
-    NO_ARRAYS,
-    Arrays,
-    arrays_of,
-    elementwise_test,
-    guarded_case,
-    under_cases,
-)
+from assay.proposers.mutate.python_arrays import NO_ARRAYS, Arrays, arrays_of, elementwise_test
+from assay.proposers.mutate.python_cases import case_parts, under_cases
 from assay.proposers.mutate.scale import current_scale, scaled
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -62,15 +56,37 @@ TURNED: dict[type[ast.cmpop], type[ast.cmpop]] = {
 }
 
 
+COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp)
+
+
 @dataclass
 class ReturnSite:
-    """A ``return <value>`` of a function, and the names available there (parameters, earlier locals)."""
+    """A ``return <value>`` of a function, and the names available there (parameters, earlier locals). Of a
+    returned comprehension (``return [-(b - item) for b in bins]``: one score per element), the value edited is
+    its ``element`` expression, and the names include its loop variables: the list itself takes no term, band or
+    scale (``[...] * 10`` repeats it; ``[...] - 100`` raises)."""
 
     function: ast.FunctionDef | ast.AsyncFunctionDef
     ret: ast.Return
     names: list[str]
     # its names that hold numpy arrays (:mod:`~assay.proposers.mutate.python_arrays`)
     arrays: Arrays = NO_ARRAYS
+    element: ast.ListComp | ast.GeneratorExp | None = None
+
+    @property
+    def value(self) -> ast.expr:
+        """The value an edit changes: the returned value, or the element of a returned comprehension."""
+        if self.element is not None:
+            return self.element.elt
+        assert self.ret.value is not None
+        return self.ret.value
+
+    def put(self, new: ast.expr) -> None:
+        """Make ``new`` the value (:attr:`value`) in the tree."""
+        if self.element is not None:
+            self.element.elt = new
+        else:
+            self.ret.value = new
 
 
 def return_sites(src: Source) -> list[ReturnSite]:
@@ -91,9 +107,14 @@ def return_sites(src: Source) -> list[ReturnSite]:
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.lineno < ret.lineno
                 }
             )
-            names = list(dict.fromkeys([*params, *local]))
+            element = ret.value if isinstance(ret.value, COMPREHENSIONS) else None
+            generators = element.generators if element is not None else []
+            loops = [n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)]
+            # what a comprehension iterates holds many values (``bins`` in ``for b in bins``): no scalar to edit
+            iterated = {n.id for g in generators for n in ast.walk(g.iter) if isinstance(n, ast.Name)}
+            names = [n for n in dict.fromkeys([*params, *local, *loops]) if n in loops or n not in iterated]
             if names:
-                found.append(ReturnSite(function, ret, names, arrays))
+                found.append(ReturnSite(function, ret, names, arrays, element))
     return found
 
 
@@ -158,12 +179,11 @@ def add_term(src: Source, rng: random.Random) -> PyChange | None:
     if not sites:
         return None
     site = rng.choice(sites)
-    old = site.ret.value
-    assert old is not None
+    old = site.value
     term = _term(site.names, rng, _palette(site.function, rng))
     new = ast.BinOp(old, rng.choice((ast.Add(), ast.Sub())), term)
     plans = replace_node(src, old, new)
-    site.ret.value = new
+    site.put(new)
     return PyChange(
         f"added the term `{shorten(ast.unparse(term))}` to a return {src.where(site.ret.lineno)}", plans
     )
@@ -252,14 +272,13 @@ def guard(src: Source, rng: random.Random) -> PyChange | None:
     if not sites:
         return None
     site = rng.choice(sites)
-    value = site.ret.value
-    assert value is not None
-    value = under_cases(value)  # a value guarded on arrays already: its cases are of the value under them
+    # of a value with guarded cases already, a new case is built from the value under them
+    value = under_cases(site.value)
     palette = _palette(site.function, rng)
     branch_value = _case_value(value, site.names, rng, palette)
     branch = ast.If(_condition(site.names, value, rng, palette), [ast.Return(branch_value)], [])
-    if site.arrays.reads(branch.test):
-        return _where(src, site, branch)
+    if site.element is not None or site.arrays.reads(branch.test):
+        return _case(src, site, branch)
     block = _block_of(site.function, site.ret)
     if block is None:
         return None
@@ -271,17 +290,22 @@ def guard(src: Source, rng: random.Random) -> PyChange | None:
     return PyChange(description, [[SourceEdit(start, start, text)]])
 
 
-def _where(src: Source, site: ReturnSite, branch: ast.If) -> PyChange | None:
-    """The guarded case of ``branch`` on arrays: ``return E`` becomes ``return np.where(test, case, E)``, the
-    test elementwise (None when the module has no name for numpy)."""
-    value = site.ret.value  # the whole value: a new case goes over the cases it has
-    assert value is not None and isinstance(branch.body[0], ast.Return) and branch.body[0].value is not None
-    test = elementwise_test(branch.test)
-    new = site.arrays.call("where", [test, branch.body[0].value, value])
+def _case(src: Source, site: ReturnSite, branch: ast.If) -> PyChange | None:
+    """The guarded case of ``branch`` as an expression (:mod:`~assay.proposers.mutate.python_cases`): in a
+    comprehension's element ``E``, ``case if test else E``; on arrays ``np.where(test, case, E)``, the test
+    elementwise (None when the module has no name for numpy)."""
+    value = site.value  # the whole value: a new case goes over the cases it has
+    assert isinstance(branch.body[0], ast.Return) and branch.body[0].value is not None
+    case = branch.body[0].value
+    new: ast.expr | None
+    if site.element is not None:
+        new = ast.IfExp(branch.test, case, value)
+    else:
+        new = site.arrays.call("where", [elementwise_test(branch.test), case, value])
     if new is None:
         return None
     plans = replace_node(src, value, new)
-    site.ret.value = new
+    site.put(new)
     description = f"{GUARD_HEAD} `{shorten(ast.unparse(new))}` {src.where(site.ret.lineno)}"
     return PyChange(description, plans)
 
@@ -324,8 +348,7 @@ def wrap(src: Source, rng: random.Random) -> PyChange | None:
         return None
     site = rng.choice(sites)
     palette = _palette(site.function, rng)
-    value = site.ret.value
-    assert value is not None
+    value = site.value
     reads = [
         (parent, field, child)
         for parent in ast.walk(site.function)
@@ -347,7 +370,7 @@ def wrap(src: Source, rng: random.Random) -> PyChange | None:
             return None
         new = wrapped
         plans = replace_node(src, old, new)
-        site.ret.value = new
+        site.put(new)
     return PyChange(
         f"wrapped `{shorten(ast.unparse(old))}` as `{shorten(ast.unparse(new))}` {src.where(old.lineno)}",
         plans,
@@ -440,24 +463,25 @@ def flipped(parent: str, path: str, edited: str) -> Mutation | None:
         values = [n.value for n in ast.walk(ast.parse(parent)) if isinstance(n, ast.Return) and n.value]
     except (SyntaxError, ValueError):
         return None
-    # of a value guarded on arrays (``np.where(test, case, E)``), the value under its cases is returned too
+    # a returned comprehension's element, and the value under guarded cases, are returned values too
+    values += [v.elt for v in values if isinstance(v, COMPREHENSIONS)]
     known = [ast.dump(v) for v in values] + [ast.dump(under_cases(v)) for v in values]
 
     def flip(src: Source, rng: random.Random) -> PyChange | None:
+        returned = [n.value for n in ast.walk(src.tree) if isinstance(n, ast.Return) and n.value is not None]
+        returned += [v.elt for v in returned if isinstance(v, COMPREHENSIONS)]  # one value per element
         shifts = [
-            n.value for n in ast.walk(src.tree)
-            if isinstance(n, ast.Return) and isinstance(n.value, ast.BinOp)
-            and isinstance(n.value.op, (ast.Add, ast.Sub)) and ast.dump(n.value) not in known
-            and ast.dump(n.value.left) in known
+            v for v in returned
+            if isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Add, ast.Sub)) and ast.dump(v) not in known
+            and ast.dump(v.left) in known
         ]  # fmt: skip
-        # and a guarded case on arrays: ``np.where(test, E + t, E)``
+        # and a guarded case written as an expression: ``np.where(test, E + t, E)``, ``E + t if test else E``
         shifts += [
             case
             for n in ast.walk(src.tree)
-            if isinstance(n, ast.Return)
-            and guarded_case(n.value)
-            and ast.dump(n.value) not in known
-            and isinstance(case := n.value.args[1], ast.BinOp)
+            if (parts := case_parts(n)) is not None
+            and ast.dump(n) not in known
+            and isinstance(case := parts[1], ast.BinOp)
             and isinstance(case.op, (ast.Add, ast.Sub))
             and ast.dump(case.left) in known
         ]

@@ -92,8 +92,7 @@ def _pair(node: ast.AST) -> tuple[str, str] | None:
 def _targets(site: ReturnSite) -> list[ast.expr]:
     """The nodes of the returned value a pairing may replace: each read of a name, then each pair of names,
     in reading order."""
-    value = site.ret.value
-    assert value is not None
+    value = site.value
     if not any(isinstance(n, ast.Name) for n in ast.walk(value)):
         return [value]  # a value that reads no name (``return 0.0``): the whole value
     reads: list[ast.expr] = list(reads_of(value, value_names(site)))
@@ -145,8 +144,8 @@ def _apply(pairing: Pairing, src: Source, rng: random.Random) -> PyChange | None
     if new is None:
         return None
     plans = replace_node(src, old, new)
-    if old is site.ret.value:
-        site.ret.value = new
+    if old is site.value:
+        site.put(new)
     else:
         parent = next(p for p in ast.walk(site.ret) if any(c is old for c in ast.iter_child_nodes(p)))
         substitute(parent, old, new)

@@ -5,7 +5,8 @@ it would, is dead weight in the program a user adopts (``if 54 <= remaining - it
 offline default proposes, right after a keep, the kept program without each ``if`` statement (no ``else``, not
 the last statement of its block) whose first line the best's diff against the baseline adds, one per
 generation; a branch of the baseline's own whose numbers tuning changed is never offered. A guarded case on
-numpy arrays that the diff adds (``return np.where(test, case, E)``) is offered as ``return E``. The gate keeps
+numpy arrays that the diff adds (``return np.where(test, case, E)``) is offered as ``return E``, and one in a
+returned comprehension's element (``[case if test else E for ...]``) as ``E``. The gate keeps
 such a removal only as a tie with a smaller artifact: when nothing measured changed.
 """
 
@@ -18,7 +19,8 @@ from collections.abc import Iterator
 
 from assay.proposers.mutate.base import Mutation, shorten
 from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python, replace_node
-from assay.proposers.mutate.python_arrays import guarded_case
+from assay.proposers.mutate.python_cases import case_parts
+from assay.proposers.mutate.python_ops import substitute
 
 PRUNE_NOTE = " (pruning: the best added it over the baseline)"
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
@@ -56,19 +58,25 @@ def added_branches(text: str, diff: str) -> list[int]:
     except (SyntaxError, ValueError):
         return []
     lines = text.splitlines()
-    starts = [block[i].lineno for block, i in _removable(tree)] + [r.lineno for r in _cases(tree)]
+    starts = [block[i].lineno for block, i in _removable(tree)] + [r.lineno for r, _ in _cases(tree)]
     return sorted(line for line in starts if lines[line - 1].strip() in added)
 
 
-def _cases(tree: ast.AST) -> Iterator[ast.Return]:
-    """Each ``return np.where(test, case, value)``: a guarded case on arrays, as ``py.guard`` writes one."""
+def _cases(tree: ast.AST) -> Iterator[tuple[ast.Return, ast.expr]]:
+    """Each return whose value, or whose returned comprehension's element, is a guarded case written as an
+    expression (:mod:`~assay.proposers.mutate.python_cases`): (the return, the case)."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Return) and guarded_case(node.value):
-            yield node
+        if isinstance(node, ast.Return) and node.value is not None:
+            value = node.value
+            if isinstance(value, ast.ListComp | ast.GeneratorExp):
+                value = value.elt
+            if case_parts(value) is not None:
+                yield node, value
 
 
 def without_branch(path: str, text: str, line: int) -> Mutation | None:
-    """``text`` without the removable ``if`` statement that starts on ``line`` (None when there is none)."""
+    """``text`` without the removable ``if`` statement that starts on ``line``, or without the guarded case
+    written as an expression on that line (None when there is neither)."""
 
     def remove(src: Source, rng: random.Random) -> PyChange | None:
         for block, index in _removable(src.tree):
@@ -80,13 +88,15 @@ def without_branch(path: str, text: str, line: int) -> Mutation | None:
                 return PyChange(
                     f"removed the branch `if {test}` {src.where(line)}", [[SourceEdit(start, end, "")]]
                 )
-        for ret in _cases(src.tree):
-            if ret.lineno == line and guarded_case(ret.value):
-                case, rest = ret.value, ret.value.args[2]
-                plans = replace_node(src, case, rest)
-                ret.value = rest
-                test = shorten(ast.unparse(case.args[0]))
-                return PyChange(f"removed the case `{test}` {src.where(line)}", plans)
+        for ret, case in _cases(src.tree):
+            parts = case_parts(case)
+            if ret.lineno == line and parts is not None:
+                plans = replace_node(src, case, parts[2])
+                parent = next(p for p in ast.walk(ret) if any(c is case for c in ast.iter_child_nodes(p)))
+                substitute(parent, case, parts[2])
+                return PyChange(
+                    f"removed the case `{shorten(ast.unparse(parts[0]))}` {src.where(line)}", plans
+                )
         return None
 
     mutation = apply_python("python.prune", remove, path, text, random.Random(0))

@@ -1,6 +1,7 @@
-"""End to end: `assay evolve` with the offline default on FunSearch's own spelling of bin packing, a
-``priority(item, bins: np.ndarray)`` that scores every bin at once. Before the operators knew arrays, every guard
-asked an array for one truth value, each such candidate failed on every case, and the run stopped at a dead end."""
+"""End to end: `assay evolve` with the offline default on a priority that scores every bin at once: FunSearch's
+own spelling, ``priority(item, bins: np.ndarray)``, and a returned list comprehension. Before the operators knew
+either, every guard asked an array for one truth value (or compared a list with a number), each such candidate
+failed on every case, and the run stopped at a dead end."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ def priority(item: float, bins: np.ndarray) -> np.ndarray:
     """Returns priority with which we want to add item to each bin."""
     return -(bins - item)
 '''
+LISTED = '''def priority(item: float, bins: list[float]) -> list[float]:
+    """One score per bin: best fit."""
+    return [-(remaining - item) for remaining in bins]
+'''
 HARNESS = """import math
 import random
 
@@ -37,7 +42,8 @@ def run(case, artifact_dir):
     bins = np.full(len(items), 150.0)
     for item in items:
         valid = np.nonzero(bins >= item)[0]
-        bins[valid[int(np.argmax(priority(float(item), bins[valid])))]] -= item
+        scores = priority(float(item), bins[valid] if ARRAYS else [float(b) for b in bins[valid]])
+        bins[valid[int(np.argmax(np.asarray(scores)))]] -= item
     bound = math.ceil(sum(items) / 150)
     return repr(100 * (int((bins != 150).sum()) - bound) / bound)
 """
@@ -58,13 +64,23 @@ evolve:
 """
 
 
-def test_a_numpy_priority_evolves_with_guards_that_run_on_arrays(tmp_path: Path) -> None:
-    cases = {"cases": [{"id": f"inst-{i}", "vars": {"seed": 3000 + i}} for i in range(8)]}
+@pytest.mark.parametrize(
+    ("priority", "arrays", "case"),
+    [
+        (PRIORITY, True, "added a guarded return `np.where("),
+        (LISTED, False, "added a guarded return `-(remaining"),
+    ],
+    ids=["numpy", "list"],
+)
+def test_a_priority_of_many_bins_evolves_with_guards_that_run(
+    tmp_path: Path, priority: str, arrays: bool, case: str
+) -> None:
+    cases = {"cases": [{"id": f"inst-{i}", "vars": {"seed": 1 + i}} for i in range(8)]}
     root = committed(
         tmp_path / "proj",
         {
-            "priority.py": PRIORITY,
-            "harness.py": HARNESS,
+            "priority.py": priority,
+            "harness.py": f"ARRAYS = {arrays}\n" + HARNESS,
             "score.py": SCORE,
             "cases.json": json.dumps(cases),
             "assay.yaml": CONFIG,
@@ -78,7 +94,8 @@ def test_a_numpy_priority_evolves_with_guards_that_run_on_arrays(tmp_path: Path)
     assert "dead end" not in result.stdout + result.stderr
     records = RunFiles(next((root / ".assay" / "runs").iterdir())).read_candidates()
     assert len(records) == 15  # the baseline and 14 generations
-    guards = [r for r in records if "added a guarded return `np.where(" in r.description]
-    assert guards, [r.description for r in records]
+    guards = [r for r in records if "added a guarded return" in r.description]
+    # a test of ``item`` alone stays an ``if``; one of a bin's room is a case (np.where, or ``... if ... else``)
+    assert any(case in r.description for r in guards), [r.description for r in records]
     assert all(r.dev_score is not None for r in guards), [(r.description, r.reason) for r in guards]
-    assert not [r for r in records if "truth value" in r.reason]
+    assert not [r for r in records if "truth value" in r.reason or "TypeError" in r.reason]

@@ -1,0 +1,40 @@
+"""Guarded cases written as expressions, where a statement ``if test: return case`` cannot go: on numpy arrays,
+``np.where(test, case, E)`` (:mod:`~assay.proposers.mutate.python_arrays`); in the element of a returned
+comprehension, ``case if test else E``. Either is a case as ``py.guard`` writes one only when its case is built
+from the value under it (``E - 100``, ``E * 2``): a user's own ``np.where(fits, scores, -np.inf)`` or
+``a if a > 0 else 0`` is not one, and no operator treats it as one.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def case_parts(node: ast.AST | None) -> tuple[ast.expr, ast.expr, ast.expr] | None:
+    """(test, case, value) of a guarded case (see the module docstring), None for any other node. Of a case
+    over other cases, the case is built from the value under them all."""
+    if isinstance(node, ast.IfExp):
+        test, case, value = node.test, node.body, node.orelse
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "where"
+        and isinstance(node.func.value, ast.Name)
+        and len(node.args) == 3
+        and not node.keywords
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+    ):
+        test, case, value = node.args
+    else:
+        return None
+    under = ast.dump(under_cases(value))
+    if any(ast.dump(part) == under for part in ast.walk(case)):
+        return test, case, value
+    return None
+
+
+def under_cases(value: ast.expr) -> ast.expr:
+    """The value under the guarded cases over ``value`` (``value`` itself when it has none)."""
+    while (parts := case_parts(value)) is not None:
+        value = parts[2]
+    return value

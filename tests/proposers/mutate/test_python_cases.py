@@ -1,0 +1,103 @@
+"""A returned comprehension (``return [-(b - item) for b in bins]``: one score per element): edits go into its
+element, a guard is a case ``case if test else E`` there, and flips and pruning treat such a case as an ``if``."""
+
+from __future__ import annotations
+
+import ast
+import random
+from typing import Any
+
+import pytest
+
+from assay.proposers.mutate import OPERATORS
+from assay.proposers.mutate.pysource import Source, apply_python
+from assay.proposers.mutate.python_cases import case_parts, under_cases
+from assay.proposers.mutate.python_grow_ops import flipped, guard, return_sites, turned_round
+from assay.proposers.mutate.python_prune import added_branches, without_branch
+
+LISTED = (
+    "def priority(item: float, bins: list[float]) -> list[float]:\n"
+    '    """One score per bin."""\n'
+    "    return [-(remaining - item) for remaining in bins]\n"
+)
+BINS = [150.0, 120.0, 95.0, 61.0, 40.0, 31.0, 30.0]
+
+
+def scores(text: str) -> Any:
+    namespace: dict[str, Any] = {}
+    exec(compile(text, "priority.py", "exec"), namespace)
+    return list(namespace["priority"](30.0, list(BINS)))
+
+
+def element(text: str) -> ast.expr:
+    returned = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Return)).value
+    assert isinstance(returned, ast.ListComp)
+    return returned.elt
+
+
+def test_the_site_of_a_returned_comprehension_is_its_element_with_its_loop_variable() -> None:
+    (site,) = return_sites(Source(LISTED, ast.parse(LISTED)))
+    assert ast.unparse(site.value) == "-(remaining - item)"
+    assert site.names == ["item", "remaining"]  # not ``bins``: a list, which no scalar edit fits
+
+
+@pytest.mark.parametrize("operator", ["py.guard", "py.add_term", "py.wrap", "py.combine"])
+def test_every_edit_of_a_returned_comprehension_keeps_one_number_per_element(operator: str) -> None:
+    """Before, ``[...] - 100`` and ``bins < 50 * item`` raised, ``[...] * 10`` repeated the list, and the run
+    stopped at a dead end within 14 generations."""
+    made = set()
+    for seed in range(30):
+        mutation = OPERATORS.get(operator).apply("priority.py", LISTED, random.Random(seed))
+        assert mutation is not None
+        made.add(mutation.new_text)
+        assert mutation.new_text.endswith(" for remaining in bins]\n"), mutation.new_text
+        result = scores(mutation.new_text)
+        assert len(result) == len(BINS) and all(isinstance(x, int | float) for x in result), mutation.new_text
+    assert len(made) >= 5
+
+
+def test_a_guard_in_an_element_is_a_conditional_case_and_a_second_goes_over_the_first() -> None:
+    once = apply_python("py.guard", guard, "priority.py", LISTED, random.Random(1))
+    assert once is not None
+    case = element(once.new_text)
+    parts = case_parts(case)
+    assert isinstance(case, ast.IfExp) and parts is not None
+    assert ast.unparse(parts[0]) == "0 < remaining - item - 5 < 15"
+    assert ast.unparse(under_cases(case)) == "-(remaining - item)"
+    assert "added a guarded return" in once.description
+    twice = apply_python("py.guard", guard, "priority.py", once.new_text, random.Random(3))
+    assert twice is not None
+    outer = element(twice.new_text)
+    assert case_parts(outer) is not None and ast.unparse(under_cases(outer)) == "-(remaining - item)"
+    assert ast.dump(case_parts(outer)[2]) == ast.dump(case)  # type: ignore[index]
+    assert len(scores(twice.new_text)) == len(BINS)
+
+
+def test_flips_turns_and_pruning_reach_into_the_element() -> None:
+    shifted = LISTED.replace(
+        "[-(remaining - item) for",
+        "[-(remaining - item) - 100 if 0 < remaining - item - 5 < 15 else -(remaining - item) for",
+    )
+    flip = flipped(LISTED, "priority.py", shifted)
+    assert flip is not None and "[-(remaining - item) + 100 if" in flip.new_text
+    turn = turned_round(LISTED, "priority.py", shifted)
+    assert turn is not None and "0 < item - remaining - 5 < 15" in turn.new_text
+    termed = LISTED.replace("[-(remaining - item) for", "[-(remaining - item) + 2 * item for")
+    term_flip = flipped(LISTED, "priority.py", termed)
+    assert term_flip is not None and "[-(remaining - item) - 2 * item for" in term_flip.new_text
+    line = shifted.splitlines()[2].strip()
+    assert added_branches(shifted, f"+    {line}\n") == [3]
+    pruned = without_branch("priority.py", shifted, 3)
+    assert pruned is not None and pruned.new_text == LISTED
+    assert "removed the case `0 < remaining - item - 5 < 15`" in pruned.description
+    for text in (flip.new_text, turn.new_text, term_flip.new_text):
+        assert len(scores(text)) == len(BINS)
+
+
+def test_a_users_own_conditional_is_no_case_of_ours() -> None:
+    assert case_parts(ast.parse("a if a > 0 else 0", mode="eval").body) is None
+    assert case_parts(ast.parse("np.where(fits, scores, -np.inf)", mode="eval").body) is None
+    own = LISTED.replace(
+        "[-(remaining - item) for", "[-(remaining - item) if remaining >= item else -1e9 for"
+    )
+    assert added_branches(own, "+    " + own.splitlines()[2].strip() + "\n") == []
