@@ -164,3 +164,32 @@ def test_without_a_name_for_numpy_no_edit_asks_an_array_for_one_truth_value() ->
             if mutation is not None:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     run(mutation.new_text)
+
+
+TOUR = """import numpy as np
+
+
+def priority(current: int, distances: np.ndarray, unvisited: np.ndarray) -> np.ndarray:
+    \"\"\"The priority of each unvisited city as the next stop: nearest first.\"\"\"
+    return -distances[current, unvisited]
+"""
+
+
+def test_an_array_the_value_only_indexes_is_no_name_of_an_edit_and_its_element_is_a_subject() -> None:
+    """Before, half the guards and terms used the whole matrix (``- 2.0 * distances``: shapes (5,) and (12, 12)
+    do not broadcast) and every combination went into the index (``distances[current * distances, ...]``)."""
+    points = np.random.default_rng(0).random((12, 2))
+    distances = np.linalg.norm(points[:, None] - points[None], axis=2)
+    unvisited = np.array([0, 1, 5, 7, 9])
+    cases = 0
+    for operator in ("py.guard", "py.add_term", "py.wrap", "py.combine"):
+        for seed in range(30):
+            mutation = OPERATORS.get(operator).apply("priority.py", TOUR, random.Random(seed))
+            if mutation is None:
+                continue
+            namespace: dict[str, Any] = {}
+            exec(compile(mutation.new_text, "priority.py", "exec"), namespace)
+            scores = namespace["priority"](3, distances, unvisited)
+            assert np.shape(scores) == (5,), mutation.new_text
+            cases += "np.where(abs(distances[current, unvisited] - " in mutation.new_text
+    assert cases >= 5  # a band of the looked-up distances, the part with the value's shape

@@ -114,3 +114,14 @@ def test_functions_and_names_bound_in_a_lambda_are_never_combined_and_a_comprehe
             inside.new_text.splitlines()[-1].startswith("    return [")
             and "b" in inside.new_text.splitlines()[-1]
         )
+
+
+def test_a_lookup_is_never_combined_or_wrapped() -> None:
+    """``hotel[key / (scale or 1)]`` looks up another key, ``(hotel / (scale or 1))[key]`` divides a table."""
+    source = "def score(key, hotel, scale):\n    return WEIGHTS[key] * hotel[key] + scale\n"
+    for seed in range(30):
+        mutation = COMBINE.apply("f.py", source, random.Random(seed))
+        assert mutation is not None
+        assert "WEIGHTS[key]" in mutation.new_text and "hotel[key]" in mutation.new_text, mutation.new_text
+        wrapped = OPERATORS.get("py.wrap").apply("f.py", source, random.Random(seed))
+        assert wrapped is not None and "hotel[key]" in wrapped.new_text, wrapped.new_text

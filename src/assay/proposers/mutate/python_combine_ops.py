@@ -78,7 +78,9 @@ def value_names(site: ReturnSite) -> list[str]:
 
 
 def reads_of(value: ast.expr, names: list[str]) -> list[ast.Name]:
-    """The reads of ``names`` in ``value``, outside a lambda's or a comprehension's own scope."""
+    """The reads of ``names`` in ``value``, outside a lambda's or a comprehension's own scope and outside a
+    lookup (``table`` and ``key`` in ``table[key]``: a combination there looks up something else, or in
+    something that is not a table)."""
     found: list[ast.Name] = []
     pending: list[ast.AST] = [value]
     while pending:
@@ -87,7 +89,8 @@ def reads_of(value: ast.expr, names: list[str]) -> list[ast.Name]:
             continue  # a name bound inside (a loop variable, a parameter) is not the function's
         if isinstance(node, ast.Name) and node.id in names:
             found.append(node)
-        pending.extend(ast.iter_child_nodes(node))
+        if not isinstance(node, ast.Subscript):
+            pending.extend(ast.iter_child_nodes(node))
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 

@@ -113,9 +113,32 @@ def return_sites(src: Source) -> list[ReturnSite]:
             # what a comprehension iterates holds many values (``bins`` in ``for b in bins``): no scalar to edit
             iterated = {n.id for g in generators for n in ast.walk(g.iter) if isinstance(n, ast.Name)}
             names = [n for n in dict.fromkeys([*params, *local, *loops]) if n in loops or n not in iterated]
+            if arrays.names:  # an array the value only indexes has another shape: no term or test of its own
+                direct = _direct_reads(element.elt if element is not None else ret.value)
+                names = [n for n in names if n not in arrays.names or n in direct]
             if names:
                 found.append(ReturnSite(function, ret, names, arrays, element))
     return found
+
+
+def _direct_reads(value: ast.expr) -> set[str]:
+    """The names ``value`` reads other than through a subscript (``d`` and ``i`` in ``d[i]`` are not)."""
+    found: set[str] = set()
+    pending: list[ast.AST] = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif not isinstance(node, ast.Subscript):
+            pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _indexes(function: ast.AST) -> set[int]:
+    """The ids of the nodes inside an index of ``function`` (``key`` in ``table[key]``)."""
+    return {
+        id(n) for sub in ast.walk(function) if isinstance(sub, ast.Subscript) for n in ast.walk(sub.slice)
+    }
 
 
 def inputs(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
@@ -189,9 +212,11 @@ def add_term(src: Source, rng: random.Random) -> PyChange | None:
     )
 
 
-def _subjects(value: ast.expr) -> list[ast.expr]:
+def _subjects(value: ast.expr, subscripts: bool = False) -> list[ast.expr]:
     """The computed parts of a returned value (an operation on at least one name; a negation's operand in place
-    of the negation): what a case split of the value can test, such as ``b - a`` in ``return -(b - a)``."""
+    of the negation): what a case split of the value can test, such as ``b - a`` in ``return -(b - a)``; with
+    ``subscripts``, an element looked up by name too (``d[i, js]`` in ``return -d[i, js]``: on arrays, the one
+    part that has the value's shape)."""
     found: dict[str, ast.expr] = {}
     pending: list[ast.AST] = [value]
     while pending:
@@ -201,7 +226,7 @@ def _subjects(value: ast.expr) -> list[ast.expr]:
         pending.extend(reversed(list(ast.iter_child_nodes(node))))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             node = node.operand
-        if isinstance(node, ast.BinOp | ast.Call):
+        if isinstance(node, ast.BinOp | ast.Call) or (subscripts and isinstance(node, ast.Subscript)):
             inside = {type(n) for n in ast.walk(node)}
             if ast.Name in inside and not inside & {ast.NamedExpr, ast.Await}:
                 found.setdefault(ast.unparse(node), node)
@@ -219,11 +244,13 @@ def _range(subject: ast.expr, rng: random.Random, palette: Palette) -> ast.expr:
     return ast.Compare(ast.Constant(type(low)(0)), [ast.Lt(), ast.Lt()], [offset, ast.Constant(high - low)])
 
 
-def _condition(names: list[str], value: ast.expr, rng: random.Random, palette: Palette) -> ast.expr:
+def _condition(
+    names: list[str], value: ast.expr, rng: random.Random, palette: Palette, subscripts: bool = False
+) -> ast.expr:
     """A test on a computed part of the returned ``value`` (``SUBJECT_SHARE`` of the time, when it has one):
     mostly a range of it split out as ``0 < s - c1 < w``, else ``s < c`` (or ``>``). Otherwise one built from the
     available names: ``a < c``, ``a - b < c`` or ``a < c * b`` (or ``>``), or a range of ``a`` or ``a - b``."""
-    subjects = _subjects(value)
+    subjects = _subjects(value, subscripts)
     if subjects and rng.random() < SUBJECT_SHARE:
         part = copy.deepcopy(rng.choice(subjects))
         if rng.random() < SUBJECT_BAND:
@@ -276,7 +303,8 @@ def guard(src: Source, rng: random.Random) -> PyChange | None:
     value = under_cases(site.value)
     palette = _palette(site.function, rng)
     branch_value = _case_value(value, site.names, rng, palette)
-    branch = ast.If(_condition(site.names, value, rng, palette), [ast.Return(branch_value)], [])
+    test = _condition(site.names, value, rng, palette, subscripts=bool(site.arrays.names))
+    branch = ast.If(test, [ast.Return(branch_value)], [])
     if site.element is not None or site.arrays.reads(branch.test):
         return _case(src, site, branch)
     block = _block_of(site.function, site.ret)
@@ -349,12 +377,15 @@ def wrap(src: Source, rng: random.Random) -> PyChange | None:
     site = rng.choice(sites)
     palette = _palette(site.function, rng)
     value = site.value
+    indexes = _indexes(
+        site.function
+    )  # ``table[abs(key)]`` looks up something else, ``abs(table)[key]`` fails
     reads = [
         (parent, field, child)
         for parent in ast.walk(site.function)
         for field, child in ast.iter_fields(parent)
         if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and child.id in site.names
-        and not isinstance(parent, ast.Call | ast.Attribute)
+        and not isinstance(parent, ast.Call | ast.Attribute | ast.Subscript) and id(child) not in indexes
     ]  # fmt: skip
     old: ast.expr
     if reads and rng.random() < 0.5:
