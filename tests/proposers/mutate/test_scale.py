@@ -35,6 +35,18 @@ def test_numbers_within_the_palettes_own_span_or_none_leave_them_as_they_are(cas
     assert data_scale(cases) is None
 
 
+def test_a_seed_an_id_or_an_index_says_nothing_of_the_datas_scale() -> None:
+    """Cases that carry only the seed of a generated instance (``{"seed": 7003}``) used to move every palette to
+    the thousands: bands of 0 < remaining - item - 2000 < 7000 among items of 20 to 100."""
+    assert data_scale([{"seed": 7000 + i} for i in range(5)]) is None
+    assert data_scale([{"seed": 7000, "items": [0.2, 0.3]}]) == 0.25
+    assert (
+        data_scale([{"instance": {"job_id": 90210, "run_seeds": [5000, 6000], "sizes": [2000, 5000]}}])
+        == 3500
+    )
+    assert data_scale([{"n": 7000}]) == 7000  # a count is the data's own
+
+
 def test_infinities_nan_and_ints_too_large_for_a_float_are_left_out() -> None:
     assert data_scale([{"a": [math.inf, math.nan, 10**400, 0.25]}]) == 0.25
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -11,6 +12,13 @@ FileKind = str  # "python" | "json" | "yaml" | "toml" | "text"
 
 FLOAT_FACTORS = (0.5, 0.8, 0.9, 1.1, 1.25, 2.0)
 SIGN_FLIP_CHANCE = 0.1
+EXCLUDED_NAME = re.compile(r"(?:^|[_\W])(?:port|seed|index|idx|id|version|pid|uid|gid)s?(?:$|[_\W])", re.I)
+
+
+def excluded_name(name: str) -> bool:
+    """Whether a key or constant name says its number is not a knob or a measure (a port, seed, index, id,
+    version): tuning leaves it alone, and the data's scale is read without it."""
+    return bool(EXCLUDED_NAME.search(f"_{name}_"))
 
 
 @dataclass(frozen=True)

@@ -110,8 +110,7 @@ def elementwise_test(test: ast.expr) -> ast.expr:
         return test
     whole = isinstance(low, int) and isinstance(width, int)
     half = width // 2 if whole else width / 2
-    centre = ast.Constant(
-        low + half if whole else float(f"{low + half:.4g}")
-    )  # 10.05, not 10.049999999999999
-    distance = ast.Call(ast.Name("abs", ast.Load()), [ast.BinOp(offset.left, ast.Sub(), centre)], [])
+    centre = low + half if whole else float(f"{low + half:.4g}")  # 10.05, not 10.049999999999999
+    moved = ast.BinOp(offset.left, ast.Sub(), ast.Constant(centre))
+    distance = ast.Call(ast.Name("abs", ast.Load()), [moved], [])
     return ast.Compare(distance, [ast.Lt()], [ast.Constant(half)])

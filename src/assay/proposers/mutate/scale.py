@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from assay.proposers.mutate.base import excluded_name
+
 # The typical numbers the fixed palettes fit: outside this span, new constants move to the data's scale.
 OWN_SPAN = (1.0, 100.0)
 FARTHEST = (1e-12, 1e12)  # a scale is taken no farther out: the palettes stay finite numbers a float can hold
@@ -28,9 +30,10 @@ _SCALE: ContextVar[float | None] = ContextVar("assay_data_scale", default=None)
 
 def data_scale(cases: Iterable[Mapping[str, Any]]) -> float | None:
     """The median magnitude of the non-zero numbers in ``cases`` (each a case's vars, read into nested lists and
-    mappings; booleans, strings, infinities and NaN left out), no farther out than ``FARTHEST``, or None when
+    mappings; booleans, strings, infinities and NaN left out, and what a key names a seed, an id, an index or a
+    version holds: ``{"seed": 7003}`` says nothing of the data), no farther out than ``FARTHEST``, or None when
     there are none or when it lies within ``OWN_SPAN``, where the fixed palettes already fit."""
-    sizes = [abs(x) for x in _numbers([list(case.values()) for case in cases])]
+    sizes = [abs(x) for x in _numbers(list(cases))]
     sizes = [x for x in sizes if x and math.isfinite(x)]
     if not sizes:
         return None
@@ -80,7 +83,7 @@ def _numbers(values: list[Any]) -> Iterator[float]:
             except OverflowError:  # an int too large for a float says nothing a palette could use
                 continue
             yield number
-        elif isinstance(value, Mapping):
-            stack.extend(value.values())
+        elif isinstance(value, Mapping):  # a seed or an id says nothing of the data's scale
+            stack.extend(v for k, v in value.items() if not (isinstance(k, str) and excluded_name(k)))
         elif isinstance(value, list | tuple):
             stack.extend(value)

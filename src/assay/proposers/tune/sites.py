@@ -13,17 +13,16 @@ from __future__ import annotations
 
 import ast
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from assay.proposers.mutate.base import excluded_name
 from assay.proposers.mutate.config_ops import config_sites
 from assay.proposers.mutate.pysource import SCOPES, Source, number_literal
 
 CONFIG_FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
-EXCLUDED_NAME = re.compile(r"(?:^|[_\W])(?:port|seed|index|idx|id|version|pid|uid|gid)s?(?:$|[_\W])", re.I)
 PLACEHOLDER = "__assay_tuned__"
 
 
@@ -44,11 +43,6 @@ class NumberSite:
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def excluded_name(name: str) -> bool:
-    """Whether a key or constant name says the number is not a knob (a port, seed, index, id, version)."""
-    return bool(EXCLUDED_NAME.search(f"_{name}_"))
 
 
 def number_sites(path: str, text: str) -> list[NumberSite]:
