@@ -37,7 +37,7 @@ def test_numbers_within_the_palettes_own_span_or_none_leave_them_as_they_are(cas
 
 def test_a_seed_an_id_or_an_index_says_nothing_of_the_datas_scale() -> None:
     """Cases that carry only the seed of a generated instance (``{"seed": 7003}``) used to move every palette to
-    the thousands: bands of 0 < remaining - item - 2000 < 7000 among items of 20 to 100."""
+    the thousands: ``if 0 < item - 120 < 1080`` among items of 20 to 100 (seeds 3000 to 3007)."""
     assert data_scale([{"seed": 7000 + i} for i in range(5)]) is None
     assert data_scale([{"seed": 7000, "items": [0.2, 0.3]}]) == 0.25
     assert (
