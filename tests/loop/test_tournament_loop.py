@@ -377,9 +377,12 @@ class FirstLoveJudge(PairwiseJudge):
 @pytest.mark.e2e
 @pytest.mark.parametrize("final_pick", ["best", "rating"])
 def test_final_pick_by_rating_names_the_top_rated_kept_candidate(tmp_path: Path, final_pick: str) -> None:
+    # Seed 1: a run that keeps within its ten generations (seed 0's keeps nothing since the data's scale is no
+    # longer read from the cases' seeds; which seed does depends on the operators, so a change to them may call
+    # for another).
     extra = (
         f"evolve:\n  final_pick: {final_pick}\n  target_pass_rate: null\n  stop_on_oscillation: false\n"
-        "  tournament: {judge: llm, opponents: top_k, k: 2, matches_per_generation: 2}\n"
+        "  seed: 1\n  tournament: {judge: llm, opponents: top_k, k: 2, matches_per_generation: 2}\n"
     )
     project = make_project(tmp_path / "proj", cases=6, items=30, extra=extra)
     original = (project / "priority.py").read_text()
