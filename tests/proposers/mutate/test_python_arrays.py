@@ -12,9 +12,9 @@ import pytest
 
 from assay.proposers.mutate import OPERATORS
 from assay.proposers.mutate.pysource import apply_python
-from assay.proposers.mutate.python_arrays import NO_ARRAYS, arrays_of, elementwise_test
+from assay.proposers.mutate.python_arrays import NO_ARRAYS, arrays_of
 from assay.proposers.mutate.python_cases import case_parts, under_cases
-from assay.proposers.mutate.python_grow_ops import flipped, guard, turned_round
+from assay.proposers.mutate.python_grow_ops import elementwise_test, flipped, guard, turned_round
 from assay.proposers.mutate.python_prune import added_branches, without_branch
 
 FUNSEARCH = '''import numpy as np

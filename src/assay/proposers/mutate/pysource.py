@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from assay.proposers.mutate.base import Mutation
 
-SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+SCOPES = (*FUNCTIONS, ast.ClassDef)
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,10 @@ import random
 from collections.abc import Iterator
 
 from assay.proposers.mutate.base import shorten
-from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, replace_node
+from assay.proposers.mutate.pysource import FUNCTIONS, PyChange, Source, SourceEdit, replace_node
 from assay.proposers.mutate.python_stmt_ops import blocks, swap_in_block
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 NON_COMMUTATIVE = (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift)
 
 

@@ -5,8 +5,8 @@ score per bin at once): where the operators' scalar forms would crash, the eleme
 ``(bins or 1)`` do too. In a function that has a parameter annotated as an array (``np.ndarray``,
 ``NDArray[...]``, ``ArrayLike``), the names that hold arrays are those parameters and the locals assigned from
 them; an edit whose test or operand reads one is written elementwise with the module's own numpy name: a guarded
-case becomes ``return np.where(test, case, value)``, a band ``abs(s - centre) < half`` (one subject and two
-numbers, so tuning cannot cross its bounds), ``min``/``max`` become ``np.minimum``/``np.maximum``, and a
+case becomes ``return np.where(test, case, value)``, a band ``abs(s - centre) < half`` (written by
+:mod:`~assay.proposers.mutate.python_grow_ops`: one subject and two numbers, so tuning cannot cross its bounds), ``min``/``max`` become ``np.minimum``/``np.maximum``, and a
 division by an array is left unguarded (numpy gives ``inf`` for a 0 instead of raising). A function with no such
 annotation is left as the scalar operators write it: nothing in an unannotated one says what its inputs hold.
 """
@@ -17,9 +17,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-from assay.proposers.mutate.pysource import number_literal
+from assay.proposers.mutate.pysource import FUNCTIONS
 
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 ARRAY_ANNOTATION = re.compile(r"\b(?:ndarray|NDArray|ArrayLike)\b")
 
 
@@ -84,33 +83,12 @@ def arrays_of(function: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module
     return Arrays(frozenset(names), numpy_name(tree))
 
 
-def arrays_at(tree: ast.Module, node: ast.AST) -> Arrays:
-    """The array names of the innermost function holding ``node`` (:data:`NO_ARRAYS` outside any)."""
-    found = NO_ARRAYS
-    for function in ast.walk(tree):
-        if isinstance(function, FUNCTIONS) and any(n is node for n in ast.walk(function)):
-            inner = arrays_of(function, tree)
-            found = inner if inner.names or found is NO_ARRAYS else found
-    return found
-
-
-def elementwise_test(test: ast.expr) -> ast.expr:
-    """A test that an array can answer elementwise: a band ``0 < s - low < width`` becomes
-    ``abs(s - centre) < half`` (the same range, whole numbers rounded down for ints); any other test as it is."""
-    if not (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Constant)
-        and test.left.value == 0
-        and [type(op) for op in test.ops] == [ast.Lt, ast.Lt]
-        and isinstance(offset := test.comparators[0], ast.BinOp)
-        and isinstance(offset.op, ast.Sub)
-        and (low := number_literal(offset.right)) is not None
-        and (width := number_literal(test.comparators[1])) is not None
-    ):
-        return test
-    whole = isinstance(low, int) and isinstance(width, int)
-    half = width // 2 if whole else width / 2
-    centre = low + half if whole else float(f"{low + half:.4g}")  # 10.05, not 10.049999999999999
-    moved = ast.BinOp(offset.left, ast.Sub(), ast.Constant(centre))
-    distance = ast.Call(ast.Name("abs", ast.Load()), [moved], [])
-    return ast.Compare(distance, [ast.Lt()], [ast.Constant(half)])
+def arrays_at(tree: ast.Module, node: ast.expr | ast.stmt) -> Arrays:
+    """The array names of the innermost function around ``node``'s line (:data:`NO_ARRAYS` outside any)."""
+    around = [
+        f
+        for f in ast.walk(tree)
+        if isinstance(f, FUNCTIONS) and f.lineno <= node.lineno <= (f.end_lineno or f.lineno)
+    ]
+    inner = max(around, key=lambda f: f.lineno, default=None)
+    return NO_ARRAYS if inner is None else arrays_of(inner, tree)

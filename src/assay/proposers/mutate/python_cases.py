@@ -9,6 +9,14 @@ from __future__ import annotations
 
 import ast
 
+COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp)
+
+
+def scored(value: ast.expr) -> ast.expr:
+    """What a returned ``value`` scores by: the element of a returned comprehension (one value per element,
+    ``-(b - item)`` in ``[-(b - item) for b in bins]``), else the value itself."""
+    return value.elt if isinstance(value, COMPREHENSIONS) else value
+
 
 def case_parts(node: ast.AST | None) -> tuple[ast.expr, ast.expr, ast.expr] | None:
     """(test, case, value) of a guarded case (see the module docstring), None for any other node. Of a case

@@ -18,7 +18,7 @@ import random
 from assay.proposers.mutate.base import shorten
 from assay.proposers.mutate.pysource import PyChange, Source, replace_node
 from assay.proposers.mutate.python_arrays import NO_ARRAYS, Arrays
-from assay.proposers.mutate.python_grow_ops import FUNCTIONS, OWN_SCOPES, ReturnSite, return_sites
+from assay.proposers.mutate.python_grow_ops import FUNCTIONS, ReturnSite, reads_of, return_sites
 from assay.proposers.mutate.python_ops import substitute, zero_guarded
 
 FORMS = ("x / y", "y / x", "x * y", "x - y", "y - x", "x + y", "min", "max")
@@ -75,23 +75,6 @@ def value_names(site: ReturnSite) -> list[str]:
     }
     defined = {n.name for n in ast.walk(site.function) if isinstance(n, FUNCTIONS) and n is not site.function}
     return [name for name in site.names if name not in called | defined]
-
-
-def reads_of(value: ast.expr, names: list[str]) -> list[ast.Name]:
-    """The reads of ``names`` in ``value``, outside a lambda's or a comprehension's own scope and outside a
-    lookup (``table`` and ``key`` in ``table[key]``: a combination there looks up something else, or in
-    something that is not a table)."""
-    found: list[ast.Name] = []
-    pending: list[ast.AST] = [value]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, OWN_SCOPES):
-            continue  # a name bound inside (a loop variable, a parameter) is not the function's
-        if isinstance(node, ast.Name) and node.id in names:
-            found.append(node)
-        if not isinstance(node, ast.Subscript):
-            pending.extend(ast.iter_child_nodes(node))
-    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 
 def combine(src: Source, rng: random.Random) -> PyChange | None:

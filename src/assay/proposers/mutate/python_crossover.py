@@ -17,10 +17,9 @@ import random
 import re
 
 from assay.proposers.mutate.base import Mutation
-from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python
+from assay.proposers.mutate.pysource import FUNCTIONS, PyChange, Source, SourceEdit, apply_python
 from assay.proposers.mutate.python_stmt_ops import first_line, is_pinned
 
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 NUMBER = re.compile(r"Constant\(value=[-+.\w]+\)")
 
 

@@ -31,12 +31,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.proposers.mutate.base import Mutation, shorten
-from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python, replace_node
-from assay.proposers.mutate.python_arrays import NO_ARRAYS, Arrays, arrays_of, elementwise_test
-from assay.proposers.mutate.python_cases import case_parts, under_cases
+from assay.proposers.mutate.pysource import (
+    FUNCTIONS,
+    PyChange,
+    Source,
+    SourceEdit,
+    apply_python,
+    number_literal,
+    replace_node,
+)
+from assay.proposers.mutate.python_arrays import NO_ARRAYS, Arrays, arrays_of
+from assay.proposers.mutate.python_cases import COMPREHENSIONS, case_parts, scored, under_cases
 from assay.proposers.mutate.scale import current_scale, scaled
 
-FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 NEW_CONSTANTS = (0.1, 0.5, 2.0, 5.0, 10.0, 20.0)
 NEW_INTS = (2, 5, 10, 20, 50, 100)  # not 1: tuning leaves 0 and 1 alone (an offset, an index)
@@ -54,9 +61,6 @@ TURNED: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.LtE: ast.GtE,
     ast.GtE: ast.LtE,
 }
-
-
-COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp)
 
 
 @dataclass
@@ -114,24 +118,28 @@ def return_sites(src: Source) -> list[ReturnSite]:
             iterated = {n.id for g in generators for n in ast.walk(g.iter) if isinstance(n, ast.Name)}
             names = [n for n in dict.fromkeys([*params, *local, *loops]) if n in loops or n not in iterated]
             if arrays.names:  # an array the value only indexes has another shape: no term or test of its own
-                direct = _direct_reads(element.elt if element is not None else ret.value)
+                direct = {n.id for n in reads_of(scored(ret.value), sorted(arrays.names))}
                 names = [n for n in names if n not in arrays.names or n in direct]
             if names:
                 found.append(ReturnSite(function, ret, names, arrays, element))
     return found
 
 
-def _direct_reads(value: ast.expr) -> set[str]:
-    """The names ``value`` reads other than through a subscript (``d`` and ``i`` in ``d[i]`` are not)."""
-    found: set[str] = set()
+def reads_of(value: ast.expr, names: list[str]) -> list[ast.Name]:
+    """The reads of ``names`` in ``value``, outside a lambda's or a comprehension's own scope and outside a
+    lookup (``table`` and ``key`` in ``table[key]``: a combination there looks up something else, or in
+    something that is not a table)."""
+    found: list[ast.Name] = []
     pending: list[ast.AST] = [value]
     while pending:
         node = pending.pop()
-        if isinstance(node, ast.Name):
-            found.add(node.id)
-        elif not isinstance(node, ast.Subscript):
+        if isinstance(node, OWN_SCOPES):
+            continue  # a name bound inside (a loop variable, a parameter) is not the function's
+        if isinstance(node, ast.Name) and node.id in names:
+            found.append(node)
+        if not isinstance(node, ast.Subscript):
             pending.extend(ast.iter_child_nodes(node))
-    return found
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 
 def _indexes(function: ast.AST) -> set[int]:
@@ -338,6 +346,22 @@ def _case(src: Source, site: ReturnSite, branch: ast.If) -> PyChange | None:
     return PyChange(description, plans)
 
 
+def elementwise_test(test: ast.expr) -> ast.expr:
+    """A test that an array can answer elementwise: a band ``0 < s - low < width`` (:func:`_band_offset`)
+    becomes ``abs(s - centre) < half`` (the same range, whole numbers rounded down for ints); any other test as it
+    is."""
+    offset = _band_offset(test) if isinstance(test, ast.Compare) else None
+    low = number_literal(offset.right) if offset is not None else None
+    width = number_literal(test.comparators[1]) if isinstance(test, ast.Compare) and low is not None else None
+    if offset is None or low is None or width is None:
+        return test
+    whole = isinstance(low, int) and isinstance(width, int)
+    half = width // 2 if whole else width / 2
+    centre = low + half if whole else float(f"{low + half:.4g}")  # 10.05, not 10.049999999999999
+    moved = ast.BinOp(offset.left, ast.Sub(), ast.Constant(centre))
+    return ast.Compare(ast.Call(ast.Name("abs", ast.Load()), [moved], []), [ast.Lt()], [ast.Constant(half)])
+
+
 def _block_of(function: ast.AST, stmt: ast.stmt) -> list[ast.stmt] | None:
     for node in ast.walk(function):
         for field in ("body", "orelse", "finalbody"):
@@ -495,12 +519,12 @@ def flipped(parent: str, path: str, edited: str) -> Mutation | None:
     except (SyntaxError, ValueError):
         return None
     # a returned comprehension's element, and the value under guarded cases, are returned values too
-    values += [v.elt for v in values if isinstance(v, COMPREHENSIONS)]
+    values += [scored(v) for v in values if isinstance(v, COMPREHENSIONS)]
     known = [ast.dump(v) for v in values] + [ast.dump(under_cases(v)) for v in values]
 
     def flip(src: Source, rng: random.Random) -> PyChange | None:
         returned = [n.value for n in ast.walk(src.tree) if isinstance(n, ast.Return) and n.value is not None]
-        returned += [v.elt for v in returned if isinstance(v, COMPREHENSIONS)]  # one value per element
+        returned += [scored(v) for v in returned if isinstance(v, COMPREHENSIONS)]  # one value per element
         shifts = [
             v for v in returned
             if isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Add, ast.Sub)) and ast.dump(v) not in known

@@ -23,8 +23,8 @@ from functools import partial
 
 from assay.proposers.mutate.base import Mutation, shorten
 from assay.proposers.mutate.pysource import PyChange, Source, apply_python, replace_node
-from assay.proposers.mutate.python_combine_ops import FORMS, combined, members, reads_of, total, value_names
-from assay.proposers.mutate.python_grow_ops import ReturnSite, inputs, return_sites
+from assay.proposers.mutate.python_combine_ops import FORMS, combined, members, total, value_names
+from assay.proposers.mutate.python_grow_ops import ReturnSite, inputs, reads_of, return_sites
 from assay.proposers.mutate.python_ops import substitute
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from assay.proposers.mutate.base import Mutation, shorten
 from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python, replace_node
-from assay.proposers.mutate.python_cases import case_parts
+from assay.proposers.mutate.python_cases import case_parts, scored
 from assay.proposers.mutate.python_ops import substitute
 
 PRUNE_NOTE = " (pruning: the best added it over the baseline)"
@@ -67,9 +67,7 @@ def _cases(tree: ast.AST) -> Iterator[tuple[ast.Return, ast.expr]]:
     expression (:mod:`~assay.proposers.mutate.python_cases`): (the return, the case)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Return) and node.value is not None:
-            value = node.value
-            if isinstance(value, ast.ListComp | ast.GeneratorExp):
-                value = value.elt
+            value = scored(node.value)
             if case_parts(value) is not None:
                 yield node, value
 
