@@ -119,8 +119,9 @@ def test_the_plan_lists_the_stop_rules_in_force() -> None:
     offline = line(plan({}), "- stops:")
     assert offline == (
         "- stops: also Ctrl-C, a STOP file in this folder, dead end (5 candidates in a row not proposed or not"
-        " evaluated), oscillation (content or failing set A -> B -> A -> B), regression (the best's holdout score"
-        " falling twice in a row), search exhausted (no layer gives a new candidate)"
+        " evaluated), oscillation (content or traded failing cases A -> B -> A -> B), regression (the best's"
+        " holdout score falling twice in a row, by more than 0.005 each time), search exhausted (no layer gives a"
+        " new candidate)"
     )  # the offline default's layers cycle: never exhausted
     llm = {"proposer": {"type": "llm", "llm": {"model": "openai:gpt-4o-mini"}}}
     limited = line(

@@ -99,6 +99,18 @@ def test_oscillation_is_alternation_of_content_or_failing_set():
     one, other = frozenset({"c1"}), frozenset({"c2", "c3"})
     assert "failing cases bounced" in Oscillation().check(state(failing_sets=[one, other, one, other]))
     assert Oscillation().check(state(failing_sets=[one, one, one, one])) is None
+
+
+def test_failing_sets_that_only_grow_worse_are_no_oscillation():
+    """A search whose edits mostly do harm bounces between every case failing and the best's failures and one
+    more: neither trades a case for another, so the run is not going round in circles."""
+    best_and_one, every = frozenset({"c1", "c2", "c3"}), frozenset({"c1", "c2", "c3", "c4"})
+    assert Oscillation().check(state(failing_sets=[best_and_one, every, best_and_one, every])) is None
+    assert Oscillation().check(state(failing_sets=[every, best_and_one, every, best_and_one])) is None
+    traded = frozenset({"c1", "c2", "c4"})  # c3 fixed, c4 broken: a trade
+    assert "failing cases bounced" in Oscillation().check(
+        state(failing_sets=[best_and_one, traded, best_and_one, traded])
+    )
     assert alternates([1, 2, 3, 1, 2, 3], period=3) and not alternates([1, 2, 3, 1, 2, 4], period=3)
 
 
@@ -107,6 +119,31 @@ def test_score_regression_watches_the_bests_holdout():
     assert ScoreRegression().check(state(best_holdouts=[0.7, 0.6])) is None
     assert "holdout score fell" in ScoreRegression().check(state(best_holdouts=[0.9, 0.7, 0.6, 0.5]))
     assert ScoreRegression().check(state(kept_scores=[0.7, 0.6, 0.5])) is None  # kept dev scores only rise
+
+
+def test_a_holdout_fall_counts_when_more_than_the_gates_least_gain():
+    # A real run's holdout (bin packing, two holdout cases): a fall of 0.009, then one of 0.00003 (one bin).
+    holdouts = [0.9527, 0.9618, 0.95275, 0.95272]
+    assert "holdout score fell" in ScoreRegression().check(state(best_holdouts=holdouts))
+    assert ScoreRegression(0.005).check(state(best_holdouts=holdouts)) is None
+    assert "holdout score fell" in ScoreRegression(0.005).check(state(best_holdouts=[0.96, 0.95, 0.94]))
+    assert ScoreRegression(0.005).check(state(best_holdouts=[0.96, 0.95, 0.946])) is None
+
+
+def test_the_regression_rule_takes_the_gates_min_delta() -> None:
+    from assay.config import EvolveConfig
+    from assay.loop.stops import standard_rules
+    from assay.presets import resolve
+
+    def rule(evolve: EvolveConfig) -> ScoreRegression:
+        made = standard_rules(
+            evolve, resolve(evolve), 10, run_dir=Path("."), now=lambda: 0.0, pressed=lambda: False
+        )
+        return next(r for r in made if isinstance(r, ScoreRegression))
+
+    assert rule(EvolveConfig()).min_delta == 0.005  # the standard preset's
+    assert rule(EvolveConfig(preset="quick")).min_delta == 0.01
+    assert rule(EvolveConfig(gate_options={"min_delta": 0})).min_delta == 0.0
 
 
 def test_stop_file_layers_and_interrupt(tmp_path: Path):

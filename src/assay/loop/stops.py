@@ -142,33 +142,46 @@ def alternates(seq: Sequence[Hashable], period: int = 2, cycles: int = 2) -> boo
 @dataclass
 class Oscillation(StopRule):
     """Seed 003's oscillation: the candidates bounce A → B → A → B, in artifact content or in the set of failing
-    cases (among candidates that ran and changed something; crashes and no-gain candidates do not count)."""
+    cases (among candidates that ran and changed something; crashes and no-gain candidates do not count).
+
+    Failing sets bounce only when they trade cases: when one of the two holds the other, the candidates went back
+    and forth between worse and worse still (every case failing, and the best's failures and one more, in a
+    search whose edits mostly do harm), which is the plateau rule's business, not a run going round in circles."""
 
     tidy_first = True
 
     def check(self, run: RunView) -> str | None:
-        for label, seq in (("content", run.content_hashes), ("failing cases", run.failing_sets)):
-            if alternates(seq):
-                return f"oscillation: the {label} bounced A -> B -> A -> B"
+        if alternates(run.content_hashes):
+            return "oscillation: the content bounced A -> B -> A -> B"
+        if alternates(run.failing_sets):
+            one, other = run.failing_sets[-2:]
+            if not (one <= other or other <= one):
+                return "oscillation: the failing cases bounced A -> B -> A -> B"
         return None
 
     def describe(self) -> str:
-        return "oscillation (content or failing set A -> B -> A -> B)"
+        return "oscillation (content or traded failing cases A -> B -> A -> B)"
 
 
 @dataclass
 class ScoreRegression(StopRule):
     """Seed 003's score regression, on what can fall under a ratchet: the best candidate's holdout score, as L3
-    measured it after each change of the best, fell two times in a row (the run is fitting the dev cases)."""
+    measured it after each change of the best, fell two times in a row (the run is fitting the dev cases).
+
+    A fall counts when it is more than ``min_delta``, the least rise the gate counts as progress: a fall the gate
+    would not count as a gain, one bin among a few hundred on one holdout case, says nothing of fitting."""
+
+    min_delta: float = 0.0
 
     def check(self, run: RunView) -> str | None:
         s = run.best_holdouts[-3:]
-        if len(s) == 3 and s[0] > s[1] > s[2]:
+        if len(s) == 3 and s[0] - s[1] > self.min_delta and s[1] - s[2] > self.min_delta:
             return "regression: the best's holdout score fell at two L3 checks in a row"
         return None
 
     def describe(self) -> str:
-        return "regression (the best's holdout score falling twice in a row)"
+        by = f", by more than {self.min_delta:g} each time" if self.min_delta else ""
+        return f"regression (the best's holdout score falling twice in a row{by})"
 
 
 class LayersExhausted(StopRule):
@@ -274,7 +287,7 @@ def standard_rules(
         Plateau(settings.plateau),
         FailedInARow(evolve.stop_after_failed),
         Oscillation() if evolve.stop_on_oscillation else None,
-        ScoreRegression(),
+        ScoreRegression(float(settings.gate_options.get("min_delta", 0.0))),
         None if evolve.layers_cycle else LayersExhausted(),
         SearchExhausted(),
     ]
