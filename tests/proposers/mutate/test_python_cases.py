@@ -101,3 +101,51 @@ def test_a_users_own_conditional_is_no_case_of_ours() -> None:
         "[-(remaining - item) for", "[-(remaining - item) if remaining >= item else -1e9 for"
     )
     assert added_branches(own, "+    " + own.splitlines()[2].strip() + "\n") == []
+
+
+MADE = {
+    "np.array": "import numpy as np\n\n\ndef priority(item, bins):\n    return np.array([-(b - item) for b in bins])\n",
+    "list": "def priority(item, bins):\n    return list(-(b - item) for b in bins)\n",
+    "tuple": "def priority(item, bins):\n    return tuple([-(b - item) for b in bins])\n",
+    "np.fromiter": (
+        "import numpy as np\n\n\ndef priority(item, bins):\n"
+        "    return np.fromiter((-(b - item) for b in bins), dtype=float)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(MADE))
+@pytest.mark.parametrize("operator", ["py.guard", "py.add_term", "py.wrap", "py.combine"])
+def test_a_collection_made_of_a_comprehension_is_edited_in_its_element(spelling: str, operator: str) -> None:
+    """``return np.array([...])`` and the like: before, every guard asked an array or a list for one truth
+    value (``min(np.array([...]), 5)``, ``np.array([...]) - 100``) and raised, as on a bare list before."""
+    text = MADE[spelling]
+    (site,) = return_sites(Source(text, ast.parse(text)))
+    assert ast.unparse(site.value) == "-(b - item)" and site.names == ["item", "b"]
+    for seed in range(20):
+        mutation = OPERATORS.get(operator).apply("priority.py", text, random.Random(seed))
+        assert mutation is not None
+        assert " for b in bins" in mutation.new_text.splitlines()[-1], mutation.new_text
+        result = scores(mutation.new_text)
+        assert len(result) == len(BINS) and all(float(x) == float(x) for x in result), mutation.new_text
+
+
+def test_a_case_in_a_made_collection_is_flipped_and_pruned_as_in_a_bare_one() -> None:
+    text = MADE["np.array"]
+    shifted = text.replace(
+        "[-(b - item) for", "[-(b - item) - 100 if 0 < b - item - 5 < 15 else -(b - item) for"
+    )
+    flip = flipped(text, "priority.py", shifted)
+    assert flip is not None and "[-(b - item) + 100 if" in flip.new_text
+    line = shifted.splitlines()[-1].strip()
+    assert added_branches(shifted, f"+    {line}\n") == [5]
+    pruned = without_branch("priority.py", shifted, 5)
+    assert pruned is not None and pruned.new_text == text
+
+
+def test_a_call_that_reorders_or_reduces_is_no_collection_of_elements() -> None:
+    """``sorted([...])`` loses which score is whose, ``sum(...)`` is one number: the value is edited whole."""
+    for call in ("sorted", "sum", "max"):
+        text = f"def priority(item, bins):\n    return {call}([-(b - item) for b in bins])\n"
+        (site,) = return_sites(Source(text, ast.parse(text)))
+        assert isinstance(site.value, ast.Call) and site.element is None

@@ -1,6 +1,7 @@
 """Guarded cases written as expressions, where a statement ``if test: return case`` cannot go: on numpy arrays,
 ``np.where(test, case, E)`` (:mod:`~assay.proposers.mutate.python_arrays`); in the element of a returned
-comprehension, ``case if test else E``. Either is a case as ``py.guard`` writes one only when its case is built
+comprehension (or of one a returned ``np.array(...)``, ``list(...)`` or ``tuple(...)`` is made of),
+``case if test else E``. Either is a case as ``py.guard`` writes one only when its case is built
 from the value under it (``E - 100``, ``E * 2``): a user's own ``np.where(fits, scores, -np.inf)`` or
 ``a if a > 0 else 0`` is not one, and no operator treats it as one.
 """
@@ -10,12 +11,28 @@ from __future__ import annotations
 import ast
 
 COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp)
+# Calls that make a collection of a comprehension's elements, in order: ``list(...)``, ``np.array([...])``.
+MAKERS = frozenset({"list", "tuple", "array", "asarray", "fromiter"})
+
+
+def comprehension(value: ast.expr) -> ast.ListComp | ast.GeneratorExp | None:
+    """The comprehension whose elements a returned ``value`` holds: ``value`` itself, or the one a collection is
+    made of (``np.array([...])``, ``list(... for ...)``, ``tuple(...)``); None for any other value."""
+    if isinstance(value, COMPREHENSIONS):
+        return value
+    if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], COMPREHENSIONS):
+        func = value.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name in MAKERS:
+            return value.args[0]
+    return None
 
 
 def scored(value: ast.expr) -> ast.expr:
-    """What a returned ``value`` scores by: the element of a returned comprehension (one value per element,
-    ``-(b - item)`` in ``[-(b - item) for b in bins]``), else the value itself."""
-    return value.elt if isinstance(value, COMPREHENSIONS) else value
+    """What a returned ``value`` scores by: the element of the comprehension it holds (one value per element,
+    ``-(b - item)`` in ``[-(b - item) for b in bins]`` or ``np.array([...])``), else the value itself."""
+    found = comprehension(value)
+    return found.elt if found is not None else value
 
 
 def case_parts(node: ast.AST | None) -> tuple[ast.expr, ast.expr, ast.expr] | None:

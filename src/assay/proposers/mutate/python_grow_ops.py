@@ -41,7 +41,7 @@ from assay.proposers.mutate.pysource import (
     replace_node,
 )
 from assay.proposers.mutate.python_arrays import NO_ARRAYS, Arrays, arrays_of
-from assay.proposers.mutate.python_cases import COMPREHENSIONS, case_parts, scored, under_cases
+from assay.proposers.mutate.python_cases import case_parts, comprehension, scored, under_cases
 from assay.proposers.mutate.scale import current_scale, scaled
 
 OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -66,9 +66,10 @@ TURNED: dict[type[ast.cmpop], type[ast.cmpop]] = {
 @dataclass
 class ReturnSite:
     """A ``return <value>`` of a function, and the names available there (parameters, earlier locals). Of a
-    returned comprehension (``return [-(b - item) for b in bins]``: one score per element), the value edited is
-    its ``element`` expression, and the names include its loop variables: the list itself takes no term, band or
-    scale (``[...] * 10`` repeats it; ``[...] - 100`` raises)."""
+    returned comprehension (``return [-(b - item) for b in bins]``: one score per element; also one a returned
+    ``np.array(...)``, ``list(...)`` or ``tuple(...)`` is made of), the value edited is its ``element``
+    expression, and the names include its loop variables: the list itself takes no term, band or scale
+    (``[...] * 10`` repeats it; ``[...] - 100`` raises)."""
 
     function: ast.FunctionDef | ast.AsyncFunctionDef
     ret: ast.Return
@@ -111,7 +112,7 @@ def return_sites(src: Source) -> list[ReturnSite]:
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.lineno < ret.lineno
                 }
             )
-            element = ret.value if isinstance(ret.value, COMPREHENSIONS) else None
+            element = comprehension(ret.value)
             generators = element.generators if element is not None else []
             loops = [n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)]
             # what a comprehension iterates holds many values (``bins`` in ``for b in bins``): no scalar to edit
@@ -519,12 +520,12 @@ def flipped(parent: str, path: str, edited: str) -> Mutation | None:
     except (SyntaxError, ValueError):
         return None
     # a returned comprehension's element, and the value under guarded cases, are returned values too
-    values += [scored(v) for v in values if isinstance(v, COMPREHENSIONS)]
+    values += [scored(v) for v in values if comprehension(v) is not None]
     known = [ast.dump(v) for v in values] + [ast.dump(under_cases(v)) for v in values]
 
     def flip(src: Source, rng: random.Random) -> PyChange | None:
         returned = [n.value for n in ast.walk(src.tree) if isinstance(n, ast.Return) and n.value is not None]
-        returned += [scored(v) for v in returned if isinstance(v, COMPREHENSIONS)]  # one value per element
+        returned += [scored(v) for v in returned if comprehension(v) is not None]  # one value per element
         shifts = [
             v for v in returned
             if isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Add, ast.Sub)) and ast.dump(v) not in known
