@@ -1,7 +1,8 @@
 """End to end: `assay evolve` with the offline default on a priority that scores every bin at once: FunSearch's
-own spelling, ``priority(item, bins: np.ndarray)``, and a returned list comprehension. Before the operators knew
-either, every guard asked an array for one truth value (or compared a list with a number), each such candidate
-failed on every case, and the run stopped at a dead end."""
+own spelling, ``priority(item, bins: np.ndarray)``, a returned list comprehension and a list built in a loop.
+Before the operators knew each, every guard asked an array for one truth value (or compared a list with a
+number), each such candidate failed on every case, and the run stopped at a dead end (or, for the loop, most
+guards and many terms failed)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,13 @@ def priority(item: float, bins: np.ndarray) -> np.ndarray:
 LISTED = '''def priority(item: float, bins: list[float]) -> list[float]:
     """One score per bin: best fit."""
     return [-(remaining - item) for remaining in bins]
+'''
+LOOPED = '''def priority(item: float, bins: list[float]) -> list[float]:
+    """One score per bin, built in a loop: best fit."""
+    scores = []
+    for remaining in bins:
+        scores.append(-(remaining - item))
+    return scores
 '''
 HARNESS = """import math
 import random
@@ -69,8 +77,9 @@ evolve:
     [
         (PRIORITY, True, "added a guarded return `np.where("),
         (LISTED, False, "added a guarded return `-(remaining"),
+        (LOOPED, False, "added a guarded return `-(remaining"),
     ],
-    ids=["numpy", "list"],
+    ids=["numpy", "list", "loop"],
 )
 def test_a_priority_of_many_bins_evolves_with_guards_that_run(
     tmp_path: Path, priority: str, arrays: bool, case: str

@@ -9,6 +9,9 @@ from the value under it (``E - 100``, ``E * 2``): a user's own ``np.where(fits, 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+
+from assay.proposers.mutate.pysource import FUNCTIONS
 
 COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp)
 # Calls that make a collection of a comprehension's elements, in order: ``list(...)``, ``np.array([...])``.
@@ -33,6 +36,76 @@ def scored(value: ast.expr) -> ast.expr:
     ``-(b - item)`` in ``[-(b - item) for b in bins]`` or ``np.array([...])``), else the value itself."""
     found = comprehension(value)
     return found.elt if found is not None else value
+
+
+def built_list(value: ast.expr) -> str | None:
+    """The name of the list a returned ``value`` is (``scores``) or is made of (``np.array(scores)``,
+    ``list(scores)``), None for any other value. A list built in a loop holds what the loop appends to it."""
+    if (
+        isinstance(value, ast.Call)
+        and len(value.args) == 1
+        and isinstance(value.func, ast.Name | ast.Attribute)
+    ):
+        func = value.func
+        if (func.id if isinstance(func, ast.Name) else func.attr) in MAKERS:
+            value = value.args[0]
+    return value.id if isinstance(value, ast.Name) else None
+
+
+def appends(function: ast.AST, ret: ast.Return) -> list[ast.Expr]:
+    """The statements ``acc.append(X)`` in a loop of ``function`` before ``ret``, when ``ret`` returns the list
+    ``acc`` they build (``return scores``, ``return np.array(scores)``): one score per element, as a returned
+    comprehension holds them. Not those of a function defined inside ``function``, nor an append of a tuple or
+    another collection written out (``(b, score)``: a record, not a number)."""
+    name = built_list(ret.value) if ret.value is not None else None
+    if name is None:
+        return []
+    found: list[ast.Expr] = []
+    for node, looped in _own(function):
+        if (
+            looped
+            and isinstance(node, ast.Expr)
+            and node.lineno < ret.lineno
+            and isinstance(call := node.value, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "append"
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == name
+            and len(call.args) == 1
+            and not isinstance(
+                call.args[0], ast.Starred | ast.Tuple | ast.List | ast.Set | ast.Dict | ast.JoinedStr
+            )
+            and not call.keywords
+        ):
+            found.append(node)
+    return sorted(found, key=lambda n: n.lineno)
+
+
+def _own(function: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
+    """The nodes of ``function`` outside the functions, lambdas and classes defined in it, each with whether it
+    is inside a loop."""
+    pending: list[tuple[ast.AST, bool]] = [(child, False) for child in ast.iter_child_nodes(function)]
+    while pending:
+        node, looped = pending.pop()
+        if isinstance(node, (*FUNCTIONS, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node, looped
+        inside = looped or isinstance(node, ast.For | ast.AsyncFor | ast.While)
+        pending.extend((child, inside) for child in ast.iter_child_nodes(node))
+
+
+def scored_values(tree: ast.AST) -> Iterator[tuple[ast.Return | ast.Expr, ast.expr]]:
+    """Each statement that gives a score and the value it gives: a return and what it scores by (:func:`scored`),
+    and each ``acc.append(X)`` that builds a returned list (:func:`appends`) with its ``X``."""
+    for function in ast.walk(tree):
+        if not isinstance(function, FUNCTIONS):
+            continue
+        for node, _ in _own(function):
+            if isinstance(node, ast.Return) and node.value is not None:
+                yield node, scored(node.value)
+                for stmt in appends(function, node):
+                    assert isinstance(stmt.value, ast.Call)
+                    yield stmt, stmt.value.args[0]
 
 
 def case_parts(node: ast.AST | None) -> tuple[ast.expr, ast.expr, ast.expr] | None:

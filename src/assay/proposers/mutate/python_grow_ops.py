@@ -41,7 +41,14 @@ from assay.proposers.mutate.pysource import (
     replace_node,
 )
 from assay.proposers.mutate.python_arrays import NO_ARRAYS, Arrays, arrays_of
-from assay.proposers.mutate.python_cases import case_parts, comprehension, scored, under_cases
+from assay.proposers.mutate.python_cases import (
+    appends,
+    case_parts,
+    comprehension,
+    scored,
+    scored_values,
+    under_cases,
+)
 from assay.proposers.mutate.scale import current_scale, scaled
 
 OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -72,15 +79,20 @@ class ReturnSite:
     (``[...] * 10`` repeats it; ``[...] - 100`` raises)."""
 
     function: ast.FunctionDef | ast.AsyncFunctionDef
-    ret: ast.Return
+    # the return, or of a list built in a loop, the statement that appends to it
+    ret: ast.Return | ast.Expr
     names: list[str]
     # its names that hold numpy arrays (:mod:`~assay.proposers.mutate.python_arrays`)
     arrays: Arrays = NO_ARRAYS
-    element: ast.ListComp | ast.GeneratorExp | None = None
+    # the comprehension whose element is the value, or the call ``acc.append(value)``
+    element: ast.ListComp | ast.GeneratorExp | ast.Call | None = None
 
     @property
     def value(self) -> ast.expr:
-        """The value an edit changes: the returned value, or the element of a returned comprehension."""
+        """The value an edit changes: the returned value, the element of a returned comprehension, or what a
+        loop appends to a returned list."""
+        if isinstance(self.element, ast.Call):
+            return self.element.args[0]
         if self.element is not None:
             return self.element.elt
         assert self.ret.value is not None
@@ -88,7 +100,9 @@ class ReturnSite:
 
     def put(self, new: ast.expr) -> None:
         """Make ``new`` the value (:attr:`value`) in the tree."""
-        if self.element is not None:
+        if isinstance(self.element, ast.Call):
+            self.element.args[0] = new
+        elif self.element is not None:
             self.element.elt = new
         else:
             self.ret.value = new
@@ -105,13 +119,12 @@ def return_sites(src: Source) -> list[ReturnSite]:
         for ret in ast.walk(function):
             if not isinstance(ret, ast.Return) or ret.value is None or _inner_function(function, ret):
                 continue
-            local = sorted(
-                {
-                    n.id
-                    for n in ast.walk(function)
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.lineno < ret.lineno
-                }
-            )
+            built = appends(function, ret)
+            if built:  # a list built in a loop: what each append adds is a value, the list itself is none
+                sites = [_appended(function, stmt, params, arrays) for stmt in built]
+                found += [a for a in sites if a.names and not any(f.ret is a.ret for f in found)]
+                continue
+            local = _stored_before(function, ret.lineno)
             element = comprehension(ret.value)
             generators = element.generators if element is not None else []
             loops = [n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)]
@@ -124,6 +137,38 @@ def return_sites(src: Source) -> list[ReturnSite]:
             if names:
                 found.append(ReturnSite(function, ret, names, arrays, element))
     return found
+
+
+def _stored_before(function: ast.AST, line: int) -> list[str]:
+    """The names ``function`` assigns before ``line``."""
+    return sorted(
+        {
+            n.id
+            for n in ast.walk(function)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.lineno < line
+        }
+    )
+
+
+def _appended(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, stmt: ast.Expr, params: list[str], arrays: Arrays
+) -> ReturnSite:
+    """The site of what ``stmt`` (``acc.append(X)``, in a loop) adds to a returned list: its names are those
+    assigned before it, the loops' variables among them, but not the list nor what the loops iterate (``bins`` in
+    ``for b in bins``: it holds many values)."""
+    call = stmt.value
+    assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+    assert isinstance(call.func.value, ast.Name)
+    loops = [
+        node
+        for node in ast.walk(function)
+        if isinstance(node, ast.For | ast.AsyncFor) and any(n is stmt for n in ast.walk(node))
+    ]
+    targets = {n.id for loop in loops for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    iterated = {n.id for loop in loops for n in ast.walk(loop.iter) if isinstance(n, ast.Name)} - targets
+    candidates = dict.fromkeys([*params, *_stored_before(function, stmt.lineno)])
+    names = [n for n in candidates if n not in iterated and n != call.func.value.id]
+    return ReturnSite(function, stmt, names, arrays, call)
 
 
 def reads_of(value: ast.expr, names: list[str]) -> list[ast.Name]:
@@ -516,16 +561,18 @@ def flipped(parent: str, path: str, edited: str) -> Mutation | None:
     reverse. An edit that made things worse moved a
     ranking one way; the other way may help. None when the edit added no such shift, or a file does not parse."""
     try:
-        values = [n.value for n in ast.walk(ast.parse(parent)) if isinstance(n, ast.Return) and n.value]
+        tree = ast.parse(parent)
     except (SyntaxError, ValueError):
         return None
-    # a returned comprehension's element, and the value under guarded cases, are returned values too
-    values += [scored(v) for v in values if comprehension(v) is not None]
+    # a returned comprehension's element, what a loop appends to a returned list, and the value under guarded
+    # cases, are returned values too
+    values = [n.value for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value]
+    values += [v for stmt, v in scored_values(tree) if v is not stmt.value]
     known = [ast.dump(v) for v in values] + [ast.dump(under_cases(v)) for v in values]
 
     def flip(src: Source, rng: random.Random) -> PyChange | None:
         returned = [n.value for n in ast.walk(src.tree) if isinstance(n, ast.Return) and n.value is not None]
-        returned += [scored(v) for v in returned if comprehension(v) is not None]  # one value per element
+        returned += [v for stmt, v in scored_values(src.tree) if v is not stmt.value]  # one value per element
         shifts = [
             v for v in returned
             if isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Add, ast.Sub)) and ast.dump(v) not in known

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from assay.proposers.mutate.base import Mutation, shorten
 from assay.proposers.mutate.pysource import PyChange, Source, SourceEdit, apply_python, replace_node
-from assay.proposers.mutate.python_cases import case_parts, scored
+from assay.proposers.mutate.python_cases import case_parts, scored_values
 from assay.proposers.mutate.python_ops import substitute
 
 PRUNE_NOTE = " (pruning: the best added it over the baseline)"
@@ -62,14 +62,13 @@ def added_branches(text: str, diff: str) -> list[int]:
     return sorted(line for line in starts if lines[line - 1].strip() in added)
 
 
-def _cases(tree: ast.AST) -> Iterator[tuple[ast.Return, ast.expr]]:
-    """Each return whose value, or whose returned comprehension's element, is a guarded case written as an
-    expression (:mod:`~assay.proposers.mutate.python_cases`): (the return, the case)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Return) and node.value is not None:
-            value = scored(node.value)
-            if case_parts(value) is not None:
-                yield node, value
+def _cases(tree: ast.AST) -> Iterator[tuple[ast.Return | ast.Expr, ast.expr]]:
+    """Each return whose value, or whose returned comprehension's element, and each append that builds a
+    returned list whose element, is a guarded case written as an expression
+    (:mod:`~assay.proposers.mutate.python_cases`): (the statement, the case)."""
+    for stmt, value in scored_values(tree):
+        if case_parts(value) is not None:
+            yield stmt, value
 
 
 def without_branch(path: str, text: str, line: int) -> Mutation | None:
