@@ -29,6 +29,20 @@ def scores(text: str) -> Any:
     return list(namespace["priority"](30.0, list(BINS)))
 
 
+def edits_keeping_one_number_per_element(operator: str, text: str) -> set[str]:
+    """Thirty edits of ``text`` by ``operator``, each of which scores every bin with one number; at least five
+    of them different."""
+    made = set()
+    for seed in range(30):
+        mutation = OPERATORS.get(operator).apply("priority.py", text, random.Random(seed))
+        assert mutation is not None
+        made.add(mutation.new_text)
+        result = scores(mutation.new_text)
+        assert len(result) == len(BINS) and all(isinstance(x, int | float) for x in result), mutation.new_text
+    assert len(made) >= 5
+    return made
+
+
 def element(text: str) -> ast.expr:
     returned = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Return)).value
     assert isinstance(returned, ast.ListComp)
@@ -45,15 +59,8 @@ def test_the_site_of_a_returned_comprehension_is_its_element_with_its_loop_varia
 def test_every_edit_of_a_returned_comprehension_keeps_one_number_per_element(operator: str) -> None:
     """Before, ``[...] - 100`` and ``bins < 50 * item`` raised, ``[...] * 10`` repeated the list, and the run
     stopped at a dead end within 14 generations."""
-    made = set()
-    for seed in range(30):
-        mutation = OPERATORS.get(operator).apply("priority.py", LISTED, random.Random(seed))
-        assert mutation is not None
-        made.add(mutation.new_text)
-        assert mutation.new_text.endswith(" for remaining in bins]\n"), mutation.new_text
-        result = scores(mutation.new_text)
-        assert len(result) == len(BINS) and all(isinstance(x, int | float) for x in result), mutation.new_text
-    assert len(made) >= 5
+    for text in edits_keeping_one_number_per_element(operator, LISTED):
+        assert text.endswith(" for remaining in bins]\n"), text
 
 
 def test_a_guard_in_an_element_is_a_conditional_case_and_a_second_goes_over_the_first() -> None:
@@ -173,15 +180,8 @@ def test_a_list_built_in_a_loop_is_edited_in_what_the_loop_appends() -> None:
 def test_every_edit_of_a_list_built_in_a_loop_keeps_one_number_per_element(operator: str) -> None:
     """Before, 32 guards of 40 raised (``scores - 100``, ``scores < 50 * item``) and 19 terms of 40
     (``scores - 2.0 * scores``): the list itself was the value edited."""
-    made = set()
-    for seed in range(30):
-        mutation = OPERATORS.get(operator).apply("priority.py", LOOPED, random.Random(seed))
-        assert mutation is not None
-        made.add(mutation.new_text)
-        assert mutation.new_text.endswith("    return scores\n") and "scores.append(" in mutation.new_text
-        result = scores(mutation.new_text)
-        assert len(result) == len(BINS) and all(isinstance(x, int | float) for x in result), mutation.new_text
-    assert len(made) >= 5
+    for text in edits_keeping_one_number_per_element(operator, LOOPED):
+        assert text.endswith("    return scores\n") and "scores.append(" in text, text
 
 
 def test_a_case_appended_in_a_loop_is_a_conditional_flipped_and_pruned_as_in_a_comprehension() -> None:
