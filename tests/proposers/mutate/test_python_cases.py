@@ -215,3 +215,20 @@ def test_only_a_returned_list_appended_in_a_loop_of_the_function_itself_is_built
     assert "scores" in [ast.unparse(s.value) for s in return_sites(Source(inner, ast.parse(inner)))]
     records = LOOPED.replace("scores.append(-left)", "scores.append((remaining, -left))")
     assert [ast.unparse(s.value) for s in return_sites(Source(records, ast.parse(records)))] == ["scores"]
+
+
+def test_a_collection_is_no_name_of_what_a_loop_appends() -> None:
+    """What a loop iterates (an outer loop's row too) and what the function looks up in hold many values; the
+    loop's own variable is a name even on the loop's line."""
+    nested = (
+        "def priority(item, rows):\n    scores = []\n    for row in rows:\n        for b in row:\n"
+        "            scores.append(b - item)\n    return scores\n"
+    )
+    indexed = (
+        "def priority(item, bins):\n    scores = []\n    i = 0\n    while i < len(bins):\n"
+        "        scores.append(-(bins[i] - item))\n        i += 1\n    return scores\n"
+    )
+    one_line = "def priority(item, bins):\n    scores = []\n    for b in bins: scores.append(b - item)\n    return scores\n"
+    for text, names in ((nested, ["item", "b"]), (indexed, ["item", "i"]), (one_line, ["item", "b"])):
+        (site,) = return_sites(Source(text, ast.parse(text)))
+        assert site.names == names, text

@@ -154,8 +154,9 @@ def _appended(
     function: ast.FunctionDef | ast.AsyncFunctionDef, stmt: ast.Expr, params: list[str], arrays: Arrays
 ) -> ReturnSite:
     """The site of what ``stmt`` (``acc.append(X)``, in a loop) adds to a returned list: its names are those
-    assigned before it, the loops' variables among them, but not the list nor what the loops iterate (``bins`` in
-    ``for b in bins``: it holds many values)."""
+    assigned before it, the loops' variables among them, but not the list nor a collection: what a loop
+    iterates (``bins`` in ``for b in bins``) or what the function looks up in (``bins`` in ``bins[i]``) holds many
+    values."""
     call = stmt.value
     assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
     assert isinstance(call.func.value, ast.Name)
@@ -164,10 +165,15 @@ def _appended(
         for node in ast.walk(function)
         if isinstance(node, ast.For | ast.AsyncFor) and any(n is stmt for n in ast.walk(node))
     ]
-    targets = {n.id for loop in loops for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-    iterated = {n.id for loop in loops for n in ast.walk(loop.iter) if isinstance(n, ast.Name)} - targets
-    candidates = dict.fromkeys([*params, *_stored_before(function, stmt.lineno)])
-    names = [n for n in candidates if n not in iterated and n != call.func.value.id]
+    targets = [n.id for loop in loops for n in ast.walk(loop.target) if isinstance(n, ast.Name)]
+    many = {n.id for loop in loops for n in ast.walk(loop.iter) if isinstance(n, ast.Name)}
+    many |= {
+        n.value.id
+        for n in ast.walk(function)
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+    }
+    candidates = dict.fromkeys([*params, *_stored_before(function, stmt.lineno), *targets])
+    names = [n for n in candidates if n not in many and n != call.func.value.id]
     return ReturnSite(function, stmt, names, arrays, call)
 
 
