@@ -6,9 +6,10 @@ score per bin at once): where the operators' scalar forms would crash, the eleme
 ``NDArray[...]``, ``ArrayLike``), the names that hold arrays are those parameters and the locals assigned from
 them; an edit whose test or operand reads one is written elementwise with the module's own numpy name: a guarded
 case becomes ``return np.where(test, case, value)``, a band ``abs(s - centre) < half`` (written by
-:mod:`~assay.proposers.mutate.python_grow_ops`: one subject and two numbers, so tuning cannot cross its bounds), ``min``/``max`` become ``np.minimum``/``np.maximum``, and a
-division by an array is left unguarded (numpy gives ``inf`` for a 0 instead of raising). A function with no such
-annotation is left as the scalar operators write it: nothing in an unannotated one says what its inputs hold.
+:mod:`~assay.proposers.mutate.python_grow_ops`: one subject and two numbers, so tuning cannot cross its bounds),
+``min``/``max`` become ``np.minimum``/``np.maximum``, and a division by an array is left unguarded (numpy gives
+``inf`` for a 0 instead of raising). A function with no such annotation is left as the scalar operators write
+it: nothing in an unannotated one says what its inputs hold.
 """
 
 from __future__ import annotations

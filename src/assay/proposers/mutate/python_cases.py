@@ -9,6 +9,7 @@ from the value under it (``E - 100``, ``E * 2``): a user's own ``np.where(fits, 
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Iterator
 
 from assay.proposers.mutate.pysource import FUNCTIONS
@@ -18,17 +19,21 @@ COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp)
 MAKERS = frozenset({"list", "tuple", "array", "asarray", "fromiter"})
 
 
-def comprehension(value: ast.expr) -> ast.ListComp | ast.GeneratorExp | None:
-    """The comprehension whose elements a returned ``value`` holds: ``value`` itself, or the one a collection is
-    made of (``np.array([...])``, ``list(... for ...)``, ``tuple(...)``); None for any other value."""
-    if isinstance(value, COMPREHENSIONS):
-        return value
-    if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], COMPREHENSIONS):
-        func = value.func
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+def _made_of(value: ast.expr) -> ast.expr | None:
+    """What a collection is made of when ``value`` makes one (``scores`` in ``np.array(scores)``, the
+    comprehension in ``list(... for ...)``), None for any other value."""
+    if isinstance(value, ast.Call) and value.args and isinstance(value.func, ast.Name | ast.Attribute):
+        name = value.func.id if isinstance(value.func, ast.Name) else value.func.attr
         if name in MAKERS:
             return value.args[0]
     return None
+
+
+def comprehension(value: ast.expr) -> ast.ListComp | ast.GeneratorExp | None:
+    """The comprehension whose elements a returned ``value`` holds: ``value`` itself, or the one a collection is
+    made of (``np.array([...])``, ``list(... for ...)``, ``tuple(...)``); None for any other value."""
+    made = _made_of(value) or value
+    return made if isinstance(made, COMPREHENSIONS) else None
 
 
 def scored(value: ast.expr) -> ast.expr:
@@ -41,15 +46,8 @@ def scored(value: ast.expr) -> ast.expr:
 def built_list(value: ast.expr) -> str | None:
     """The name of the list a returned ``value`` is (``scores``) or is made of (``np.array(scores)``,
     ``list(scores)``), None for any other value. A list built in a loop holds what the loop appends to it."""
-    if (
-        isinstance(value, ast.Call)
-        and len(value.args) == 1
-        and isinstance(value.func, ast.Name | ast.Attribute)
-    ):
-        func = value.func
-        if (func.id if isinstance(func, ast.Name) else func.attr) in MAKERS:
-            value = value.args[0]
-    return value.id if isinstance(value, ast.Name) else None
+    made = _made_of(value) or value
+    return made.id if isinstance(made, ast.Name) else None
 
 
 def appends(function: ast.AST, ret: ast.Return) -> list[ast.Expr]:
@@ -61,7 +59,7 @@ def appends(function: ast.AST, ret: ast.Return) -> list[ast.Expr]:
     if name is None:
         return []
     found: list[ast.Expr] = []
-    for node, looped in _own(function):
+    for node, looped in own_nodes(function):
         if (
             looped
             and isinstance(node, ast.Expr)
@@ -81,12 +79,12 @@ def appends(function: ast.AST, ret: ast.Return) -> list[ast.Expr]:
     return sorted(found, key=lambda n: n.lineno)
 
 
-def _own(function: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
-    """The nodes of ``function`` outside the functions, lambdas and classes defined in it, each with whether it
-    is inside a loop."""
-    pending: list[tuple[ast.AST, bool]] = [(child, False) for child in ast.iter_child_nodes(function)]
+def own_nodes(function: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
+    """The nodes of ``function`` outside the functions, lambdas and classes defined in it, in the order
+    ``ast.walk`` gives them, each with whether it is inside a loop."""
+    pending: deque[tuple[ast.AST, bool]] = deque((child, False) for child in ast.iter_child_nodes(function))
     while pending:
-        node, looped = pending.pop()
+        node, looped = pending.popleft()
         if isinstance(node, (*FUNCTIONS, ast.Lambda, ast.ClassDef)):
             continue
         yield node, looped
@@ -100,7 +98,7 @@ def scored_values(tree: ast.AST) -> Iterator[tuple[ast.Return | ast.Expr, ast.ex
     for function in ast.walk(tree):
         if not isinstance(function, FUNCTIONS):
             continue
-        for node, _ in _own(function):
+        for node, _ in own_nodes(function):
             if isinstance(node, ast.Return) and node.value is not None:
                 yield node, scored(node.value)
                 for stmt in appends(function, node):

@@ -45,6 +45,7 @@ from assay.proposers.mutate.python_cases import (
     appends,
     case_parts,
     comprehension,
+    own_nodes,
     scored,
     scored_values,
     under_cases,
@@ -116,8 +117,8 @@ def return_sites(src: Source) -> list[ReturnSite]:
             continue
         params = inputs(function)
         arrays = arrays_of(function, src.tree)
-        for ret in ast.walk(function):
-            if not isinstance(ret, ast.Return) or ret.value is None or _inner_function(function, ret):
+        for ret, _ in own_nodes(function):
+            if not isinstance(ret, ast.Return) or ret.value is None:
                 continue
             built = appends(function, ret)
             if built:  # a list built in a loop: what each append adds is a value, the list itself is none
@@ -205,14 +206,6 @@ def inputs(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     """The function's named parameters but ``self`` and ``cls``: what a caller passes it."""
     args = function.args
     return [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg not in ("self", "cls")]
-
-
-def _inner_function(function: ast.AST, node: ast.AST) -> bool:
-    """Whether ``node`` sits in a function nested inside ``function``."""
-    for inner in ast.walk(function):
-        if inner is not function and isinstance(inner, FUNCTIONS) and any(n is node for n in ast.walk(inner)):
-            return True
-    return False
 
 
 def _palette(function: ast.AST, rng: random.Random) -> Palette:
