@@ -6,13 +6,16 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import math
 import random
+import textwrap
 from collections import Counter
 
 import pytest
 
 from assay.proposers.mutate import OPERATORS
-from assay.proposers.mutate.python_grow_ops import flipped, turned_round
+from assay.proposers.mutate.python_grow_ops import NEW_INTS, OVERRIDE, flipped, turned_round
+from assay.proposers.tune import search_space
 
 FUNCTIONS = {
     "best_fit": "def priority(item: float, remaining: float) -> float:\n    return -(remaining - item)\n",
@@ -155,10 +158,10 @@ def test_half_the_guarded_cases_override_the_value_and_most_guards_band_its_comp
         b.body[0].value  # type: ignore[attr-defined]
         for b in branches
         if isinstance(b.body[0].value.right, ast.Constant)  # type: ignore[attr-defined]
-        and b.body[0].value.right.value == 100  # type: ignore[attr-defined]
+        and b.body[0].value.right.value == OVERRIDE  # type: ignore[attr-defined]
         and not isinstance(b.body[0].value.op, ast.Mult)  # type: ignore[attr-defined]
     ]
-    assert 0.4 < len(overrides) / len(branches) < 0.6  # the case loses (E - 100) or wins (E + 100) outright
+    assert 0.4 < len(overrides) / len(branches) < 0.6  # the case loses (E - 1000) or wins (E + 1000) outright
     assert {type(o.op) for o in overrides} == {ast.Add, ast.Sub}
     banded = [
         b for b in branches
@@ -168,6 +171,27 @@ def test_half_the_guarded_cases_override_the_value_and_most_guards_band_its_comp
     assert (
         0.6 < len(banded) / len(branches) < 0.85
     )  # 0 < (remaining - item) - low < width: the part, not a name
+
+
+def test_an_override_is_tuned_mostly_above_the_numbers_the_palettes_fit() -> None:
+    """An override is tuned on a log scale around its first size (an int from a tenth to ten times it, a float
+    from a hundredth to a hundred times). From 100 half the range (10 to 100 for an int) lay among the numbers a
+    band of the palette splits: shifts that nudge rather than lose the case outright. On FunSearch's bin packing
+    a band that helps needs a shift of about 100 or more."""
+    tuned = Counter[bool]()
+    for branch in guards(FUNCTIONS["best_fit"], 200):
+        value = branch.body[0].value  # type: ignore[attr-defined]
+        if not (isinstance(value.right, ast.Constant) and value.right.value == OVERRIDE):
+            continue
+        source = "def priority(item, remaining):\n" + textwrap.indent(ast.unparse(branch), "    ")
+        space = search_space({"priority.py": source})
+        shift = next(p for p in space.parameters if p.site.value == OVERRIDE)
+        below = (
+            math.log(max(NEW_INTS) / shift.low) / math.log(shift.high / shift.low) if shift.low < 100 else 0
+        )
+        assert shift.log and below <= (0 if shift.integer else 0.25), shift.describe()
+        tuned[bool(shift.integer)] += 1
+    assert tuned[True] > 30 and tuned[False] > 5
 
 
 def test_a_band_starts_wide_a_low_bound_below_a_high_one_from_the_palette() -> None:

@@ -101,8 +101,8 @@ def test_among_thousands_bands_and_overrides_are_drawn_as_large() -> None:
     for start, width, _ in bands:
         assert start >= 60 and width >= 1200  # type: ignore[operator]
     shifts = {shift for _, _, shift in bands}
-    assert 12000 in shifts  # an override as much larger than 100 as the numbers are than the palette's own
-    assert 100 not in shifts
+    assert 120000 in shifts  # an override as much larger than 1000 as the numbers are than the palette's own
+    assert 1000 not in shifts
 
 
 def test_the_scale_is_judged_from_at_most_so_many_numbers(monkeypatch: pytest.MonkeyPatch) -> None:

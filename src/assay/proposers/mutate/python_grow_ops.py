@@ -61,7 +61,9 @@ INT_HOME = 50.0
 SUBJECT_SHARE = 0.8  # of guards on a returned value with a computed part: a test on that part ...
 SUBJECT_BAND = 0.9  # ... mostly a band of it (see the module docstring)
 OVERRIDE_SHARE = 0.5  # of guarded cases: the value overridden by a large shift, not scaled or nudged
-OVERRIDE = 100  # an override's first size: tuned on a log scale from a tenth to ten times it
+# An override's first size, tuned on a log scale from a tenth to ten times it: so from 100, above the numbers the
+# palettes fit, and it stays an override (100 itself spent half its trials, 10 to 100, among them, as a nudge).
+OVERRIDE = 1000
 Palette = tuple[int, ...] | tuple[float, ...]
 TURNED: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.Gt,
@@ -223,7 +225,7 @@ def _palette(function: ast.AST, rng: random.Random) -> Palette:
 
 def _override(palette: Palette) -> ast.Constant:
     """An override's first size, of the palette's kind: ``OVERRIDE``, or as much larger as the data's numbers are
-    (a shift of 100 decides nothing among values in the thousands; among fractions it is large already)."""
+    (a shift of 1000 decides little among values in the tens of thousands; among fractions it is large already)."""
     scale = current_scale()
     whole = isinstance(palette[0], int)
     if scale is None or scale < 1:
@@ -327,7 +329,7 @@ def _condition(
 
 
 def _case_value(value: ast.expr, names: list[str], rng: random.Random, palette: Palette) -> ast.expr:
-    """The value a guarded case returns: half the time ``E`` overridden (``E - 100`` or ``E + 100``: the case
+    """The value a guarded case returns: half the time ``E`` overridden (``E - 1000`` or ``E + 1000``: the case
     loses, or wins, against the cases outside it; tuning sets how strongly, on a log scale), else ``E`` scaled
     (``E * c``: one constant whose tuning can weaken or strengthen it, whatever its sign), or shifted by a
     constant or a new term (``E - c``, ``E + c * x``)."""
