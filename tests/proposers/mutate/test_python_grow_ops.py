@@ -178,6 +178,7 @@ def test_an_override_is_tuned_mostly_above_the_numbers_the_palettes_fit() -> Non
     from a hundredth to a hundred times). From 100 half the range (10 to 100 for an int) lay among the numbers a
     band of the palette splits: shifts that nudge rather than lose the case outright. On FunSearch's bin packing
     a band that helps needs a shift of about 100 or more."""
+    top = max(NEW_INTS)  # the palette's largest number
     tuned = Counter[bool]()
     for branch in guards(FUNCTIONS["best_fit"], 200):
         value = branch.body[0].value  # type: ignore[attr-defined]
@@ -186,9 +187,7 @@ def test_an_override_is_tuned_mostly_above_the_numbers_the_palettes_fit() -> Non
         source = "def priority(item, remaining):\n" + textwrap.indent(ast.unparse(branch), "    ")
         space = search_space({"priority.py": source})
         shift = next(p for p in space.parameters if p.site.value == OVERRIDE)
-        below = (
-            math.log(max(NEW_INTS) / shift.low) / math.log(shift.high / shift.low) if shift.low < 100 else 0
-        )
+        below = math.log(top / shift.low) / math.log(shift.high / shift.low) if shift.low < top else 0
         assert shift.log and below <= (0 if shift.integer else 0.25), shift.describe()
         tuned[bool(shift.integer)] += 1
     assert tuned[True] > 30 and tuned[False] > 5
