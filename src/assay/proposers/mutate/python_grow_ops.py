@@ -556,24 +556,32 @@ def _negated(subject: ast.expr) -> ast.expr:
     return ast.UnaryOp(ast.USub(), subject)
 
 
+def _returned(tree: ast.AST) -> list[ast.expr]:
+    """The values ``tree``'s functions return, and where one scores by something else, that too (one value per
+    element: a returned comprehension's element, what a loop appends to a returned list; :func:`scored_values`)."""
+    values: list[ast.expr] = []
+    for stmt, value in scored_values(tree):
+        if isinstance(stmt, ast.Return) and stmt.value is not None:
+            values.append(stmt.value)
+        if value is not stmt.value:
+            values.append(value)
+    return values
+
+
 def flipped(parent: str, path: str, edited: str) -> Mutation | None:
     """``edited`` with each shift it added to a returned value turned the other way: ``return E + t`` (``E`` a
     value ``parent`` returns; on arrays, the case ``np.where(test, E + t, E)``) becomes ``return E - t`` and the
     reverse. An edit that made things worse moved a
     ranking one way; the other way may help. None when the edit added no such shift, or a file does not parse."""
     try:
-        tree = ast.parse(parent)
+        values = _returned(ast.parse(parent))
     except (SyntaxError, ValueError):
         return None
-    # a returned comprehension's element, what a loop appends to a returned list, and the value under guarded
-    # cases, are returned values too
-    values = [n.value for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value]
-    values += [v for stmt, v in scored_values(tree) if v is not stmt.value]
+    # the value under guarded cases is a returned value too
     known = [ast.dump(v) for v in values] + [ast.dump(under_cases(v)) for v in values]
 
     def flip(src: Source, rng: random.Random) -> PyChange | None:
-        returned = [n.value for n in ast.walk(src.tree) if isinstance(n, ast.Return) and n.value is not None]
-        returned += [v for stmt, v in scored_values(src.tree) if v is not stmt.value]  # one value per element
+        returned = _returned(src.tree)
         shifts = [
             v for v in returned
             if isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Add, ast.Sub)) and ast.dump(v) not in known

@@ -63,9 +63,9 @@ def added_branches(text: str, diff: str) -> list[int]:
 
 
 def _cases(tree: ast.AST) -> Iterator[tuple[ast.Return | ast.Expr, ast.expr]]:
-    """Each return whose value, or whose returned comprehension's element, and each append that builds a
-    returned list whose element, is a guarded case written as an expression
-    (:mod:`~assay.proposers.mutate.python_cases`): (the statement, the case)."""
+    """Each statement that gives a score (:func:`~assay.proposers.mutate.python_cases.scored_values`: a return,
+    or an append that builds a returned list) whose value is a guarded case written as an expression: (the
+    statement, the case)."""
     for stmt, value in scored_values(tree):
         if case_parts(value) is not None:
             yield stmt, value
