@@ -13,7 +13,14 @@ import pytest
 from assay.proposers.base import DevCase, HistoryEntry, Proposal, ProposerView, Structure, Trial
 from assay.proposers.mutate.python_combine_ops import FORMS
 from assay.proposers.mutate.python_prune import PRUNE_NOTE
-from assay.proposers.offline import FLIP_NOTE, PAIRING_NOTE, POPULATION_NOTE, TURN_NOTE, OfflineProposer
+from assay.proposers.offline import (
+    FLIP_NOTE,
+    PAIRING_NOTE,
+    POPULATION_NOTE,
+    TURN_NOTE,
+    OfflineProposer,
+    array_evidence,
+)
 from assay.proposers.tune import search_space
 
 PARENT = {"priority.py": "def priority(item, remaining):\n    return -(remaining - item)\n"}
@@ -268,6 +275,67 @@ def choosing(proposer: OfflineProposer, family: str, made_view: ProposerView, *,
         if proposer.choose(made_view) == family and (proposer.case_split(made_view) is not None) == split:
             return
     raise AssertionError(f"no generation of 50 draws {family}")
+
+
+NUMPY_START = {
+    "priority.py": "import numpy as np\n\n\ndef priority(item, bins):\n    return -(bins - item)\n"
+}
+SCALAR_GUARD = NUMPY_START["priority.py"].replace(
+    "    return -(bins",
+    "    if 0 < bins - item - 5 < 45:\n        return -(bins - item) - 1000\n    return -(bins",
+)
+WHERE_GUARD = NUMPY_START["priority.py"].replace(
+    "return -(bins - item)",
+    "return np.where(abs(bins - item - 27) < 22, -(bins - item) - 1000, -(bins - item))",
+)
+
+
+def crashed(text: str, *, ok: bool = False) -> Structure:
+    return Structure(
+        search_space({"priority.py": text}).point().study, {"priority.py": text}, 0.0, 1, crashed=not ok
+    )
+
+
+def test_what_a_crash_says_of_whether_a_function_takes_arrays() -> None:
+    assert array_evidence(crashed(SCALAR_GUARD), NUMPY_START) == 1  # asks an array for one truth value
+    assert array_evidence(crashed(WHERE_GUARD), NUMPY_START) == -1  # written elementwise and still crashed
+    assert array_evidence(crashed(SCALAR_GUARD, ok=True), NUMPY_START) == 0  # it ran
+    plain = {"priority.py": NUMPY_START["priority.py"].replace("import numpy as np\n", "")}
+    assert array_evidence(crashed(SCALAR_GUARD.replace("import numpy as np\n", "")), plain) == 0  # no numpy
+
+
+def numpy_view(*structures: Structure) -> ProposerView:
+    """The unannotated numpy parent at the core layer after a tuning trial, with ``structures`` evaluated."""
+    return ProposerView(
+        artifact=dict(NUMPY_START),
+        layer=2,
+        history=[HistoryEntry(i + 1, "tune: x", "discard", "tune") for i in range(len(structures))],
+        structures=list(structures),
+    )
+
+
+def test_after_a_guard_for_plain_numbers_crashed_guards_are_written_elementwise(tmp_path: Path) -> None:
+    forms = []
+    for evidence in ([], [crashed(SCALAR_GUARD)], [crashed(SCALAR_GUARD), crashed(WHERE_GUARD)]):
+        proposer = OfflineProposer(seed=0)
+        made_view = numpy_view(*evidence)
+        choosing(proposer, "mutate", made_view, split=True)
+        made, text = propose(proposer, made_view, tmp_path, NUMPY_START)
+        assert made.ok and made.description.startswith("python: added a guarded return")
+        forms.append("np.where(" in text)
+    # no evidence: as the scalar operators write it; a scalar guard crashed: elementwise; an elementwise one
+    # crashed as well: the crashes had another cause
+    assert forms == [False, True, False]
+
+
+def test_the_evidence_outlasts_the_structures_a_view_shows(tmp_path: Path) -> None:
+    proposer = OfflineProposer(seed=0)
+    seen = numpy_view(crashed(SCALAR_GUARD))
+    propose(proposer, seen, tmp_path, NUMPY_START)
+    later = numpy_view()  # the crashed structure ranked out of the few a view shows
+    choosing(proposer, "mutate", later, split=True)
+    made, text = propose(proposer, later, tmp_path, NUMPY_START)
+    assert made.ok and "np.where(" in text
 
 
 PRUNABLE = {

@@ -25,6 +25,12 @@ def priority(item: float, bins: np.ndarray) -> np.ndarray:
     """Returns priority with which we want to add item to each bin."""
     return -(bins - item)
 '''
+UNANNOTATED = """import numpy as np
+
+
+def priority(item, bins):
+    return -(bins - item)
+"""
 LISTED = '''def priority(item: float, bins: list[float]) -> list[float]:
     """One score per bin: best fit."""
     return [-(remaining - item) for remaining in bins]
@@ -108,3 +114,36 @@ def test_a_priority_of_many_bins_evolves_with_guards_that_run(
     assert any(case in r.description for r in guards), [r.description for r in records]
     assert all(r.dev_score is not None for r in guards), [(r.description, r.reason) for r in guards]
     assert not [r for r in records if "truth value" in r.reason or "TypeError" in r.reason]
+
+
+def test_an_unannotated_priority_of_numpy_bins_is_edited_elementwise_once_a_plain_guard_crashed(
+    tmp_path: Path,
+) -> None:
+    """Nothing in ``priority(item, bins)`` says what ``bins`` holds. Before, every guard asked the array for one
+    truth value and the run stopped at a dead end; now the first such crash is evidence, and the guards after it
+    are cases of ``np.where`` that run."""
+    cases = {"cases": [{"id": f"inst-{i}", "vars": {"seed": 1 + i}} for i in range(8)]}
+    root = committed(
+        tmp_path / "proj",
+        {
+            "priority.py": UNANNOTATED,
+            "harness.py": "ARRAYS = True\n" + HARNESS,
+            "score.py": SCORE,
+            "cases.json": json.dumps(cases),
+            "assay.yaml": CONFIG.replace("max_generations: 14", "max_generations: 20"),
+            ".gitignore": ".assay/\n__pycache__/\n",
+        },
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "assay", "evolve"], cwd=root, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    assert "dead end" not in result.stdout + result.stderr
+    records = RunFiles(next((root / ".assay" / "runs").iterdir())).read_candidates()
+    assert len(records) == 21
+    guards = [r for r in records if "added a guarded return" in r.description]
+    plain = [i for i, r in enumerate(guards) if "np.where(" not in r.description]
+    assert plain and not guards[plain[0]].dev_score, [(r.description, r.reason) for r in guards]  # it crashed
+    after = guards[plain[0] + 1 :]
+    assert after and all("np.where(" in r.description for r in after), [r.description for r in guards]
+    assert all(r.dev_score for r in after), [(r.description, r.reason) for r in after]

@@ -3,6 +3,7 @@ the default :class:`OfflineProposer`, which alternates those structural edits wi
 
 from __future__ import annotations
 
+import ast
 import random
 from collections.abc import Sequence
 from dataclasses import replace
@@ -13,6 +14,7 @@ from assay.layer_names import layer_name
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, Structure
 from assay.proposers.mutate import Mutation, mutate
 from assay.proposers.mutate.engine import LAYERS, OPERATORS, file_kind
+from assay.proposers.mutate.python_arrays import arrays_assumed, numpy_name
 from assay.proposers.mutate.python_combine_ops import FORMS
 from assay.proposers.mutate.python_crossover import crossover
 from assay.proposers.mutate.python_grow_ops import GUARD_HEAD, flipped, turned_round
@@ -105,7 +107,13 @@ class OfflineProposer(Proposer):
     number to try once any structure has one, would otherwise take every generation of a layer with nothing to
     edit (``return value`` has no constant for a surface edit). When the chosen family has nothing to offer at
     any layer the other one is tried; when its draws all repeat earlier candidates, the loop moves on to the next
-    layer. Deterministic per (seed, generation, draw)."""
+    layer. Deterministic per (seed, generation, draw).
+    Where no annotation says that a function takes numpy arrays, its edits are written for plain numbers until
+    the run's own evidence says otherwise: once structures written so in a file that imports numpy crashed on
+    every case more often than ones written elementwise did (:func:`array_evidence`; ``if bins > c:`` asks an
+    array for one truth value), the operators write the elementwise forms
+    (:func:`~assay.proposers.mutate.python_arrays.arrays_assumed`). The evidence is kept for the run, as a
+    crashed structure soon ranks out of the few a view shows (a resumed run gathers it again)."""
 
     name = "mutate"
     redraws = 25
@@ -121,6 +129,8 @@ class OfflineProposer(Proposer):
         self.generation = 0
         self.operators = MutateProposer(seed)
         self.tuner = TuneProposer(seed, parameters)
+        # Per structure that crashed: whether its crash says the functions take arrays (:func:`array_evidence`).
+        self.array_evidence: dict[str, int] = {}
 
     def choose(self, view: ProposerView) -> str:
         """The family to draw from first, from the history of decisions."""
@@ -224,7 +234,9 @@ class OfflineProposer(Proposer):
         return self.prune(view) is not None
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
-        with constants_at(self.operators.scale(view)):
+        for structure in view.structures:
+            self.array_evidence.setdefault(structure.study, array_evidence(structure, view.artifact))
+        with constants_at(self.operators.scale(view)), arrays_assumed(sum(self.array_evidence.values()) > 0):
             return await self._propose(view, worktree, editable=editable)
 
     async def _propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
@@ -332,6 +344,34 @@ class OfflineProposer(Proposer):
         return any(
             mutate(files, layer=layer, rng=rng) is not None for layer in self.layers if layer != view.layer
         )
+
+
+def array_evidence(structure: Structure, artifact: dict[str, str]) -> int:
+    """What a structure that crashed on every case says of whether the parent's functions take numpy arrays where
+    no annotation says so: 1 when it is an edit written for plain numbers in a Python file that imports numpy
+    (``if 0 < bins - c < w:`` asks an array for one truth value and raises), -1 when it was written elementwise
+    there (``np.where``: its crash had another cause), 0 otherwise."""
+    if not structure.crashed:
+        return 0
+    for path, text in structure.files.items():
+        parent = artifact.get(path)
+        if parent is None or text == parent or not path.endswith(".py"):
+            continue
+        numpy = _numpy_of(parent)
+        if numpy is not None:
+            return -1 if _elementwise_calls(text, numpy) > _elementwise_calls(parent, numpy) else 1
+    return 0
+
+
+def _numpy_of(text: str) -> str | None:
+    try:
+        return numpy_name(ast.parse(text))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _elementwise_calls(text: str, numpy: str) -> int:
+    return sum(text.count(f"{numpy}.{name}(") for name in ("where", "minimum", "maximum"))
 
 
 def written(worktree: Path, made: Mutation, note: str = "") -> Proposal:

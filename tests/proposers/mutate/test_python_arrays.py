@@ -12,7 +12,7 @@ import pytest
 
 from assay.proposers.mutate import OPERATORS
 from assay.proposers.mutate.pysource import apply_python
-from assay.proposers.mutate.python_arrays import NO_ARRAYS, arrays_of
+from assay.proposers.mutate.python_arrays import NO_ARRAYS, arrays_assumed, arrays_of
 from assay.proposers.mutate.python_cases import case_parts, under_cases
 from assay.proposers.mutate.python_grow_ops import elementwise_test, flipped, guard, turned_round
 from assay.proposers.mutate.python_prune import added_branches, without_branch
@@ -151,6 +151,51 @@ def test_a_function_without_an_array_annotation_is_edited_as_before() -> None:
         mutation = apply_python("py.guard", guard, "priority.py", scalar, random.Random(seed))
         assert mutation is not None and "np.where" not in mutation.new_text
         assert "if " in mutation.new_text
+
+
+UNANNOTATED = "import numpy as np\n\n\ndef priority(item, bins):\n    return -(bins - item)\n"
+
+
+def test_a_run_can_assume_an_unannotated_functions_parameters_are_arrays_where_numpy_is_imported() -> None:
+    assert arrays_of(function(UNANNOTATED), ast.parse(UNANNOTATED)) is NO_ARRAYS
+    with arrays_assumed():
+        arrays = arrays_of(function(UNANNOTATED), ast.parse(UNANNOTATED))
+        assert arrays.names == {"item", "bins"} and arrays.numpy == "np"
+        # a parameter annotated as a plain number stays one
+        typed = UNANNOTATED.replace("(item, bins)", "(item: float, bins)")
+        assert arrays_of(function(typed), ast.parse(typed)).names == {"bins"}
+        method = "import numpy\n\nclass P:\n    def score(self, bins):\n        return bins\n"
+        assert arrays_of(function(method), ast.parse(method)).names == {"bins"}
+        # without numpy, nothing would write the elementwise forms
+        bare = UNANNOTATED.replace("import numpy as np\n", "")
+        assert arrays_of(function(bare), ast.parse(bare)) is NO_ARRAYS
+    with arrays_assumed(False):
+        assert arrays_of(function(UNANNOTATED), ast.parse(UNANNOTATED)) is NO_ARRAYS
+
+
+@pytest.mark.parametrize("operator", ["py.guard", "py.wrap", "py.combine", "py.add_term"])
+def test_under_the_assumption_every_edit_of_an_unannotated_function_runs_on_arrays(operator: str) -> None:
+    """FunSearch's priority without its annotations: before, as now without the assumption, a guard asked an
+    array for one truth value on every instance (``if 0 < bins - item - 5 < 45:``)."""
+    raised = written = 0
+    for seed in range(40):
+        plain = OPERATORS.get(operator).apply("priority.py", UNANNOTATED, random.Random(seed))
+        if plain is not None:
+            try:
+                run(plain.new_text)
+            except ValueError:
+                raised += 1
+        with arrays_assumed():
+            mutation = OPERATORS.get(operator).apply("priority.py", UNANNOTATED, random.Random(seed))
+        if mutation is None:
+            continue
+        written += 1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scores = run(mutation.new_text)
+        assert np.shape(scores) == (len(BINS),), (mutation.description, mutation.new_text)
+    assert written >= 20
+    if operator in ("py.guard", "py.combine"):
+        assert raised >= 5  # the scalar forms do raise on arrays: the assumption is what makes these run
 
 
 def test_without_a_name_for_numpy_no_edit_asks_an_array_for_one_truth_value() -> None:

@@ -9,18 +9,35 @@ case becomes ``return np.where(test, case, value)``, a band ``abs(s - centre) < 
 :mod:`~assay.proposers.mutate.python_grow_ops`: one subject and two numbers, so tuning cannot cross its bounds),
 ``min``/``max`` become ``np.minimum``/``np.maximum``, and a division by an array is left unguarded (numpy gives
 ``inf`` for a 0 instead of raising). A function with no such annotation is left as the scalar operators write
-it: nothing in an unannotated one says what its inputs hold.
+it, since nothing in an unannotated one says what its inputs hold, unless a run has seen evidence that they are
+arrays (:func:`arrays_assumed`): then, in a module that imports numpy, every parameter without an annotation
+counts as one (numpy's elementwise forms take a plain number too).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from assay.proposers.mutate.pysource import FUNCTIONS
 
 ARRAY_ANNOTATION = re.compile(r"\b(?:ndarray|NDArray|ArrayLike)\b")
+_ASSUMED: ContextVar[bool] = ContextVar("arrays_assumed", default=False)
+
+
+@contextmanager
+def arrays_assumed(assumed: bool = True) -> Iterator[None]:
+    """Within the block, the parameters of a function with no array annotation count as arrays when its module
+    imports numpy (:func:`arrays_of`): for a run whose scalar edits of such a function crashed."""
+    token = _ASSUMED.set(assumed)
+    try:
+        yield
+    finally:
+        _ASSUMED.reset(token)
 
 
 @dataclass(frozen=True)
@@ -57,13 +74,19 @@ def numpy_name(tree: ast.Module) -> str | None:
 
 def arrays_of(function: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module) -> Arrays:
     """The array names of ``function`` (see the module docstring); :data:`NO_ARRAYS` when it has no parameter
-    annotated as an array."""
+    annotated as an array, unless they are assumed to be arrays (:func:`arrays_assumed`)."""
     args = function.args
+    parameters = [
+        a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg not in ("self", "cls")
+    ]
     names = {
         a.arg
-        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+        for a in parameters
         if a.annotation is not None and ARRAY_ANNOTATION.search(ast.unparse(a.annotation))
     }
+    numpy = numpy_name(tree)
+    if not names and _ASSUMED.get() and numpy is not None:
+        names = {a.arg for a in parameters if a.annotation is None}  # ``item: float`` says what it holds
     if not names:
         return NO_ARRAYS
     assigned = [n for n in ast.walk(function) if isinstance(n, ast.Assign | ast.AnnAssign | ast.AugAssign)]
@@ -81,7 +104,7 @@ def arrays_of(function: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module
                     if name not in names:
                         names.add(name)
                         grown = True
-    return Arrays(frozenset(names), numpy_name(tree))
+    return Arrays(frozenset(names), numpy)
 
 
 def arrays_at(tree: ast.Module, node: ast.expr | ast.stmt) -> Arrays:
