@@ -238,3 +238,13 @@ def test_an_array_the_value_only_indexes_is_no_name_of_an_edit_and_its_element_i
             assert np.shape(scores) == (5,), mutation.new_text
             cases += "np.where(abs(distances[current, unvisited] - " in mutation.new_text
     assert cases >= 5  # a band of the looked-up distances, the part with the value's shape
+
+
+def test_a_value_put_in_an_array_by_index_makes_no_array_of_the_index() -> None:
+    text = FUNSEARCH.replace(
+        "    return -(bins - item)\n",
+        "    scores = np.zeros(len(bins))\n    for i in range(len(bins)):\n        scores[i] = -(bins[i] - item)\n"
+        "    first, *rest = bins\n    return scores\n",
+    )
+    # before, ``i`` counted as an array (it is read in the target ``scores[i]``), and ``item / i`` went unguarded
+    assert arrays_of(function(text), ast.parse(text)).names == {"bins", "scores", "first", "rest"}

@@ -106,6 +106,14 @@ def test_arithmetic_leaves_string_concatenation_alone() -> None:
     assert apply("py.arithmetic", "s = 'a' + name\n") is None
 
 
+@pytest.mark.parametrize(
+    "text", ["scores = [0.0] * len(bins)\n", "row = (1, 2) + rest\n", "xs = [x for x in a] * 2\n"]
+)
+def test_arithmetic_leaves_a_sequence_written_out_alone(text: str) -> None:
+    # ``[0.0] + len(bins)`` raises TypeError: before, 22 of 40 edits of a list filled by index did
+    assert apply("py.arithmetic", text) is None
+
+
 def test_boolean_swaps_and_or() -> None:
     text = "if ready and (count > 3 or forced):\n    go()\n"
     results = {apply("py.boolean", text, seed).new_text for seed in range(20)}

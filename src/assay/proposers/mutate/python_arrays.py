@@ -100,11 +100,23 @@ def arrays_of(function: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
-                for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                for name in _bound(target):
                     if name not in names:
                         names.add(name)
                         grown = True
     return Arrays(frozenset(names), numpy)
+
+
+def _bound(target: ast.expr) -> list[str]:
+    """The names an assignment to ``target`` binds: ``a`` and ``b`` in ``a, b = ...``; none in ``scores[i] = ...``
+    (which puts a value in ``scores``, and only reads ``i``) or ``self.x = ...``."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _bound(target.value)
+    if isinstance(target, ast.Tuple | ast.List):
+        return [name for element in target.elts for name in _bound(element)]
+    return []
 
 
 def arrays_at(tree: ast.Module, node: ast.expr | ast.stmt) -> Arrays:

@@ -29,10 +29,16 @@ def _made_of(value: ast.expr) -> ast.expr | None:
     return None
 
 
+def _unsigned(value: ast.expr) -> ast.expr:
+    """``value`` without a leading minus: ``-np.array(scores)`` holds the same elements, negated."""
+    return value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) else value
+
+
 def comprehension(value: ast.expr) -> ast.ListComp | ast.GeneratorExp | None:
     """The comprehension whose elements a returned ``value`` holds: ``value`` itself, or the one a collection is
-    made of (``np.array([...])``, ``list(... for ...)``, ``tuple(...)``); None for any other value."""
-    made = _made_of(value) or value
+    made of (``np.array([...])``, ``list(... for ...)``, ``tuple(...)``, or such a collection negated:
+    ``-np.array([...])``); None for any other value."""
+    made = _made_of(_unsigned(value)) or value
     return made if isinstance(made, COMPREHENSIONS) else None
 
 
@@ -45,37 +51,81 @@ def scored(value: ast.expr) -> ast.expr:
 
 def built_list(value: ast.expr) -> str | None:
     """The name of the list a returned ``value`` is (``scores``) or is made of (``np.array(scores)``,
-    ``list(scores)``), None for any other value. A list built in a loop holds what the loop appends to it."""
-    made = _made_of(value) or value
+    ``list(scores)``, ``-np.array(scores)``), None for any other value. A list built in a loop holds what the loop
+    appends to it, or puts in it by index."""
+    made = _made_of(_unsigned(value)) or value
     return made.id if isinstance(made, ast.Name) else None
 
 
-def appends(function: ast.AST, ret: ast.Return) -> list[ast.Expr]:
-    """The statements ``acc.append(X)`` in a loop of ``function`` before ``ret``, when ``ret`` returns the list
-    ``acc`` they build (``return scores``, ``return np.array(scores)``): one score per element, as a returned
-    comprehension holds them. Not those of a function defined inside ``function``, nor an append of a tuple or
-    another collection written out (``(b, score)``: a record, not a number)."""
+# What a filled value may not be: a record or another collection written out (``(b, score)``), not a number.
+WRITTEN_OUT = (ast.Starred, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.JoinedStr)
+
+
+def filled(stmt: ast.Expr | ast.Assign) -> ast.expr:
+    """The value a statement of :func:`appends` puts in the list: ``X`` in ``acc.append(X)`` or ``acc[i] = X``."""
+    if isinstance(stmt, ast.Assign):
+        return stmt.value
+    assert isinstance(stmt.value, ast.Call)
+    return stmt.value.args[0]
+
+
+def fill(stmt: ast.Expr | ast.Assign, new: ast.expr) -> None:
+    """Make ``new`` the value ``stmt`` puts in the list (:func:`filled`)."""
+    if isinstance(stmt, ast.Assign):
+        stmt.value = new
+    else:
+        assert isinstance(stmt.value, ast.Call)
+        stmt.value.args[0] = new
+
+
+def filled_list(stmt: ast.Expr | ast.Assign) -> str:
+    """The name of the list ``stmt`` fills (``acc``)."""
+    target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.value
+    holder = target.value if isinstance(target, ast.Subscript) else target.func.value  # type: ignore[attr-defined]
+    assert isinstance(holder, ast.Name)
+    return holder.id
+
+
+def _fills(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` is ``name.append(X)`` or ``name[i] = X``, ``X`` a value written out as no collection."""
+    if isinstance(node, ast.Assign):
+        target = node.targets[0] if len(node.targets) == 1 else None
+        return (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == name
+            and not isinstance(target.slice, ast.Slice)  # ``acc[2:5] = ...`` puts in many
+            and not isinstance(node.value, WRITTEN_OUT)
+        )
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(call := node.value, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "append"
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == name
+        and len(call.args) == 1
+        and not isinstance(call.args[0], WRITTEN_OUT)
+        and not call.keywords
+    )
+
+
+def appends(function: ast.AST, ret: ast.Return) -> list[ast.Expr | ast.Assign]:
+    """The statements ``acc.append(X)`` or ``acc[i] = X`` in a loop of ``function`` before ``ret``, when ``ret``
+    returns the list ``acc`` they fill (``return scores``, ``return np.array(scores)``): one score per element,
+    as a returned comprehension holds them. Not those of a function defined inside ``function``, nor one of a
+    tuple or another collection written out (``(b, score)``: a record, not a number)."""
     name = built_list(ret.value) if ret.value is not None else None
     if name is None:
         return []
-    found: list[ast.Expr] = []
-    for node, looped in own_nodes(function):
-        if (
-            looped
-            and isinstance(node, ast.Expr)
-            and node.lineno < ret.lineno
-            and isinstance(call := node.value, ast.Call)
-            and isinstance(call.func, ast.Attribute)
-            and call.func.attr == "append"
-            and isinstance(call.func.value, ast.Name)
-            and call.func.value.id == name
-            and len(call.args) == 1
-            and not isinstance(
-                call.args[0], ast.Starred | ast.Tuple | ast.List | ast.Set | ast.Dict | ast.JoinedStr
-            )
-            and not call.keywords
-        ):
-            found.append(node)
+    found = [
+        node
+        for node, looped in own_nodes(function)
+        if looped
+        and isinstance(node, ast.Expr | ast.Assign)
+        and node.lineno < ret.lineno
+        and _fills(node, name)
+    ]
     return sorted(found, key=lambda n: n.lineno)
 
 
@@ -92,9 +142,9 @@ def own_nodes(function: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
         pending.extend((child, inside) for child in ast.iter_child_nodes(node))
 
 
-def scored_values(tree: ast.AST) -> Iterator[tuple[ast.Return | ast.Expr, ast.expr]]:
+def scored_values(tree: ast.AST) -> Iterator[tuple[ast.Return | ast.Expr | ast.Assign, ast.expr]]:
     """Each statement that gives a score and the value it gives: a return and what it scores by (:func:`scored`),
-    and each ``acc.append(X)`` that builds a returned list (:func:`appends`) with its ``X``."""
+    and each ``acc.append(X)`` or ``acc[i] = X`` that fills a returned list (:func:`appends`) with its ``X``."""
     for function in ast.walk(tree):
         if not isinstance(function, FUNCTIONS):
             continue
@@ -102,8 +152,7 @@ def scored_values(tree: ast.AST) -> Iterator[tuple[ast.Return | ast.Expr, ast.ex
             if isinstance(node, ast.Return) and node.value is not None:
                 yield node, scored(node.value)
                 for stmt in appends(function, node):
-                    assert isinstance(stmt.value, ast.Call)
-                    yield stmt, stmt.value.args[0]
+                    yield stmt, filled(stmt)
 
 
 def case_parts(node: ast.AST | None) -> tuple[ast.expr, ast.expr, ast.expr] | None:

@@ -45,6 +45,9 @@ from assay.proposers.mutate.python_cases import (
     appends,
     case_parts,
     comprehension,
+    fill,
+    filled,
+    filled_list,
     own_nodes,
     scored,
     scored_values,
@@ -82,20 +85,20 @@ class ReturnSite:
     (``[...] * 10`` repeats it; ``[...] - 100`` raises)."""
 
     function: ast.FunctionDef | ast.AsyncFunctionDef
-    # the return, or of a list built in a loop, the statement that appends to it
-    ret: ast.Return | ast.Expr
+    # the return, or of a list filled in a loop, the statement that appends to it or puts in it by index
+    ret: ast.Return | ast.Expr | ast.Assign
     names: list[str]
     # its names that hold numpy arrays (:mod:`~assay.proposers.mutate.python_arrays`)
     arrays: Arrays = NO_ARRAYS
-    # the comprehension whose element is the value, or the call ``acc.append(value)``
-    element: ast.ListComp | ast.GeneratorExp | ast.Call | None = None
+    # the comprehension whose element is the value, or the statement that fills a list with it (``ret``)
+    element: ast.ListComp | ast.GeneratorExp | ast.Expr | ast.Assign | None = None
 
     @property
     def value(self) -> ast.expr:
         """The value an edit changes: the returned value, the element of a returned comprehension, or what a
-        loop appends to a returned list."""
-        if isinstance(self.element, ast.Call):
-            return self.element.args[0]
+        loop puts in a returned list."""
+        if isinstance(self.element, ast.Expr | ast.Assign):
+            return filled(self.element)
         if self.element is not None:
             return self.element.elt
         assert self.ret.value is not None
@@ -103,8 +106,8 @@ class ReturnSite:
 
     def put(self, new: ast.expr) -> None:
         """Make ``new`` the value (:attr:`value`) in the tree."""
-        if isinstance(self.element, ast.Call):
-            self.element.args[0] = new
+        if isinstance(self.element, ast.Expr | ast.Assign):
+            fill(self.element, new)
         elif self.element is not None:
             self.element.elt = new
         else:
@@ -123,7 +126,9 @@ def return_sites(src: Source) -> list[ReturnSite]:
             if not isinstance(ret, ast.Return) or ret.value is None:
                 continue
             built = appends(function, ret)
-            if built:  # a list built in a loop: what each append adds is a value, the list itself is none
+            if (
+                built
+            ):  # a list filled in a loop: what each statement puts in it is a value, the list itself is none
                 sites = [_appended(function, stmt, params, arrays) for stmt in built]
                 found += [a for a in sites if a.names and not any(f.ret is a.ret for f in found)]
                 continue
@@ -154,15 +159,15 @@ def _stored_before(function: ast.AST, line: int) -> list[str]:
 
 
 def _appended(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, stmt: ast.Expr, params: list[str], arrays: Arrays
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    stmt: ast.Expr | ast.Assign,
+    params: list[str],
+    arrays: Arrays,
 ) -> ReturnSite:
-    """The site of what ``stmt`` (``acc.append(X)``, in a loop) adds to a returned list: its names are those
-    assigned before it, the loops' variables among them, but not the list nor a collection: what a loop
-    iterates (``bins`` in ``for b in bins``) or what the function looks up in (``bins`` in ``bins[i]``) holds many
-    values."""
-    call = stmt.value
-    assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-    assert isinstance(call.func.value, ast.Name)
+    """The site of what ``stmt`` (``acc.append(X)`` or ``acc[i] = X``, in a loop) puts in a returned list: its
+    names are those assigned before it, the loops' variables among them, but not the list nor a collection: what a
+    loop iterates (``bins`` in ``for b in bins``) or what the function looks up in (``bins`` in ``bins[i]``) holds
+    many values."""
     loops = [
         node
         for node in ast.walk(function)
@@ -176,8 +181,8 @@ def _appended(
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
     }
     candidates = dict.fromkeys([*params, *_stored_before(function, stmt.lineno), *targets])
-    names = [n for n in candidates if n not in many and n != call.func.value.id]
-    return ReturnSite(function, stmt, names, arrays, call)
+    names = [n for n in candidates if n not in many and n != filled_list(stmt)]
+    return ReturnSite(function, stmt, names, arrays, stmt)
 
 
 def reads_of(value: ast.expr, names: list[str]) -> list[ast.Name]:
@@ -563,7 +568,7 @@ def _returned(tree: ast.AST) -> list[ast.expr]:
     for stmt, value in scored_values(tree):
         if isinstance(stmt, ast.Return) and stmt.value is not None:
             values.append(stmt.value)
-        if value is not stmt.value:
+        if value is not stmt.value or not isinstance(stmt, ast.Return):
             values.append(value)
     return values
 

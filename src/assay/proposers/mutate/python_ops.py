@@ -66,6 +66,12 @@ def _is_stringy(node: ast.AST) -> bool:
     )
 
 
+def _is_sequence(node: ast.AST) -> bool:
+    """A string or a list or tuple written out, whose ``*`` repeats and ``+`` joins (``[0.0] * len(bins)``): any
+    other operator raises TypeError."""
+    return _is_stringy(node) or isinstance(node, ast.List | ast.Tuple | ast.ListComp)
+
+
 def substitute(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
     """Put ``new`` where ``parent`` holds ``old``."""
     for name, value in ast.iter_fields(parent):
@@ -127,9 +133,9 @@ def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
     ``*`` turned ``/`` divides by ``(y or 1)`` unless ``y`` is a number other than 0 or holds a numpy array."""
     found: list[ast.BinOp | ast.AugAssign] = [
         n for n in ast.walk(src.tree)
-        if (isinstance(n, ast.BinOp) and type(n.op) in ARITH_SWAPS and not _is_stringy(n.left)
-            and not _is_stringy(n.right))
-        or (isinstance(n, ast.AugAssign) and type(n.op) in ARITH_SWAPS and not _is_stringy(n.value))
+        if (isinstance(n, ast.BinOp) and type(n.op) in ARITH_SWAPS and not _is_sequence(n.left)
+            and not _is_sequence(n.right))
+        or (isinstance(n, ast.AugAssign) and type(n.op) in ARITH_SWAPS and not _is_sequence(n.value))
     ]  # fmt: skip
     if not found:
         return None

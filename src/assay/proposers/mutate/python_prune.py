@@ -62,9 +62,9 @@ def added_branches(text: str, diff: str) -> list[int]:
     return sorted(line for line in starts if lines[line - 1].strip() in added)
 
 
-def _cases(tree: ast.AST) -> Iterator[tuple[ast.Return | ast.Expr, ast.expr]]:
+def _cases(tree: ast.AST) -> Iterator[tuple[ast.Return | ast.Expr | ast.Assign, ast.expr]]:
     """Each statement that gives a score (:func:`~assay.proposers.mutate.python_cases.scored_values`: a return,
-    or an append that builds a returned list) whose value is a guarded case written as an expression: (the
+    or a statement that fills a returned list) whose value is a guarded case written as an expression: (the
     statement, the case)."""
     for stmt, value in scored_values(tree):
         if case_parts(value) is not None:
