@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.history.records import CandidateRecord
 from assay.history.runfiles import RunFiles
 from tests.repos import committed
 
@@ -78,6 +79,31 @@ evolve:
 """
 
 
+def evolved(tmp: Path, priority: str, arrays: bool, generations: int) -> list[CandidateRecord]:
+    """The candidates of one ``assay evolve`` of ``generations`` on a project scoring ``priority``, whose harness
+    passes it the bins as a numpy array (``arrays``) or a list; the run must end without a dead end."""
+    cases = {"cases": [{"id": f"inst-{i}", "vars": {"seed": 1 + i}} for i in range(8)]}
+    root = committed(
+        tmp / "proj",
+        {
+            "priority.py": priority,
+            "harness.py": f"ARRAYS = {arrays}\n" + HARNESS,
+            "score.py": SCORE,
+            "cases.json": json.dumps(cases),
+            "assay.yaml": CONFIG.replace("max_generations: 14", f"max_generations: {generations}"),
+            ".gitignore": ".assay/\n__pycache__/\n",
+        },
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "assay", "evolve"], cwd=root, capture_output=True, text=True, timeout=600
+    )
+    assert result.returncode == 0, result.stderr
+    assert "dead end" not in result.stdout + result.stderr
+    records = RunFiles(next((root / ".assay" / "runs").iterdir())).read_candidates()
+    assert len(records) == 1 + generations  # the baseline and each generation
+    return records
+
+
 @pytest.mark.parametrize(
     ("priority", "arrays", "case"),
     [
@@ -90,25 +116,7 @@ evolve:
 def test_a_priority_of_many_bins_evolves_with_guards_that_run(
     tmp_path: Path, priority: str, arrays: bool, case: str
 ) -> None:
-    cases = {"cases": [{"id": f"inst-{i}", "vars": {"seed": 1 + i}} for i in range(8)]}
-    root = committed(
-        tmp_path / "proj",
-        {
-            "priority.py": priority,
-            "harness.py": f"ARRAYS = {arrays}\n" + HARNESS,
-            "score.py": SCORE,
-            "cases.json": json.dumps(cases),
-            "assay.yaml": CONFIG,
-            ".gitignore": ".assay/\n__pycache__/\n",
-        },
-    )
-    result = subprocess.run(
-        [sys.executable, "-m", "assay", "evolve"], cwd=root, capture_output=True, text=True, timeout=600
-    )
-    assert result.returncode == 0, result.stderr
-    assert "dead end" not in result.stdout + result.stderr
-    records = RunFiles(next((root / ".assay" / "runs").iterdir())).read_candidates()
-    assert len(records) == 15  # the baseline and 14 generations
+    records = evolved(tmp_path, priority, arrays, 14)
     guards = [r for r in records if "added a guarded return" in r.description]
     # a test of ``item`` alone stays an ``if``; one of a bin's room is a case (np.where, or ``... if ... else``)
     assert any(case in r.description for r in guards), [r.description for r in records]
@@ -122,25 +130,7 @@ def test_an_unannotated_priority_of_numpy_bins_is_edited_elementwise_once_a_plai
     """Nothing in ``priority(item, bins)`` says what ``bins`` holds. Before, every guard asked the array for one
     truth value and the run stopped at a dead end; now the first such crash is evidence, and the guards after it
     are cases of ``np.where`` that run."""
-    cases = {"cases": [{"id": f"inst-{i}", "vars": {"seed": 1 + i}} for i in range(8)]}
-    root = committed(
-        tmp_path / "proj",
-        {
-            "priority.py": UNANNOTATED,
-            "harness.py": "ARRAYS = True\n" + HARNESS,
-            "score.py": SCORE,
-            "cases.json": json.dumps(cases),
-            "assay.yaml": CONFIG.replace("max_generations: 14", "max_generations: 20"),
-            ".gitignore": ".assay/\n__pycache__/\n",
-        },
-    )
-    result = subprocess.run(
-        [sys.executable, "-m", "assay", "evolve"], cwd=root, capture_output=True, text=True, timeout=600
-    )
-    assert result.returncode == 0, result.stderr
-    assert "dead end" not in result.stdout + result.stderr
-    records = RunFiles(next((root / ".assay" / "runs").iterdir())).read_candidates()
-    assert len(records) == 21
+    records = evolved(tmp_path, UNANNOTATED, True, 20)
     guards = [r for r in records if "added a guarded return" in r.description]
     plain = [i for i, r in enumerate(guards) if "np.where(" not in r.description]
     assert plain and not guards[plain[0]].dev_score, [(r.description, r.reason) for r in guards]  # it crashed
