@@ -80,8 +80,14 @@ def fill(stmt: ast.Expr | ast.Assign, new: ast.expr) -> None:
 
 def filled_list(stmt: ast.Expr | ast.Assign) -> str:
     """The name of the list ``stmt`` fills (``acc``)."""
-    target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.value
-    holder = target.value if isinstance(target, ast.Subscript) else target.func.value  # type: ignore[attr-defined]
+    if isinstance(stmt, ast.Assign):
+        target = stmt.targets[0]
+        assert isinstance(target, ast.Subscript)
+        holder = target.value
+    else:
+        call = stmt.value
+        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        holder = call.func.value
     assert isinstance(holder, ast.Name)
     return holder.id
 

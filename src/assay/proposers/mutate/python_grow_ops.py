@@ -126,9 +126,8 @@ def return_sites(src: Source) -> list[ReturnSite]:
             if not isinstance(ret, ast.Return) or ret.value is None:
                 continue
             built = appends(function, ret)
-            if (
-                built
-            ):  # a list filled in a loop: what each statement puts in it is a value, the list itself is none
+            # a list filled in a loop: what each statement puts in it is a value, the list itself is none
+            if built:
                 sites = [_appended(function, stmt, params, arrays) for stmt in built]
                 found += [a for a in sites if a.names and not any(f.ret is a.ret for f in found)]
                 continue
@@ -566,10 +565,9 @@ def _returned(tree: ast.AST) -> list[ast.expr]:
     element: a returned comprehension's element, what a loop appends to a returned list; :func:`scored_values`)."""
     values: list[ast.expr] = []
     for stmt, value in scored_values(tree):
-        if isinstance(stmt, ast.Return) and stmt.value is not None:
+        if isinstance(stmt, ast.Return) and stmt.value is not None and stmt.value is not value:
             values.append(stmt.value)
-        if value is not stmt.value or not isinstance(stmt, ast.Return):
-            values.append(value)
+        values.append(value)
     return values
 
 
