@@ -26,7 +26,7 @@ def test_swap_arguments_swaps_two_positional_arguments() -> None:
 
 def test_swap_operands_adds_parentheses_only_where_needed() -> None:
     assert apply("py.swap_operands", "d = a - b\n").new_text == "d = b - a\n"
-    assert apply("py.swap_operands", "mid = (lo + hi) // 2\n").new_text == "mid = (2) // (lo + hi)\n"
+    assert apply("py.swap_operands", "mid = (lo + hi) // 2\n").new_text == "mid = (2) // (lo + hi or 1)\n"
     assert apply("py.swap_operands", "ok = x < limit\n").new_text == "ok = limit < x\n"
     assert apply("py.swap_operands", "s = a + b\n") is None  # commutative: nothing to gain
 
@@ -47,3 +47,23 @@ def test_return_variant_ignores_names_assigned_after_the_return_and_nested_funct
 def test_no_layer_three_target_gives_none() -> None:
     for name in ("py.reorder_definitions", "py.swap_arguments", "py.swap_operands", "py.return_variant"):
         assert apply(name, "x = 1\n") is None
+
+
+def test_a_division_swapped_round_takes_a_divisor_of_0_as_1() -> None:
+    """``(remaining - item) / c`` turned round crashed on every bin an item fills exactly (22 swaps of 40 of such a
+    method raised ZeroDivisionError); a new divisor is guarded as ``py.arithmetic`` guards one."""
+    text = "r = (remaining - item) / capacity\n"
+    swapped = next(
+        m for seed in range(20) if "/ capacity`" in (m := apply("py.swap_operands", text, seed)).description
+    )
+    assert swapped.new_text == "r = (capacity) / (remaining - item or 1)\n"
+    assert swapped.description.endswith(", a divisor of 0 taken as 1")
+    namespace: dict[str, float] = {"remaining": 40.0, "item": 40.0, "capacity": 150.0}
+    exec(swapped.new_text, namespace)
+    assert namespace["r"] == 150.0
+    assert apply("py.swap_operands", "r = a % 3\n").new_text == "r = 3 % (a or 1)\n"
+    assert apply("py.swap_operands", "r = a / (b or 1)\n").new_text == "r = (b or 1) / (a or 1)\n"
+    # a number other than 0 divides safely, and numpy divides an array by 0 without raising
+    assert apply("py.swap_operands", "r = 2.0 / b\n").new_text == "r = b / 2.0\n"
+    arrays = "import numpy as np\n\n\ndef f(bins: np.ndarray):\n    return 1.0 / bins\n"
+    assert apply("py.swap_operands", arrays).new_text.endswith("    return bins / 1.0\n")

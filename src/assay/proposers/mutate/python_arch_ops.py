@@ -5,22 +5,35 @@ operands of a non-commutative operator, and make a function return a different v
 from __future__ import annotations
 
 import ast
+import copy
 import random
 from collections.abc import Iterator
 
 from assay.proposers.mutate.base import shorten
-from assay.proposers.mutate.pysource import FUNCTIONS, PyChange, Source, SourceEdit, replace_node
+from assay.proposers.mutate.pysource import (
+    FUNCTIONS,
+    PyChange,
+    Source,
+    SourceEdit,
+    number_literal,
+    replace_node,
+)
+from assay.proposers.mutate.python_arrays import arrays_at
+from assay.proposers.mutate.python_ops import zero_guard, zero_guarded
 from assay.proposers.mutate.python_stmt_ops import blocks, swap_in_block
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 NON_COMMUTATIVE = (ast.Sub, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift)
+DIVISIONS = (ast.Div, ast.FloorDiv, ast.Mod)
 
 
 def _swap_segments(
-    src: Source, a: ast.AST, b: ast.AST, wrap_a: bool = False, wrap_b: bool = False
+    src: Source, a: ast.AST, b: ast.AST, wrap_a: bool = False, wrap_b: bool = False, guard_b: bool = False
 ) -> list[SourceEdit]:
-    """Edits that exchange the source of ``a`` and ``b``, optionally parenthesising what moves into each slot."""
+    """Edits that exchange the source of ``a`` and ``b``, optionally parenthesising what moves into each slot
+    (with ``guard_b``, writing what moves into ``b``'s as ``(a or 1)``)."""
     into_a, into_b = src.segment(b), src.segment(a)
+    into_b = f"{into_b} or 1" if guard_b else into_b
     into_a, into_b = f"({into_a})" if wrap_a else into_a, f"({into_b})" if wrap_b else into_b
     return [SourceEdit(src.start(a), src.end(a), into_a), SourceEdit(src.start(b), src.end(b), into_b)]
 
@@ -57,7 +70,10 @@ def swap_arguments(src: Source, rng: random.Random) -> PyChange | None:
 
 
 def swap_operands(src: Source, rng: random.Random) -> PyChange | None:
-    """Swap the operands of one non-commutative operator (``a - b`` becomes ``b - a``) or one comparison."""
+    """Swap the operands of one non-commutative operator (``a - b`` becomes ``b - a``) or one comparison. A
+    division's new divisor is written ``(a or 1)`` unless it is a number other than 0, is guarded already, or holds
+    a numpy array (as ``py.arithmetic`` writes a new division): ``(remaining - item) / c`` turned round would crash
+    on every bin the item fills exactly."""
     found: list[ast.BinOp | ast.Compare] = [
         n for n in ast.walk(src.tree)
         if (isinstance(n, ast.BinOp) and isinstance(n.op, NON_COMMUTATIVE) and ast.dump(n.left) != ast.dump(n.right))
@@ -73,11 +89,28 @@ def swap_operands(src: Source, rng: random.Random) -> PyChange | None:
         for wrap_a in (False, True)
         for wrap_b in (False, True)
     ]
+    description = f"swapped the operands of `{before}` {src.where(node.lineno)}"
+    if (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, DIVISIONS)
+        and number_literal(left) in (None, 0)
+        and not zero_guard(left)
+        and not arrays_at(src.tree, node).reads(left)
+    ):
+        original = copy.copy(node)
+        node.left, node.right = right, zero_guarded(left)
+        guarded = [
+            _swap_segments(src, left, right, wrap_a, wrap_b, guard_b=True)
+            for wrap_a in (False, True)
+            for wrap_b in (False, True)
+        ]
+        return PyChange(
+            f"{description}, a divisor of 0 taken as 1", [*guarded, *replace_node(src, original, node)]
+        )
     if isinstance(node, ast.BinOp):
         node.left, node.right = right, left
     else:
         node.left, node.comparators = right, [left]
-    description = f"swapped the operands of `{before}` {src.where(node.lineno)}"
     return PyChange(description, plans)
 
 
