@@ -1,0 +1,46 @@
+"""benchmarks/edit_spellings.py: runs in a subprocess and prints, per spelling, the failed edits of each operator."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_edit_spellings_counts_the_edits_that_fail_per_spelling_and_operator() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "edit_spellings.py"), "--draws", "10"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = {
+        m.group(1): [(int(f), int(n)) for f, n in re.findall(r"(\d+)/(\d+)", m.group(2))]
+        for line in result.stdout.splitlines()
+        if (m := re.match(r"\| ([^|]+?) \| (\d.*) \|$", line))
+    }
+    assert len(rows) == 11 and all(len(cells) == 6 for cells in rows.values()), result.stdout
+    for handled in (
+        "two numbers",
+        "filled by index",
+        "negated np.array",
+        "numpy, unannotated, after a crash",
+    ):
+        assert all(failed == 0 and made == 10 for failed, made in rows[handled][:4]), (handled, rows[handled])
+    # the unannotated function as first written: a guard asks an array for one truth value
+    assert rows["numpy, unannotated"][0] == (10, 10)
+    assert rows["map of a lambda (not edited in place)"][0][0] > 0
+
+
+def test_edit_spellings_refuses_a_draw_count_below_one() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "edit_spellings.py"), "--draws", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and "--draws must be at least 1" in result.stderr
