@@ -2,8 +2,8 @@
 
 Best fit, one score per bin, written as users write it: for two numbers; over a numpy array with and without
 annotations; as a comprehension, a list appended to or filled by index in a loop, a negated ``np.array``; as a
-method dividing by an attribute; and two spellings assay does not yet edit in place (a dict comprehension,
-``map`` of a lambda). Each operator draws ``--draws`` edits of each spelling (seeds 0 to draws - 1); an edit fails
+method dividing by an attribute; as a dict comprehension; and ``map`` of a lambda, which assay does not yet edit
+in place. Each operator draws ``--draws`` edits of each spelling (seeds 0 to draws - 1); an edit fails
 when calling the edited function on one item and seven bins raises or does not give one number per bin. An
 unannotated function over arrays is drawn twice: as the operators first write it, and as the offline default writes
 it once a crash has shown that its inputs are arrays (``arrays_assumed``).
@@ -109,7 +109,7 @@ SPELLINGS = (
         _method,
     ),
     Spelling(
-        "dict comprehension (not edited in place)",
+        "dict comprehension",
         "def priority(item, bins):\n    return {i: -(b - item) for i, b in enumerate(bins)}\n",
         _dict,
     ),

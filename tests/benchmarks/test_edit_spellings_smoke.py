@@ -24,13 +24,14 @@ def test_edit_spellings_counts_the_edits_that_fail_per_spelling_and_operator() -
         if (m := re.match(r"\| ([^|]+?) \| (\d.*) \|$", line))
     }
     assert len(rows) == 11 and all(len(cells) == 6 for cells in rows.values()), result.stdout
-    for handled in (
+    for name in (
         "two numbers",
         "filled by index",
         "negated np.array",
         "numpy, unannotated, after a crash",
+        "dict comprehension",
     ):
-        assert all(failed == 0 and made == 10 for failed, made in rows[handled][:4]), (handled, rows[handled])
+        assert all(failed == 0 and made == 10 for failed, made in rows[name][:4]), (name, rows[name])
     # the unannotated function as first written: a guard asks an array for one truth value
     assert rows["numpy, unannotated"][0] == (10, 10)
     assert rows["map of a lambda (not edited in place)"][0][0] > 0

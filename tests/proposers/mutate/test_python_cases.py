@@ -282,3 +282,26 @@ def test_a_case_put_in_by_index_is_flipped_and_pruned_as_an_appended_one() -> No
     assert pruned is not None and pruned.new_text == FILLED
     guarded = apply_python("py.guard", guard, "priority.py", FILLED, random.Random(1))
     assert guarded is not None and guarded.new_text.splitlines()[4].strip().startswith("scores[i] = ")
+
+
+KEYED = "def priority(item, bins):\n    return {i: -(b - item) for i, b in enumerate(bins)}\n"
+
+
+@pytest.mark.parametrize("operator", ["py.guard", "py.add_term", "py.wrap", "py.combine"])
+def test_a_dict_comprehension_is_edited_in_its_values_and_its_keys_are_left_alone(operator: str) -> None:
+    """Before, the dict itself was the value: 35 guards of 40 and every term raised (``{...} - 100``), and 24
+    wraps of 40 wrapped it or its key (``{abs(i): ...}`` files a score under another bin)."""
+    (site,) = return_sites(Source(KEYED, ast.parse(KEYED)))
+    assert ast.unparse(site.value) == "-(b - item)" and "bins" not in site.names
+    made = set()
+    for seed in range(30):
+        mutation = OPERATORS.get(operator).apply("priority.py", KEYED, random.Random(seed))
+        assert mutation is not None
+        made.add(mutation.new_text)
+        namespace: dict[str, Any] = {}
+        exec(compile(mutation.new_text, "priority.py", "exec"), namespace)
+        keyed = namespace["priority"](30.0, list(BINS))
+        assert sorted(keyed) == list(range(len(BINS))), mutation.new_text
+        assert all(isinstance(v, int | float) for v in keyed.values()), mutation.new_text
+        assert "{i: " in mutation.new_text, mutation.new_text
+    assert len(made) >= 5

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 from assay.proposers.mutate.pysource import FUNCTIONS
 
-COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp)
+COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.DictComp)
+Comprehension = ast.ListComp | ast.GeneratorExp | ast.DictComp
 # Calls that make a collection of a comprehension's elements, in order: ``list(...)``, ``np.array([...])``.
 MAKERS = frozenset({"list", "tuple", "array", "asarray", "fromiter"})
 
@@ -34,19 +35,33 @@ def _unsigned(value: ast.expr) -> ast.expr:
     return value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) else value
 
 
-def comprehension(value: ast.expr) -> ast.ListComp | ast.GeneratorExp | None:
-    """The comprehension whose elements a returned ``value`` holds: ``value`` itself, or the one a collection is
-    made of (``np.array([...])``, ``list(... for ...)``, ``tuple(...)``, or such a collection negated:
-    ``-np.array([...])``); None for any other value."""
+def comprehension(value: ast.expr) -> Comprehension | None:
+    """The comprehension whose elements a returned ``value`` holds: ``value`` itself (a dict comprehension's
+    elements are its values, ``{i: -(b - item) for i, b in enumerate(bins)}``), or the one a collection is made of
+    (``np.array([...])``, ``list(... for ...)``, ``tuple(...)``, or such a collection negated: ``-np.array([...])``);
+    None for any other value."""
     made = _made_of(_unsigned(value)) or value
     return made if isinstance(made, COMPREHENSIONS) else None
+
+
+def element(found: Comprehension) -> ast.expr:
+    """What a comprehension makes per element: its element, or of a dict comprehension, the value."""
+    return found.value if isinstance(found, ast.DictComp) else found.elt
+
+
+def put_element(found: Comprehension, new: ast.expr) -> None:
+    """Make ``new`` what ``found`` makes per element (:func:`element`)."""
+    if isinstance(found, ast.DictComp):
+        found.value = new
+    else:
+        found.elt = new
 
 
 def scored(value: ast.expr) -> ast.expr:
     """What a returned ``value`` scores by: the element of the comprehension it holds (one value per element,
     ``-(b - item)`` in ``[-(b - item) for b in bins]`` or ``np.array([...])``), else the value itself."""
     found = comprehension(value)
-    return found.elt if found is not None else value
+    return element(found) if found is not None else value
 
 
 def built_list(value: ast.expr) -> str | None:

@@ -42,13 +42,16 @@ from assay.proposers.mutate.pysource import (
 )
 from assay.proposers.mutate.python_arrays import NO_ARRAYS, Arrays, arrays_of
 from assay.proposers.mutate.python_cases import (
+    Comprehension,
     appends,
     case_parts,
     comprehension,
+    element,
     fill,
     filled,
     filled_list,
     own_nodes,
+    put_element,
     scored,
     scored_values,
     under_cases,
@@ -91,7 +94,7 @@ class ReturnSite:
     # its names that hold numpy arrays (:mod:`~assay.proposers.mutate.python_arrays`)
     arrays: Arrays = NO_ARRAYS
     # the comprehension whose element is the value, or the statement that fills a list with it (``ret``)
-    element: ast.ListComp | ast.GeneratorExp | ast.Expr | ast.Assign | None = None
+    element: Comprehension | ast.Expr | ast.Assign | None = None
 
     @property
     def value(self) -> ast.expr:
@@ -100,7 +103,7 @@ class ReturnSite:
         if isinstance(self.element, ast.Expr | ast.Assign):
             return filled(self.element)
         if self.element is not None:
-            return self.element.elt
+            return element(self.element)
         assert self.ret.value is not None
         return self.ret.value
 
@@ -109,7 +112,7 @@ class ReturnSite:
         if isinstance(self.element, ast.Expr | ast.Assign):
             fill(self.element, new)
         elif self.element is not None:
-            self.element.elt = new
+            put_element(self.element, new)
         else:
             self.ret.value = new
 
@@ -132,8 +135,8 @@ def return_sites(src: Source) -> list[ReturnSite]:
                 found += [a for a in sites if a.names and not any(f.ret is a.ret for f in found)]
                 continue
             local = _stored_before(function, ret.lineno)
-            element = comprehension(ret.value)
-            generators = element.generators if element is not None else []
+            comp = comprehension(ret.value)
+            generators = comp.generators if comp is not None else []
             loops = [n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)]
             # what a comprehension iterates holds many values (``bins`` in ``for b in bins``): no scalar to edit
             iterated = {n.id for g in generators for n in ast.walk(g.iter) if isinstance(n, ast.Name)}
@@ -142,7 +145,7 @@ def return_sites(src: Source) -> list[ReturnSite]:
                 direct = {n.id for n in reads_of(scored(ret.value), sorted(arrays.names))}
                 names = [n for n in names if n not in arrays.names or n in direct]
             if names:
-                found.append(ReturnSite(function, ret, names, arrays, element))
+                found.append(ReturnSite(function, ret, names, arrays, comp))
     return found
 
 
@@ -202,10 +205,11 @@ def reads_of(value: ast.expr, names: list[str]) -> list[ast.Name]:
 
 
 def _indexes(function: ast.AST) -> set[int]:
-    """The ids of the nodes inside an index of ``function`` (``key`` in ``table[key]``)."""
-    return {
-        id(n) for sub in ast.walk(function) if isinstance(sub, ast.Subscript) for n in ast.walk(sub.slice)
-    }
+    """The ids of the nodes inside an index of ``function`` (``key`` in ``table[key]``, or in a dict
+    comprehension's ``{key: value for ...}``: which element a value is)."""
+    keys = [n.slice if isinstance(n, ast.Subscript) else n.key for n in ast.walk(function)
+            if isinstance(n, ast.Subscript | ast.DictComp)]  # fmt: skip
+    return {id(n) for key in keys for n in ast.walk(key)}
 
 
 def inputs(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
