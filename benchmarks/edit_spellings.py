@@ -2,11 +2,11 @@
 
 Best fit, one score per bin, written as users write it: for two numbers; over a numpy array with and without
 annotations; as a comprehension, a list appended to or filled by index in a loop, a negated ``np.array``; as a
-method dividing by an attribute; as a dict comprehension; and ``map`` of a lambda, which assay does not yet edit
-in place. Each operator draws ``--draws`` edits of each spelling (seeds 0 to draws - 1); an edit fails
-when calling the edited function on one item and seven bins raises or does not give one number per bin. An
-unannotated function over arrays is drawn twice: as the operators first write it, and as the offline default writes
-it once a crash has shown that its inputs are arrays (``arrays_assumed``).
+method dividing by an attribute; as a dict comprehension; as ``map`` of a lambda. Each operator draws ``--draws``
+edits of each spelling (seeds 0 to draws - 1); an edit fails when calling the edited function on one item and
+seven bins raises or does not give one number per bin. An unannotated function over arrays is drawn twice: as the
+operators first write it, and as the offline default writes it once a crash has shown that its inputs are arrays
+(``arrays_assumed``).
 
     python benchmarks/edit_spellings.py               # 40 draws per operator and spelling
     python benchmarks/edit_spellings.py --draws 200
@@ -114,7 +114,7 @@ SPELLINGS = (
         _dict,
     ),
     Spelling(
-        "map of a lambda (not edited in place)",
+        "map of a lambda",
         "def priority(item, bins):\n    return list(map(lambda b: -(b - item), bins))\n",
         _list,
     ),

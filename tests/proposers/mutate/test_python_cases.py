@@ -305,3 +305,15 @@ def test_a_dict_comprehension_is_edited_in_its_values_and_its_keys_are_left_alon
         assert all(isinstance(v, int | float) for v in keyed.values()), mutation.new_text
         assert "{i: " in mutation.new_text, mutation.new_text
     assert len(made) >= 5
+
+
+MAPPED = "def priority(item, bins):\n    return list(map(lambda b: -(b - item), bins))\n"
+
+
+@pytest.mark.parametrize("operator", ["py.guard", "py.add_term", "py.wrap", "py.combine"])
+def test_map_of_a_lambda_is_edited_in_the_lambdas_body(operator: str) -> None:
+    """Before, the list was the value: 40 guards, 40 terms, 24 wraps and 40 combinations of 40 raised."""
+    (site,) = return_sites(Source(MAPPED, ast.parse(MAPPED)))
+    assert ast.unparse(site.value) == "-(b - item)" and site.names == ["item", "b"]
+    for text in edits_keeping_one_number_per_element(operator, MAPPED):
+        assert "list(map(lambda b: " in text and text.endswith(", bins))\n"), text

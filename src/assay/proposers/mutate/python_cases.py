@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from assay.proposers.mutate.pysource import FUNCTIONS
 
 COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.DictComp)
-Comprehension = ast.ListComp | ast.GeneratorExp | ast.DictComp
+# A comprehension, or the lambda of ``map(lambda b: ..., bins)``: one value per element.
+Comprehension = ast.ListComp | ast.GeneratorExp | ast.DictComp | ast.Lambda
 # Calls that make a collection of a comprehension's elements, in order: ``list(...)``, ``np.array([...])``.
 MAKERS = frozenset({"list", "tuple", "array", "asarray", "fromiter"})
 
@@ -35,23 +36,63 @@ def _unsigned(value: ast.expr) -> ast.expr:
     return value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) else value
 
 
+def _mapped(value: ast.expr) -> ast.Call | None:
+    """``map(lambda b: ..., bins)`` when ``value`` is such a call, else None."""
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "map"
+        and len(value.args) >= 2
+        and isinstance(value.args[0], ast.Lambda)
+        and not value.keywords
+    ):
+        return value
+    return None
+
+
 def comprehension(value: ast.expr) -> Comprehension | None:
     """The comprehension whose elements a returned ``value`` holds: ``value`` itself (a dict comprehension's
-    elements are its values, ``{i: -(b - item) for i, b in enumerate(bins)}``), or the one a collection is made of
-    (``np.array([...])``, ``list(... for ...)``, ``tuple(...)``, or such a collection negated: ``-np.array([...])``);
-    None for any other value."""
+    elements are its values, ``{i: -(b - item) for i, b in enumerate(bins)}``; ``map(lambda b: ..., bins)`` is
+    one whose element is the lambda's body), or the one a collection is made of (``np.array([...])``,
+    ``list(... for ...)``, ``tuple(...)``, or such a collection negated: ``-np.array([...])``); None for any other
+    value."""
     made = _made_of(_unsigned(value)) or value
+    if (mapped := _mapped(made)) is not None and isinstance(function := mapped.args[0], ast.Lambda):
+        return function
     return made if isinstance(made, COMPREHENSIONS) else None
 
 
+def comprehension_names(value: ast.expr) -> tuple[list[str], set[str]]:
+    """The names bound per element by the comprehension a returned ``value`` holds (its loop variables, or the
+    lambda's parameters) and the names of what it iterates (``bins`` in ``for b in bins``): ``([], set())`` when
+    it holds none."""
+    made = _made_of(_unsigned(value)) or value
+    if (mapped := _mapped(made)) is not None:
+        function = mapped.args[0]
+        assert isinstance(function, ast.Lambda)
+        loops = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        iterables: list[ast.expr] = mapped.args[1:]
+    elif isinstance(made, COMPREHENSIONS):
+        loops = [n.id for g in made.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)]
+        iterables = [g.iter for g in made.generators]
+    else:
+        return [], set()
+    return loops, {n.id for it in iterables for n in ast.walk(it) if isinstance(n, ast.Name)}
+
+
 def element(found: Comprehension) -> ast.expr:
-    """What a comprehension makes per element: its element, or of a dict comprehension, the value."""
+    """What a comprehension makes per element: its element, of a dict comprehension the value, of a mapped
+    lambda its body."""
+    if isinstance(found, ast.Lambda):
+        return found.body
     return found.value if isinstance(found, ast.DictComp) else found.elt
 
 
 def put_element(found: Comprehension, new: ast.expr) -> None:
     """Make ``new`` what ``found`` makes per element (:func:`element`)."""
-    if isinstance(found, ast.DictComp):
+    if isinstance(found, ast.Lambda):
+        found.body = new
+    elif isinstance(found, ast.DictComp):
         found.value = new
     else:
         found.elt = new

@@ -46,6 +46,7 @@ from assay.proposers.mutate.python_cases import (
     appends,
     case_parts,
     comprehension,
+    comprehension_names,
     element,
     fill,
     filled,
@@ -136,10 +137,8 @@ def return_sites(src: Source) -> list[ReturnSite]:
                 continue
             local = _stored_before(function, ret.lineno)
             comp = comprehension(ret.value)
-            generators = comp.generators if comp is not None else []
-            loops = [n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)]
             # what a comprehension iterates holds many values (``bins`` in ``for b in bins``): no scalar to edit
-            iterated = {n.id for g in generators for n in ast.walk(g.iter) if isinstance(n, ast.Name)}
+            loops, iterated = comprehension_names(ret.value)
             names = [n for n in dict.fromkeys([*params, *local, *loops]) if n in loops or n not in iterated]
             if arrays.names:  # an array the value only indexes has another shape: no term or test of its own
                 direct = {n.id for n in reads_of(scored(ret.value), sorted(arrays.names))}
