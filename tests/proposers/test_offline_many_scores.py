@@ -1,5 +1,6 @@
 """End to end: `assay evolve` with the offline default on a priority that scores every bin at once: FunSearch's
-own spelling, ``priority(item, bins: np.ndarray)``, a returned list comprehension and a list built in a loop.
+own spelling, ``priority(item, bins: np.ndarray)`` (and without its annotations), a returned list comprehension, a
+list built in a loop and one filled by index.
 Before the operators knew each, every guard asked an array for one truth value (or compared a list with a
 number), each such candidate failed on every case, and the run stopped at a dead end (or, for the loop, most
 guards and many terms failed)."""
@@ -41,6 +42,13 @@ LOOPED = '''def priority(item: float, bins: list[float]) -> list[float]:
     scores = []
     for remaining in bins:
         scores.append(-(remaining - item))
+    return scores
+'''
+FILLED = '''def priority(item: float, bins: list[float]) -> list[float]:
+    """One score per bin, put in place by index: best fit."""
+    scores = [0.0] * len(bins)
+    for i, remaining in enumerate(bins):
+        scores[i] = -(remaining - item)
     return scores
 '''
 HARNESS = """import math
@@ -110,8 +118,9 @@ def evolved(tmp: Path, priority: str, arrays: bool, generations: int) -> list[Ca
         (PRIORITY, True, "added a guarded return `np.where("),
         (LISTED, False, "added a guarded return `-(remaining"),
         (LOOPED, False, "added a guarded return `-(remaining"),
+        (FILLED, False, "added a guarded return `-(remaining"),
     ],
-    ids=["numpy", "list", "loop"],
+    ids=["numpy", "list", "loop", "by-index"],
 )
 def test_a_priority_of_many_bins_evolves_with_guards_that_run(
     tmp_path: Path, priority: str, arrays: bool, case: str
