@@ -235,7 +235,8 @@ class OfflineProposer(Proposer):
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         for structure in view.structures:
-            self.array_evidence.setdefault(structure.study, array_evidence(structure, view.artifact))
+            if structure.study not in self.array_evidence:
+                self.array_evidence[structure.study] = array_evidence(structure, view.artifact)
         with constants_at(self.operators.scale(view)), arrays_assumed(sum(self.array_evidence.values()) > 0):
             return await self._propose(view, worktree, editable=editable)
 

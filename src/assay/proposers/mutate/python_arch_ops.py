@@ -84,28 +84,25 @@ def swap_operands(src: Source, rng: random.Random) -> PyChange | None:
     node = rng.choice(found)
     before = shorten(ast.unparse(node))
     left, right = (node.left, node.right) if isinstance(node, ast.BinOp) else (node.left, node.comparators[0])
-    plans = [
-        _swap_segments(src, left, right, wrap_a, wrap_b)
-        for wrap_a in (False, True)
-        for wrap_b in (False, True)
-    ]
     description = f"swapped the operands of `{before}` {src.where(node.lineno)}"
-    if (
+    guard = (
         isinstance(node, ast.BinOp)
         and isinstance(node.op, DIVISIONS)
         and number_literal(left) in (None, 0)
         and not zero_guard(left)
         and not arrays_at(src.tree, node).reads(left)
-    ):
+    )
+    plans = [
+        _swap_segments(src, left, right, wrap_a, wrap_b, guard_b=guard)
+        for wrap_a in (False, True)
+        for wrap_b in (False, True)
+    ]
+    if guard:
+        assert isinstance(node, ast.BinOp)
         original = copy.copy(node)
         node.left, node.right = right, zero_guarded(left)
-        guarded = [
-            _swap_segments(src, left, right, wrap_a, wrap_b, guard_b=True)
-            for wrap_a in (False, True)
-            for wrap_b in (False, True)
-        ]
         return PyChange(
-            f"{description}, a divisor of 0 taken as 1", [*guarded, *replace_node(src, original, node)]
+            f"{description}, a divisor of 0 taken as 1", [*plans, *replace_node(src, original, node)]
         )
     if isinstance(node, ast.BinOp):
         node.left, node.right = right, left
