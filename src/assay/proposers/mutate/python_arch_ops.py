@@ -10,16 +10,8 @@ import random
 from collections.abc import Iterator
 
 from assay.proposers.mutate.base import shorten
-from assay.proposers.mutate.pysource import (
-    FUNCTIONS,
-    PyChange,
-    Source,
-    SourceEdit,
-    number_literal,
-    replace_node,
-)
-from assay.proposers.mutate.python_arrays import arrays_at
-from assay.proposers.mutate.python_ops import zero_guard, zero_guarded
+from assay.proposers.mutate.pysource import FUNCTIONS, PyChange, Source, SourceEdit, replace_node
+from assay.proposers.mutate.python_ops import may_be_zero, zero_guard, zero_guarded
 from assay.proposers.mutate.python_stmt_ops import blocks, swap_in_block
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -88,9 +80,8 @@ def swap_operands(src: Source, rng: random.Random) -> PyChange | None:
     guard = (
         isinstance(node, ast.BinOp)
         and isinstance(node.op, DIVISIONS)
-        and number_literal(left) in (None, 0)
         and not zero_guard(left)
-        and not arrays_at(src.tree, node).reads(left)
+        and may_be_zero(src.tree, node, left)
     )
     plans = [
         _swap_segments(src, left, right, wrap_a, wrap_b, guard_b=guard)

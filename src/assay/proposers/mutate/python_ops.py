@@ -150,11 +150,7 @@ def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
     original = copy.copy(node)
     node.op = new()
     divisor = node.value if isinstance(node, ast.AugAssign) else node.right
-    if (
-        old is ast.Mult
-        and number_literal(divisor) in (None, 0)
-        and not arrays_at(src.tree, node).reads(divisor)  # numpy divides an array by 0 without raising
-    ):
+    if old is ast.Mult and may_be_zero(src.tree, node, divisor):
         # A new division: a factor that is sometimes 0 would crash the instances that have one, which the dev
         # cases may not show (py.combine writes its divisors so too).
         start, end = src.start(divisor), src.end(divisor)
@@ -169,6 +165,12 @@ def mutate_arithmetic(src: Source, rng: random.Random) -> PyChange | None:
             f"{description}, a divisor of 0 taken as 1", [*plans, *replace_node(src, original, node)]
         )
     return PyChange(description, [token, *replace_node(src, original, node)])
+
+
+def may_be_zero(tree: ast.Module, node: ast.expr | ast.stmt, divisor: ast.expr) -> bool:
+    """Whether a new ``divisor`` of ``node`` could be 0 and raise: it is not a number other than 0, and holds no
+    numpy array (numpy divides an array by 0 without raising)."""
+    return number_literal(divisor) in (None, 0) and not arrays_at(tree, node).reads(divisor)
 
 
 def zero_guarded(divisor: ast.expr) -> ast.BoolOp:
