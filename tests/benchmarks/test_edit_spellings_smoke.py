@@ -10,13 +10,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def spellings(*args: str) -> subprocess.CompletedProcess[str]:
+    """``benchmarks/edit_spellings.py`` run with ``args``, as a user runs it."""
+    script = ROOT / "benchmarks" / "edit_spellings.py"
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=300)
+
+
 def test_edit_spellings_counts_the_edits_that_fail_per_spelling_and_operator() -> None:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "edit_spellings.py"), "--draws", "10"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = spellings("--draws", "10")
     assert result.returncode == 0, result.stderr
     rows = {
         m.group(1): [(int(f), int(n)) for f, n in re.findall(r"(\d+)/(\d+)", m.group(2))]
@@ -38,10 +39,5 @@ def test_edit_spellings_counts_the_edits_that_fail_per_spelling_and_operator() -
 
 
 def test_edit_spellings_refuses_a_draw_count_below_one() -> None:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "edit_spellings.py"), "--draws", "0"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = spellings("--draws", "0")
     assert result.returncode == 2 and "--draws must be at least 1" in result.stderr
