@@ -313,3 +313,18 @@ def test_flipped_needs_a_shift_of_a_value_the_parent_returns() -> None:
     assert flipped(parent, "f.py", scaled) is None  # a scale, not a shift
     assert flipped(parent, "f.py", other) is None  # a new value, not the parent's shifted
     assert flipped("def f(:\n", "f.py", scaled) is None
+
+
+def test_a_band_never_reaches_the_top_of_the_palette() -> None:
+    """A band up to the palette's largest number spans nearly every value the subject takes (see ``_range``)."""
+    tops = set()
+    for seed in range(300):
+        mutation = OPERATORS.get("py.guard").apply("f.py", FUNCTIONS["best_fit"], random.Random(seed))
+        assert mutation is not None
+        test = ast.parse(mutation.new_text).body[0].body[0].test  # type: ignore[attr-defined]
+        if isinstance(test, ast.Compare) and len(test.ops) == 2:
+            start, width = test.comparators[0].right.value, test.comparators[1].value  # type: ignore[attr-defined]
+            tops.add(start + width)
+    assert tops and max(tops) < 100
+    assert {20, 50} <= tops  # the larger half but its largest: both kinds of palette
+    assert {5.0, 10.0} <= tops

@@ -297,11 +297,14 @@ def _subjects(value: ast.expr, subscripts: bool = False) -> list[ast.expr]:
 
 def _range(subject: ast.expr, rng: random.Random, palette: Palette) -> ast.expr:
     """``0 < subject - low < width``: the band from ``low`` to ``low + width``, ``low`` from the smaller half of
-    the palette and ``low + width`` from the larger, a wide band which tuning narrows. Written by its start and
+    the palette and ``low + width`` from the larger but its largest, a wide band which tuning narrows. A band up to
+    the largest (100 among numbers in the tens) spans nearly every value the subject takes, a threshold in all but
+    name; where such a band helps a little, a run keeps it and stays: narrowed halfway it does worse, so tuning
+    does not leave it. Written by its start and
     width, not by two bounds, so that tuning its two numbers apart can never cross them (``54 <= s < 27`` fires
     for nothing); a width tuned to 0 leaves an empty band, which the inert rules then treat as such."""
     half = len(palette) // 2
-    low, high = rng.choice(palette[:half]), rng.choice(palette[half:])
+    low, high = rng.choice(palette[:half]), rng.choice(palette[half:-1] or palette[half:])
     offset = ast.BinOp(subject, ast.Sub(), ast.Constant(low))
     return ast.Compare(ast.Constant(type(low)(0)), [ast.Lt(), ast.Lt()], [offset, ast.Constant(high - low)])
 

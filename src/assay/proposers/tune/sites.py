@@ -39,6 +39,7 @@ class NumberSite:
     write: Callable[[str, int | float], str | None]
     order: int = 0
     excluded: bool = False  # by default: its name says port, seed, index, id or version
+    band_end: float | None = None  # for a number that places a band (see band_ends): the band's far end
 
 
 def _number(value: Any) -> bool:
@@ -101,7 +102,7 @@ def python_sites(path: str, text: str) -> list[NumberSite]:
     except (SyntaxError, ValueError, RecursionError):
         return []
     src = Source(text, tree)
-    spans: list[tuple[str, _PySpan, int | float, bool]] = []
+    spans: list[tuple[str, _PySpan, int | float, bool, float | None]] = []
     claimed: set[int] = set()
     for stmt in tree.body:
         target, value = _constant_assignment(stmt)
@@ -109,7 +110,7 @@ def python_sites(path: str, text: str) -> list[NumberSite]:
             continue
         number = number_literal(value)
         if number is not None:
-            spans.append((target, _span(src, value), number, excluded_name(target)))
+            spans.append((target, _span(src, value), number, excluded_name(target), None))
             claimed.update(id(n) for n in ast.walk(value))
     skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.Subscript) for n in ast.walk(node.slice)}
     skip |= {
@@ -124,6 +125,7 @@ def python_sites(path: str, text: str) -> list[NumberSite]:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
         for side in (node.left, node.right)
     }
+    ends = band_ends(tree)
     counters: dict[str, int] = {}
     for scope, node in _literals(tree):
         if id(node) in claimed or id(node) in skip:
@@ -133,11 +135,45 @@ def python_sites(path: str, text: str) -> list[NumberSite]:
             continue
         claimed.update(id(n) for n in ast.walk(node))
         counters[scope] = counters.get(scope, 0) + 1
-        spans.append((f"{scope}#{counters[scope]}", _span(src, node), number, False))
+        spans.append((f"{scope}#{counters[scope]}", _span(src, node), number, False, ends.get(id(node))))
     return [
-        NumberSite(f"{path}:{label}", path, number, _python_writer(span), span.start, excluded)
-        for label, span, number, excluded in spans
+        NumberSite(f"{path}:{label}", path, number, _python_writer(span), span.start, excluded, end)
+        for label, span, number, excluded, end in spans
     ]
+
+
+def band_ends(tree: ast.AST) -> dict[int, float]:
+    """For each number literal that places a band, by its node's id, the band's far end: the start ``c`` and the
+    width ``w`` of ``0 < s - c < w`` (as a guard writes a band) give ``c + w``; the centre ``c`` and the half-width
+    ``h`` of ``abs(s - c) < h`` (its elementwise form) give ``c + h``. Only where both numbers are literals."""
+    found: dict[int, float] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        place: ast.expr | None = None
+        if (
+            isinstance(node.left, ast.Constant)
+            and node.left.value == 0
+            and [type(op) for op in node.ops] == [ast.Lt, ast.Lt]
+            and isinstance(node.comparators[0], ast.BinOp)
+            and isinstance(node.comparators[0].op, ast.Sub)
+        ):
+            place, size = node.comparators[0].right, node.comparators[1]
+        elif (
+            [type(op) for op in node.ops] == [ast.Lt]
+            and isinstance(node.left, ast.Call)
+            and isinstance(node.left.func, ast.Name)
+            and node.left.func.id == "abs"
+            and len(node.left.args) == 1
+            and isinstance(node.left.args[0], ast.BinOp)
+            and isinstance(node.left.args[0].op, ast.Sub)
+        ):
+            place, size = node.left.args[0].right, node.comparators[0]
+        start = number_literal(place) if place is not None else None
+        width = number_literal(size) if place is not None else None
+        if start is not None and width is not None:
+            found[id(place)] = found[id(size)] = float(start + width)
+    return found
 
 
 def _gain(number: int | float, multiplies: bool) -> bool:

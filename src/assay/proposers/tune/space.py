@@ -5,7 +5,11 @@ A range comes from the number itself unless ``evolve.parameters`` says otherwise
 - an int ``v``: from 0 to ``max(10, 4v)`` (mirrored for a negative one; -10 to 10 for 0); on a log scale from
   ``v/10`` to ``10v`` when ``|v| >= 100``;
 - a positive float: a log scale across four decades, ``v/100`` to ``100v`` (a constant a structural edit just
-  introduced has an arbitrary first value); a negative float: ``10v`` to ``v/10`` (linear); 0.0: -1 to 1.
+  introduced has an arbitrary first value); a negative float: ``10v`` to ``v/10`` (linear); 0.0: -1 to 1;
+- a positive float that places a band, the start ``c`` or the width ``w`` of ``0 < s - c < w`` (or the centre and
+  half-width of ``abs(s - c) < h``): linear from 0 to four times the band's far end ``c + w``. Where a band sits
+  is a position, not a factor: on a log scale a start of 0.1 spends most trials where the band starts at
+  nothing, and seldom travels the decades to a start of 5 (ints are linear already).
 
 The sign is kept (a sign flip is a structural edit, left to the operators). A study is one program structure:
 the fingerprint of the files with every tuned number taken out, so a structural edit starts a new study while
@@ -27,6 +31,7 @@ from assay.proposers.tune.sites import NumberSite, number_sites, write_values
 
 MAX_PARAMETERS = 24  # beyond this many, TPE learns too slowly from a run's few dozen trials
 SIGNIFICANT = 4  # floats are written with this many significant digits
+BAND_REACH = 4.0  # a float placing a band ranges linearly from 0 to this many times the band's far end
 FLOAT_SPAN = 100.0  # a positive float ranges from v / FLOAT_SPAN to v * FLOAT_SPAN
 NEAR_INT = 0.3  # around(): an int within 30% of its value (at least 2 either side) ...
 NEAR_FACTOR = 2.0  # ... a number on a log scale within a factor of 2 ...
@@ -133,6 +138,8 @@ def parameter(site: NumberSite, spec: ParameterSpec | None) -> Parameter:
     """The tuned parameter of ``site``, with ``spec``'s overrides."""
     integer = isinstance(site.value, int) if spec is None or spec.integer is None else spec.integer
     low, high, log = default_range(int(site.value) if integer else float(site.value))
+    if site.band_end is not None and not integer and 0 < site.value <= site.band_end:
+        low, high, log = 0.0, BAND_REACH * site.band_end, False
     if spec is not None:
         low = spec.low if spec.low is not None else low
         high = spec.high if spec.high is not None else high
