@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from optuna.distributions import FloatDistribution, IntDistribution
+from optuna.distributions import BaseDistribution, FloatDistribution, IntDistribution
 
 from assay.config import ParameterSpec
 from assay.proposers.tune import search_space
@@ -83,16 +83,19 @@ def test_around_narrows_each_range_to_near_the_value_within_its_own_range() -> N
     assert [p.site for p in near.parameters] == [p.site for p in space.parameters]
 
 
+def priority_ranges(*body: str) -> dict[str, BaseDistribution]:
+    """The distributions of ``priority(item, remaining, low)`` written with ``body``'s lines, then a return."""
+    lines = ["def priority(item, remaining, low):", *(f"    {line}" for line in body), "    return 0"]
+    return search_space({"p.py": "\n".join(lines) + "\n"}).distributions()
+
+
 def test_a_float_band_is_placed_on_a_linear_range_up_to_four_times_its_far_end() -> None:
-    source = (
-        "def priority(item, remaining):\n"
-        "    if 0.0 < remaining - item - 0.1 < 4.9:\n"
-        "        return -(remaining - item) - 1000.0\n"
-        "    if abs(remaining - 6.0) < 2.5:\n"
-        "        return 0.5 * item\n"
-        "    return -(remaining - item)\n"
+    dists = priority_ranges(
+        "if 0.0 < remaining - item - 0.1 < 4.9:",
+        "    return -(remaining - item) - 1000.0",
+        "if abs(remaining - 6.0) < 2.5:",
+        "    return 0.5 * item",
     )
-    dists = search_space({"p.py": source}).distributions()
     # A start of 0.1 on a log scale from 0.001 to 10 spends most trials where the band starts at 0; from 0 to 20
     # on a linear one, it reaches a start of 5 as readily as one of 0.5.
     assert dists["p.py:priority#1"] == FloatDistribution(0.0, 20.0)
@@ -107,15 +110,12 @@ def test_a_float_band_is_placed_on_a_linear_range_up_to_four_times_its_far_end()
 
 
 def test_an_int_band_and_a_band_of_names_keep_their_ranges() -> None:
-    source = (
-        "def priority(item, remaining, low, width):\n"
-        "    if 0 < remaining - item - 5 < 45:\n"
-        "        return -1\n"
-        "    if 0 < remaining - low < 2.5:\n"
-        "        return -2\n"
-        "    return 0\n"
+    dists = priority_ranges(
+        "if 0 < remaining - item - 5 < 45:",
+        "    return -1",
+        "if 0 < remaining - low < 2.5:",
+        "    return -2",
     )
-    dists = search_space({"p.py": source}).distributions()
     assert dists["p.py:priority#1"] == IntDistribution(0, 20)
     assert dists["p.py:priority#2"] == IntDistribution(0, 180)
     assert dists["p.py:priority#4"] == FloatDistribution(0.025, 250.0, log=True)  # no start to place it by

@@ -404,10 +404,10 @@ def _case(src: Source, site: ReturnSite, branch: ast.If) -> PyChange | None:
 
 
 def elementwise_test(test: ast.expr) -> ast.expr:
-    """A test that an array can answer elementwise: a band ``0 < s - low < width`` (:func:`_band_offset`)
+    """A test that an array can answer elementwise: a band ``0 < s - low < width`` (:func:`band_offset`)
     becomes ``abs(s - centre) < half`` (the same range, whole numbers rounded down for ints); any other test as it
     is."""
-    offset = _band_offset(test) if isinstance(test, ast.Compare) else None
+    offset = band_offset(test) if isinstance(test, ast.Compare) else None
     low = number_literal(offset.right) if offset is not None else None
     width = number_literal(test.comparators[1]) if isinstance(test, ast.Compare) and low is not None else None
     if offset is None or low is None or width is None:
@@ -523,7 +523,7 @@ def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
         added.sort(key=lambda n: (n.lineno, n.col_offset))
         was = ast.unparse(added[0])
         for node in added:
-            offset = _band_offset(node)
+            offset = band_offset(node)
             if offset is not None:
                 offset.left = _negated(offset.left)
             else:
@@ -540,10 +540,10 @@ def turned_round(parent: str, path: str, edited: str) -> Mutation | None:
 
 def _turnable(node: ast.Compare) -> bool:
     """Whether :func:`turned_round` can turn ``node``: a band, or a single comparison it knows the opposite of."""
-    return _band_offset(node) is not None or (len(node.ops) == 1 and type(node.ops[0]) in TURNED)
+    return band_offset(node) is not None or (len(node.ops) == 1 and type(node.ops[0]) in TURNED)
 
 
-def _band_offset(node: ast.Compare) -> ast.BinOp | None:
+def band_offset(node: ast.Compare) -> ast.BinOp | None:
     """The ``s - c`` of a band ``0 < s - c < w`` (as :func:`_range` writes one); None for any other comparison."""
     if (
         isinstance(node.left, ast.Constant)

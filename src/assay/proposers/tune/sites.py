@@ -21,6 +21,7 @@ from typing import Any
 from assay.proposers.mutate.base import excluded_name
 from assay.proposers.mutate.config_ops import config_sites
 from assay.proposers.mutate.pysource import SCOPES, Source, number_literal
+from assay.proposers.mutate.python_grow_ops import band_offset
 
 CONFIG_FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
 PLACEHOLDER = "__assay_tuned__"
@@ -151,14 +152,8 @@ def band_ends(tree: ast.AST) -> dict[int, float]:
         if not isinstance(node, ast.Compare):
             continue
         place: ast.expr | None = None
-        if (
-            isinstance(node.left, ast.Constant)
-            and node.left.value == 0
-            and [type(op) for op in node.ops] == [ast.Lt, ast.Lt]
-            and isinstance(node.comparators[0], ast.BinOp)
-            and isinstance(node.comparators[0].op, ast.Sub)
-        ):
-            place, size = node.comparators[0].right, node.comparators[1]
+        if (offset := band_offset(node)) is not None:
+            place, size = offset.right, node.comparators[1]
         elif (
             [type(op) for op in node.ops] == [ast.Lt]
             and isinstance(node.left, ast.Call)
