@@ -36,17 +36,23 @@ def _unsigned(value: ast.expr) -> ast.expr:
     return value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) else value
 
 
-def _mapped(value: ast.expr) -> ast.Call | None:
-    """``map(lambda b: ..., bins)`` when ``value`` is such a call, else None."""
+def _collection(value: ast.expr) -> ast.expr:
+    """What a returned ``value`` holds its elements in: what the collection it makes is made of (:func:`_made_of`,
+    through a leading minus), else ``value`` itself."""
+    return _made_of(_unsigned(value)) or value
+
+
+def _mapped(value: ast.expr) -> tuple[ast.Lambda, list[ast.expr]] | None:
+    """The lambda and what it is mapped over, when ``value`` is ``map(lambda b: ..., bins)``; else None."""
     if (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Name)
         and value.func.id == "map"
         and len(value.args) >= 2
-        and isinstance(value.args[0], ast.Lambda)
+        and isinstance(function := value.args[0], ast.Lambda)
         and not value.keywords
     ):
-        return value
+        return function, value.args[1:]
     return None
 
 
@@ -56,9 +62,9 @@ def comprehension(value: ast.expr) -> Comprehension | None:
     one whose element is the lambda's body), or the one a collection is made of (``np.array([...])``,
     ``list(... for ...)``, ``tuple(...)``, or such a collection negated: ``-np.array([...])``); None for any other
     value."""
-    made = _made_of(_unsigned(value)) or value
-    if (mapped := _mapped(made)) is not None and isinstance(function := mapped.args[0], ast.Lambda):
-        return function
+    made = _collection(value)
+    if (mapped := _mapped(made)) is not None:
+        return mapped[0]
     return made if isinstance(made, COMPREHENSIONS) else None
 
 
@@ -66,12 +72,10 @@ def comprehension_names(value: ast.expr) -> tuple[list[str], set[str]]:
     """The names bound per element by the comprehension a returned ``value`` holds (its loop variables, or the
     lambda's parameters) and the names of what it iterates (``bins`` in ``for b in bins``): ``([], set())`` when
     it holds none."""
-    made = _made_of(_unsigned(value)) or value
+    made = _collection(value)
     if (mapped := _mapped(made)) is not None:
-        function = mapped.args[0]
-        assert isinstance(function, ast.Lambda)
+        function, iterables = mapped
         loops = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-        iterables: list[ast.expr] = mapped.args[1:]
     elif isinstance(made, COMPREHENSIONS):
         loops = [n.id for g in made.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)]
         iterables = [g.iter for g in made.generators]
@@ -109,7 +113,7 @@ def built_list(value: ast.expr) -> str | None:
     """The name of the list a returned ``value`` is (``scores``) or is made of (``np.array(scores)``,
     ``list(scores)``, ``-np.array(scores)``), None for any other value. A list built in a loop holds what the loop
     appends to it, or puts in it by index."""
-    made = _made_of(_unsigned(value)) or value
+    made = _collection(value)
     return made.id if isinstance(made, ast.Name) else None
 
 

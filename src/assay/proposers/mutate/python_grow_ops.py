@@ -557,6 +557,25 @@ def band_offset(node: ast.Compare) -> ast.BinOp | None:
     return None
 
 
+def band_place(node: ast.Compare) -> tuple[ast.expr, ast.expr] | None:
+    """The two parts that place a band: the start and the width of ``0 < s - c < w`` (:func:`band_offset`), or the
+    centre and the half-width of its elementwise form ``abs(s - c) < h`` (:func:`elementwise_test`); None for any
+    other comparison."""
+    if (offset := band_offset(node)) is not None:
+        return offset.right, node.comparators[1]
+    if (
+        [type(op) for op in node.ops] == [ast.Lt]
+        and isinstance(node.left, ast.Call)
+        and isinstance(node.left.func, ast.Name)
+        and node.left.func.id == "abs"
+        and len(node.left.args) == 1
+        and isinstance(moved := node.left.args[0], ast.BinOp)
+        and isinstance(moved.op, ast.Sub)
+    ):
+        return moved.right, node.comparators[0]
+    return None
+
+
 def _negated(subject: ast.expr) -> ast.expr:
     """``b - a`` for ``a - b``, ``a`` for ``-a``, else ``-(subject)``."""
     if isinstance(subject, ast.BinOp) and isinstance(subject.op, ast.Sub):

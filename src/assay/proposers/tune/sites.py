@@ -21,7 +21,7 @@ from typing import Any
 from assay.proposers.mutate.base import excluded_name
 from assay.proposers.mutate.config_ops import config_sites
 from assay.proposers.mutate.pysource import SCOPES, Source, number_literal
-from assay.proposers.mutate.python_grow_ops import band_offset
+from assay.proposers.mutate.python_grow_ops import band_place
 
 CONFIG_FORMATS = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml"}
 PLACEHOLDER = "__assay_tuned__"
@@ -149,25 +149,12 @@ def band_ends(tree: ast.AST) -> dict[int, float]:
     ``h`` of ``abs(s - c) < h`` (its elementwise form) give ``c + h``. Only where both numbers are literals."""
     found: dict[int, float] = {}
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Compare):
+        parts = band_place(node) if isinstance(node, ast.Compare) else None
+        if parts is None:
             continue
-        place: ast.expr | None = None
-        if (offset := band_offset(node)) is not None:
-            place, size = offset.right, node.comparators[1]
-        elif (
-            [type(op) for op in node.ops] == [ast.Lt]
-            and isinstance(node.left, ast.Call)
-            and isinstance(node.left.func, ast.Name)
-            and node.left.func.id == "abs"
-            and len(node.left.args) == 1
-            and isinstance(node.left.args[0], ast.BinOp)
-            and isinstance(node.left.args[0].op, ast.Sub)
-        ):
-            place, size = node.left.args[0].right, node.comparators[0]
-        start = number_literal(place) if place is not None else None
-        width = number_literal(size) if place is not None else None
+        start, width = (number_literal(part) for part in parts)
         if start is not None and width is not None:
-            found[id(place)] = found[id(size)] = float(start + width)
+            found[id(parts[0])] = found[id(parts[1])] = float(start + width)
     return found
 
 
