@@ -33,7 +33,7 @@ import shutil
 import sys
 import tempfile
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -46,9 +46,10 @@ from tests.fakes.llm_server import ScriptedLLMServer  # noqa: E402
 
 from assay.aio import run_sync  # noqa: E402
 from assay.config import load_config  # noqa: E402
+from assay.evaluation.key_redactor import key_redactor  # noqa: E402
 from assay.evaluation.session import evaluate_project, select_cases  # noqa: E402
 from assay.model import Split  # noqa: E402
-from assay.proposers.redaction import Redactor, secrets_for  # noqa: E402
+from assay.proposers.redaction import Redactor  # noqa: E402
 
 CEILING = 0.005
 SIGN_OFF = "\n\nBest regards,\nThe Northwind Support Team"
@@ -129,17 +130,18 @@ def _unaccented(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
-def secret_spans(text: str, secrets: list[str]) -> list[tuple[int, int]]:
-    """Occurrences of whole secrets, ignoring case, accents and separators (see the module docstring)."""
+def secret_spans(text: str, secrets: list[str], words: Sequence[str] = ()) -> list[tuple[int, int]]:
+    """Occurrences of whole secrets, ignoring case, accents and separators (see the module docstring); the
+    structural ``words`` count as whole words only."""
     plain, where = _unaccented(text)
     spans = []
-    for secret in secrets:
+    for secret in [*secrets, *words]:
         letters = [c for c in _unaccented(secret)[0] if c.isalnum()]
         if not letters:
             pattern = re.escape(secret.casefold())
         else:
             pattern = r"[\W_]*".join(re.escape(c) for c in letters)
-            if len(letters) < 6:  # short values count as whole words, as the redactor takes them
+            if len(letters) < 6 or secret in words:  # short values and words count as whole words only
                 pattern = rf"(?<![^\W_]){pattern}(?![^\W_])"
         for match in re.finditer(pattern, plain):
             if match.end() > match.start():
@@ -163,11 +165,11 @@ def prose() -> list[str]:
     return texts
 
 
-def count(redactor: Redactor, secrets: list[str], texts: list[str]) -> tuple[int, int, int]:
+def count(redactor: Redactor, texts: list[str]) -> tuple[int, int, int]:
     """(characters, characters without a secret, of those the ones the redactor changed)."""
     total = clean = changed = 0
     for text in texts:
-        truth = covered(secret_spans(text, secrets), len(text))
+        truth = covered(secret_spans(text, redactor.secrets, redactor.words), len(text))
         hit = covered(redactor._spans(text, short=True, depth=0), len(text))
         total += len(text)
         clean += truth.count(False)
@@ -180,10 +182,9 @@ def measure(example: Path, url: str | None) -> dict[str, Any]:
         config = load_config(root / "assay.yaml")
         selection = select_cases(config, "all")
         result = run_sync(evaluate_project(config, selection, use_cache=False))
-        cases = [c for c, _ in selection.everything]
+        dev = [c for c, split in selection.everything if split == Split.DEV]
         hidden = [c for c, split in selection.everything if split != Split.DEV]
-        secrets = secrets_for(cases, hidden)
-        redactor = Redactor(secrets)
+        redactor = key_redactor(config, dev, hidden)
         outputs = [
             text
             for case in result.cases
@@ -195,12 +196,12 @@ def measure(example: Path, url: str | None) -> dict[str, Any]:
             )
             if text
         ]
-        total, clean, changed = count(redactor, secrets, outputs)
-        _, prose_clean, prose_changed = count(redactor, secrets, prose())
+        total, clean, changed = count(redactor, outputs)
+        _, prose_clean, prose_changed = count(redactor, prose())
         return {
             "example": example.name,
             "cases": len(result.cases),
-            "secrets": len(secrets),
+            "secrets": len(redactor.secrets) + len(redactor.words),
             "characters": total,
             "without_secret": clean,
             "changed_without_secret": changed,

@@ -27,7 +27,10 @@ def test_false_positive_rate_is_under_the_ceiling() -> None:
     )
     summary = json.loads(done.stdout)
     names = {row["example"] for row in summary["examples"]}
-    assert names == {"binpack", "sentiment-fewshot", "slugify", "support-prompt"}
+    assert names == {"binpack", "sentiment-fewshot", "slugify", "support-prompt", "ticket-router"}
+    # The ticket router's answer key is a check script's JSON data file: its twelve routes are secrets too.
+    (router,) = [row for row in summary["examples"] if row["example"] == "ticket-router"]
+    assert router["secrets"] >= 12
     assert all(row["cases"] >= 12 for row in summary["examples"])
     assert sum(row["without_secret"] for row in summary["examples"]) > 3000
     assert summary["ceiling"] == 0.005

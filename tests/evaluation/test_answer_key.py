@@ -13,7 +13,8 @@ import pytest
 from assay.cases import load_cases
 from assay.config import load_config
 from assay.errors import ConfigError
-from assay.evaluation.answer_key import answer_key, exposed, refuse_editable_key
+from assay.evaluation.answer_key import answer_key, exposed
+from assay.evaluation.key_reach import refuse_exposed_key
 from assay.evaluation.session import select_cases
 
 EVALS = {
@@ -118,7 +119,7 @@ def test_what_is_not_the_key(tmp_path: Path) -> None:
     config = load_config(root / "assay.yaml")
     cases = load_cases([root / "evals.json"])
     assert exposed(config, cases) == []
-    refuse_editable_key(config, cases)
+    refuse_exposed_key(config, cases)
     assert {key.what for key in answer_key(config, cases)} == {"the configuration", "a case file"}
 
 
@@ -175,13 +176,16 @@ def test_what_the_agent_may_read(tmp_path: Path) -> None:
     cases = load_cases([root / "evals.json"])
     config.evolve.proposer.type = "agent"
     config.evolve.proposer.command = "true"
-    for home_ro, how in [([str(root / "evals.json")], "shows"), ([str(tools), str(root)], "holds")]:
+    for home_ro, how in [
+        ([str(root / "evals.json")], "is a case file, evals.json"),
+        ([str(tools), str(root)], "holds the configuration, assay.yaml"),
+    ]:
         config.evolve.proposer.home_ro = home_ro
         with pytest.raises(ConfigError) as raised:
-            refuse_editable_key(config, cases)
+            refuse_exposed_key(config, cases)
         index = len(home_ro) - 1
-        assert f"evolve.proposer.home_ro[{index}]: {how} " in str(raised.value)
+        assert f"evolve.proposer.home_ro[{index}]: {home_ro[-1]} {how}: " in str(raised.value)
         assert "the agent proposer would read the answer key" in str(raised.value)
     # Above the project, the agent's jail hides the project: its tools and login may be read.
     config.evolve.proposer.home_ro = [str(tools), str(tmp_path)]
-    refuse_editable_key(config, cases)
+    refuse_exposed_key(config, cases)

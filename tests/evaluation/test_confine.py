@@ -9,7 +9,8 @@ import pytest
 
 from assay.config import load_config
 from assay.errors import ConfigError
-from assay.evaluation.confine import candidate_jail, check_files, runner_jail
+from assay.evaluation.confine import candidate_jail, runner_jail
+from assay.evaluation.named_files import check_files
 from assay.evaluation.session import select_cases
 from assay.model import CheckSpec
 

@@ -149,7 +149,7 @@ def test_no_altered_form_reaches_the_proposer_in_ten_generations(
     llm_server.default = lambda body: echoes()
     root = write_project(tmp_path / "proj", llm_server.openai_url, show_reasons=protection != "on")
     if protection == "off":
-        monkeypatch.setattr("assay.loop.context.Redactor", LegacyRedactor)
+        monkeypatch.setattr("assay.evaluation.key_redactor.Redactor", LegacyRedactor)
     outcome = run_sync(Evolution(load_config(root / "assay.yaml"), max_generations=10).start())
     files = RunFiles(root / ".assay" / "runs" / outcome.run_id)
     assert outcome.generations == 10

@@ -23,7 +23,8 @@ class LegacyRedactor:
     repr-escaped, inside quotes, with whitespace collapsed or re-flowed, each line (≥ 8 characters) of a multi-line
     secret, and a cut-off piece (≥ 8 characters) of a secret at the start or end of a text (output tails)."""
 
-    def __init__(self, secrets: Iterable[str]) -> None:
+    def __init__(self, secrets: Iterable[str], words: Iterable[str] = ()) -> None:
+        secrets = [*secrets, *words]
         cleaned = {s.strip() for s in secrets if isinstance(s, str) and s.strip() and REDACTED not in s}
         self.secrets = sorted(cleaned, key=lambda s: (-len(s), s))
         forms = sorted({f for s in self.secrets for f in _forms(s)}, key=lambda f: (-len(f), f))

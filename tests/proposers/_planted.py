@@ -8,6 +8,8 @@ import json
 
 from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
 from assay.proposers.base import HistoryEntry
+from assay.proposers.redaction import Redactor
+from assay.proposers.secrets import secrets_for, words_for
 
 CONTAINS = "Quokka-Lantern-7731"
 NOT_CONTAINS = "forbidden basilisk phrase"
@@ -40,6 +42,12 @@ def leaks(text: str) -> list[str]:
             if form.lower() in lowered:
                 found.append(form)
     return found
+
+
+def redactor() -> Redactor:
+    """The redactor of the planted project: its secrets and structural words, as the loop builds it."""
+    dev, holdout = dev_cases(), holdout_cases()
+    return Redactor(secrets_for(dev, holdout), words_for(dev, holdout))
 
 
 def dev_cases() -> list[Case]:

@@ -14,7 +14,6 @@ from assay.errors import ConfigError
 from assay.proposers.agent import VIEW_FILE, AgentProposer
 from assay.proposers.base import ProposerView
 from assay.proposers.context import build_view
-from assay.proposers.redaction import Redactor, secrets_for
 from assay.sandbox import bwrap_status
 from tests.extras import need_bwrap
 from tests.proposers import _planted
@@ -69,7 +68,7 @@ def planted_view(tmp_path: Path) -> ProposerView:
         dev_results=_planted.dev_results(),
         history=_planted.HISTORY,
         last_gate=_planted.LAST_GATE,
-        redactor=Redactor(secrets_for(_planted.dev_cases(), _planted.holdout_cases())),
+        redactor=_planted.redactor(),
         trace_dir=tmp_path / "traces",
     )
 

@@ -19,7 +19,7 @@ from tests.proposers import _fragments, _planted
 
 
 def redactor() -> Redactor:
-    return Redactor(secrets_for(_planted.dev_cases(), _planted.holdout_cases()))
+    return _planted.redactor()
 
 
 def result_with(*checks: CheckResult, error: str | None = None) -> CaseResult:

@@ -14,7 +14,7 @@ from assay.config import LLMSettings
 from assay.errors import ConfigError
 from assay.proposers import PROPOSERS, AgentProposer, DevCase, LLMProposer, ProposerView
 from assay.proposers.context import build_view
-from assay.proposers.redaction import REDACTED, Redactor, secrets_for
+from assay.proposers.redaction import REDACTED
 from tests.fakes.llm_server import ScriptedLLMServer
 from tests.proposers import _planted
 
@@ -55,7 +55,7 @@ def worktree(tmp_path: Path) -> Path:
 
 
 def planted_view(tmp_path: Path) -> ProposerView:
-    redactor = Redactor(secrets_for(_planted.dev_cases(), _planted.holdout_cases()))
+    redactor = _planted.redactor()
     return build_view(
         artifact={"prompt.md": PROMPT},
         layer=1,

@@ -14,7 +14,6 @@ from assay.loop.state import Retry
 from assay.proposers import CaseFailure, DevCase, HistoryEntry, ProposerView, RetryNote
 from assay.proposers.context import build_view
 from assay.proposers.prompt import render_prompt
-from assay.proposers.redaction import Redactor, secrets_for
 from tests.proposers import _planted
 from tests.proposers.test_prompt import reflections
 
@@ -99,7 +98,7 @@ def test_the_prompt_of_a_view_is_unchanged(name: str) -> None:
 @pytest.mark.parametrize("format", ["search_replace", "direct"])
 def test_the_prompt_of_a_built_view_is_unchanged(tmp_path: Path, format: str) -> None:
     """Through :func:`build_view` and the loop's retry note, redaction included."""
-    redactor = Redactor(secrets_for(_planted.dev_cases(), _planted.holdout_cases()))
+    redactor = _planted.redactor()
     results = _planted.dev_results()
     view = build_view(
         artifact={"prompt.md": "Be helpful.\n"},

@@ -6,6 +6,7 @@ import json
 
 from assay.model import Case, CheckSpec
 from assay.proposers.redaction import REDACTED, Redactor, secrets_for
+from assay.proposers.secrets import schema_secrets, words_for
 from tests.proposers import _planted
 
 
@@ -93,7 +94,6 @@ def test_secrets_for_collects_the_answer_key() -> None:
         _planted.SCRIPT,
         "graders/secret_grader_x9.py",
         "secret_grader_x9.py",
-        _planted.SCHEMA_FIELD,
         _planted.FACT,
         _planted.HOLDOUT_INPUT,
         _planted.HOLDOUT_EXPECTED,
@@ -101,6 +101,9 @@ def test_secrets_for_collects_the_answer_key() -> None:
     ):
         assert value in secrets, value
     assert json.dumps({"type": "object", "required": [_planted.SCHEMA_FIELD]}) in secrets
+    # A schema's property names are structural words: hidden where they stand whole, never inside other words.
+    assert _planted.SCHEMA_FIELD not in secrets
+    assert words_for(_planted.dev_cases(), _planted.holdout_cases()) == [_planted.SCHEMA_FIELD]
     # Dev inputs are what the proposer may see; JSON Schema vocabulary would only blank ordinary words.
     assert "A customer asks for a refund." not in secrets and "late delivery" not in secrets
     assert "object" not in secrets
@@ -139,3 +142,32 @@ def test_base64_right_after_an_escape_is_decoded() -> None:
     for text in (f"\\u201c{encoded}\\u201d", f"\\x22{encoded}\\x22", f"\\n{encoded}"):
         assert encoded not in redactor.redact(text), text
     assert redactor.redact("\\u201cnothing here\\u201d") == "\\u201cnothing here\\u201d"
+
+
+def test_structural_words_only_where_they_stand_whole() -> None:
+    """A runner's `exit code 3` stays as it is when a schema names a property `exit`; the property name is
+    hidden where it stands as a word of its own."""
+    r = Redactor([], ["exit", "refund_reference_code"])
+    assert r.redact("process exit code 3") == f"process {REDACTED} code 3"
+    assert r.redact("exitcode 3; an exiting process") == "exitcode 3; an exiting process"
+    assert r.redact('{"refund_reference_code": 1}') == f'{{"{REDACTED}": 1}}'
+    assert r.redact("refund reference code") == REDACTED
+    assert r.redact("refund_reference_codes") == "refund_reference_codes"
+
+
+def test_a_schema_holds_values_and_property_names() -> None:
+    schema = {
+        "type": "object",
+        "required": ["status", "ticket_ref"],
+        "properties": {
+            "status": {"type": "string", "enum": ["ESCALATED-TIER-3"]},
+            "ticket_ref": {"type": "string", "pattern": "^TK-[0-9]{5}$"},
+            "nested": {"type": "object", "properties": {"inner_key": {"const": "obsidian-kestrel"}}},
+        },
+    }
+    values, words = schema_secrets(schema)
+    assert set(values) == {"ESCALATED-TIER-3", "^TK-[0-9]{5}$", "obsidian-kestrel"}
+    assert set(words) == {"status", "ticket_ref", "nested", "inner_key"}
+    spec = CheckSpec(type="json_schema", value=schema)
+    secrets = secrets_for([Case(id="c", checks=[spec])], [])
+    assert "ESCALATED-TIER-3" in secrets and "ticket_ref" not in secrets and "status" not in secrets

@@ -427,3 +427,35 @@ def test_a_file_an_earlier_evaluation_left_can_be_rewritten_not_read(tmp_path: P
     second = summary(assay_eval(root))["cases"][0]
     assert second["passed"] and "before=''" in outputs(root), outputs(root)
     assert (root / "scratch.log").read_text() == left
+
+
+READ_LINKS = """
+found = []
+for path in ["shelf/copy.yaml", os.environ.get("OUTSIDE", "") + "/copy.yaml"]:
+    try:
+        found += re.findall(r"[A-Z]+-\\d{4}(?:-[A-Z]+)?", open(path).read())
+    except OSError:
+        pass
+print(" ".join(sorted(set(found))) or "nothing")
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_hard_links_to_the_case_file_under_read_only_are_masked(tmp_path: Path, mode: str) -> None:
+    """A `runner.read_only` folder holding a hard link to the case file, inside the project and outside it:
+    the candidate reads an empty file where the link is (the case file is masked however it is reached)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = write_project(
+        tmp_path / "p",
+        "command",
+        READ_LINKS,
+        mode,
+        extra_runner=f", read_only: [shelf, {outside}], env: {{OUTSIDE: {outside}}}",
+    )
+    (root / "shelf").mkdir()
+    os.link(root / "cases.yaml", root / "shelf" / "copy.yaml")
+    os.link(root / "cases.yaml", outside / "copy.yaml")
+    contains = summary(assay_eval(root))["cases"][0]["checks"][0]
+    assert contains["type"] == "contains"
+    assert contains["passed"] == (SECRET in outputs(root)) == (mode == "none")

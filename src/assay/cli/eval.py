@@ -187,6 +187,7 @@ def _write_html(
     compare: str | None,
     share: bool,
 ) -> None:
+    from assay.evaluation.key_redactor import key_redactor
     from assay.report import build_eval_report, compare_source, render_eval, write_report
     from assay.report.share import Sharer, share_eval
 
@@ -199,7 +200,7 @@ def _write_html(
         everything = selection.everything or selection.cases
         dev = [c for c, split in everything if split.value == "dev"]
         hidden = [c for c, split in everything if split.value != "dev"]
-        report = share_eval(report, Sharer(dev, hidden))
+        report = share_eval(report, Sharer(key_redactor(cfg, dev, hidden)))
     target = write_report(cfg, path, render_eval(report, share=share))
     err.print(f"report: {target}", highlight=False, soft_wrap=True)
 

@@ -27,6 +27,7 @@ def report_command(
     """Write a self-contained HTML report of a run: what changed, why it was kept, on which cases, and
     whether it was noise. It holds check values and holdout cases unless --share."""
     from assay.config import load_config
+    from assay.evaluation.key_redactor import key_redactor
     from assay.evaluation.session import select_cases
     from assay.report import default_run_output, render_run, run_report, write_report
     from assay.report.share import Sharer, share_run
@@ -38,7 +39,7 @@ def report_command(
         everything = select_cases(cfg, "all", unjudged=True).cases
         dev = [c for c, split in everything if split.value == "dev"]
         hidden = [c for c, split in everything if split.value != "dev"]
-        report = share_run(report, Sharer(dev, hidden))
+        report = share_run(report, Sharer(key_redactor(cfg, dev, hidden)))
     html = render_run(report, share=share)
     target = write_report(cfg, output or default_run_output(cfg, report.run.run_id), html)
     out.print(

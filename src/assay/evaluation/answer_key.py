@@ -1,13 +1,14 @@
-"""The answer key, and the refusal of a configuration that would hand it to the proposer.
+"""The answer key, and the editable files that would hand it to the proposer.
 
 The **answer key** of a project is every file that says what a good output is or which cases are held out:
 the case files, the configuration, the run data directory (``.assay``, with ``split.json``), and the files a
-check runs or reads — every path a program check (``script``, ``python``, ``javascript``) names, and every
-``file://`` any other check names (a JSON schema, a rubric, a transform).
+check runs or reads — every path a program check (``script``, ``python``, ``javascript``) names, a
+``json_schema`` check's schema file, and every ``file://`` any other check names (a rubric, a transform).
 
-The editable files are shown to the proposer whole (``# Artifact files``, the agent's copy) and it may
-rewrite them, so an editable file that is, lies in, or resolves to (through a symlink or a hard link) a file
-of the answer key is a configuration error, raised before anything runs: :func:`refuse_editable_key`.
+The editable files are shown to the proposer whole (``# Artifact files``, the agent's copy) and it may rewrite
+them, so an editable file that is, lies in, or resolves to (through a symlink or a hard link) a file of the
+answer key is a configuration error, raised before anything runs (:func:`exposed`; what else may read the key
+is refused or masked by :mod:`assay.evaluation.key_reach`).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from assay.config import AssayConfig
-from assay.errors import ConfigError
-from assay.evaluation.confine import check_files, strings_in
+from assay.evaluation.key_links import Identity
+from assay.evaluation.named_files import check_files, strings_in
 from assay.history.scope import artifact_files
 from assay.model import Case, CheckSpec
 
@@ -29,19 +31,33 @@ PROGRAM_CHECKS = frozenset(("script", "python", "javascript"))
 _FILE_URL = re.compile(r"file://[^\s'\"`,;()\[\]{}<>|&]+")
 
 
+KeyKind = Literal["data", "config", "case", "check"]
+_WHAT: dict[KeyKind, str] = {
+    "data": "the run data directory",
+    "config": "the configuration",
+    "case": "a case file",
+    "check": "a file a check runs or reads",
+}
+
+
 @dataclass(frozen=True)
 class KeyFile:
-    """A file or directory of the answer key (absolute, normalised) and what it is, for messages; ``real`` and
-    ``inode`` are its identity (:func:`_identity`), read once."""
+    """A file or directory of the answer key (absolute, normalised) and its kind; ``real`` and ``inode`` are
+    its identity (:func:`identity`), read once."""
 
     path: Path
-    what: str
+    kind: KeyKind
     real: Path
-    inode: tuple[int, int] | None
+    inode: Identity | None
 
     @classmethod
-    def at(cls, path: Path, what: str) -> KeyFile:
-        return cls(path, what, *_identity(path))
+    def at(cls, path: Path, kind: KeyKind) -> KeyFile:
+        return cls(path, kind, *identity(path))
+
+    @property
+    def what(self) -> str:
+        """What it is, for messages (``a case file``)."""
+        return _WHAT[self.kind]
 
 
 def _file_urls(spec: CheckSpec) -> CheckSpec:
@@ -51,8 +67,8 @@ def _file_urls(spec: CheckSpec) -> CheckSpec:
 
 
 def _program_specs(specs: Iterable[CheckSpec]) -> list[CheckSpec]:
-    """The specs to scan for files: program checks whole, the others by their ``file://`` references;
-    an ``assert_set``'s items are checks of their own."""
+    """The specs to scan for files: program checks and a schema file's path whole, the others by their
+    ``file://`` references; an ``assert_set``'s items are checks of their own."""
     found: list[CheckSpec] = []
     for spec in specs:
         if spec.type == "assert_set" and isinstance(spec.value, list):
@@ -64,11 +80,12 @@ def _program_specs(specs: Iterable[CheckSpec]) -> list[CheckSpec]:
                 except ValueError:
                     continue  # the check's own loading names what is wrong with it
             found += _program_specs(nested)
-        found.append(spec if spec.type in PROGRAM_CHECKS else _file_urls(spec))
+        whole = spec.type in PROGRAM_CHECKS or (spec.type == "json_schema" and isinstance(spec.value, str))
+        found.append(spec if whole else _file_urls(spec))
     return found
 
 
-def _shown(config: AssayConfig, path: Path) -> str:
+def shown(config: AssayConfig, path: Path) -> str:
     for root in (config.base_dir.resolve(), config.artifact_dir):
         if path == root or root in path.parents:
             return os.path.relpath(path, root)
@@ -78,17 +95,17 @@ def _shown(config: AssayConfig, path: Path) -> str:
 def answer_key(config: AssayConfig, cases: Sequence[Case]) -> list[KeyFile]:
     """The files of this project's answer key (see the module docstring) that exist."""
     base = config.base_dir.resolve()
-    found = [(config.data_path, "the run data directory")]
+    found: list[tuple[Path, KeyKind]] = [(config.data_path, "data")]
     if config.path is not None:
-        found.append((config.path.resolve(), "the configuration"))
-    found += [(Path(os.path.normpath(base / f)), "a case file") for f in config.cases.all_files]
+        found.append((config.path.resolve(), "config"))
+    found += [(Path(os.path.normpath(base / f)), "case") for f in config.cases.all_files]
     dirs = [base, config.artifact_dir, *{Path(c.source).parent for c in cases if c.source}]
     specs = _program_specs([*config.checks, *(spec for case in cases for spec in case.checks)])
-    found += [(path, "a file a check runs or reads") for path in sorted(check_files(specs, dirs))]
-    return [KeyFile.at(path, what) for path, what in found if os.path.lexists(path)]
+    found += [(path, "check") for path in sorted(check_files(specs, dirs))]
+    return [KeyFile.at(path, kind) for path, kind in found if os.path.lexists(path)]
 
 
-def _identity(path: Path) -> tuple[Path, tuple[int, int] | None]:
+def identity(path: Path) -> tuple[Path, tuple[int, int] | None]:
     """The real path, and the (device, inode) of a regular file (a hard link shares it)."""
     real = Path(os.path.realpath(path))
     try:
@@ -107,7 +124,7 @@ class Exposure:
     how: str
 
 
-def _relation(path: Path, real: Path, inode: tuple[int, int] | None, key: KeyFile) -> str | None:
+def relation(path: Path, real: Path, inode: tuple[int, int] | None, key: KeyFile) -> str | None:
     if path == key.path:
         return "is"
     if key.path in path.parents:
@@ -134,54 +151,8 @@ def exposed(
     found = []
     for rel in artifact_files(root, config.artifact.paths, forbid=config.artifact.forbid):
         path = Path(os.path.normpath(root / rel))
-        real, inode = _identity(path)
-        how = next(((key, h) for key in keys if (h := _relation(path, real, inode, key))), None)
+        real, inode = identity(path)
+        how = next(((key, h) for key in keys if (h := relation(path, real, inode, key))), None)
         if how is not None:
             found.append(Exposure(rel, *how))
     return found
-
-
-def _agent_reads(config: AssayConfig, keys: Sequence[KeyFile]) -> tuple[int, str, KeyFile] | None:
-    """The first ``home_ro`` entry of an agent proposer that shows a key file, with it and how: the entry is,
-    lies in or is a hard link to one, or holds one while inside the project (the agent's jail hides the
-    project under any entry above it, never one inside it)."""
-    proposer = config.evolve.proposer
-    if proposer.type != "agent":
-        return None
-    base = Path(os.path.realpath(config.base_dir))
-    for index, entry in enumerate(proposer.home_ro):
-        path = Path(entry).expanduser()
-        real, inode = _identity(path)
-        for key in keys:
-            if real == key.real or key.real in real.parents or (inode is not None and inode == key.inode):
-                return index, "shows", key
-            if real in key.real.parents and (real == base or base in real.parents):
-                return index, "holds", key
-    return None
-
-
-def refuse_editable_key(config: AssayConfig, cases: Sequence[Case]) -> None:
-    """Raise a one-line ConfigError when an editable file (``artifact.paths``), or a file the agent proposer
-    may read (``evolve.proposer.home_ro``), exposes the answer key."""
-    keys = answer_key(config, cases)
-    found = exposed(config, cases, keys=keys)
-    if not found:
-        agent = _agent_reads(config, keys)
-        if agent is not None:
-            index, how, key = agent
-            raise ConfigError(
-                f"{how} {key.what}, {_shown(config, key.path)}: the agent proposer would read the answer key; "
-                "list only its own tools and login here",
-                file=config.path,
-                field=f"evolve.proposer.home_ro[{index}]",
-            )
-        return
-    first = found[0]
-    more = f" (and {len(found) - 1} more editable file(s))" if len(found) > 1 else ""
-    raise ConfigError(
-        f"the editable file {first.editable} {first.how} {first.key.what}, {_shown(config, first.key.path)}"
-        f"{more}: the proposer would see and could edit the answer key; narrow artifact.paths or add "
-        f"{first.editable} to artifact.forbid",
-        file=config.path,
-        field="artifact.paths",
-    )

@@ -18,111 +18,19 @@ and the data directory themselves are never mounted, except the work directory.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
-from assay.config import AssayConfig, ProcessRunnerConfig, PythonRunnerConfig
+from assay.config import AssayConfig, ProcessRunnerConfig
 from assay.errors import ConfigError
+from assay.evaluation.answer_key import answer_key
+from assay.evaluation.key_reach import masked_links
+from assay.evaluation.named_files import check_files, named_by_case_files, repo_root, runner_files
 from assay.history.scope import matches_any
 from assay.model import Case, CheckSpec
 from assay.sandbox import bwrap_status, interpreter_paths, path_dirs, scrubbed_env
 from assay.sandbox.jail import WorkdirJail
 from assay.sandbox.survey import literal
-
-_TOKEN = re.compile(r"[^\s'\"`=,;()\[\]{}<>|&]+")
-_FILE_URL = re.compile(r"file://([^\s'\"`,;()\[\]{}<>|&]+)")
-_FUNCTION_SUFFIX = re.compile(r"(.+\.\w{1,8}):[A-Za-z_]\w*")
-_MODULE_REF = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):[A-Za-z_]\w*")
-_PATHISH = re.compile(r".*/.*|.+\.\w{1,8}")
-
-
-def repo_root(start: Path) -> Path | None:
-    """The nearest directory at or above ``start`` holding ``.git``."""
-    for path in (start, *start.parents):
-        if (path / ".git").exists():
-            return path
-    return None
-
-
-def strings_in(value: Any) -> list[str]:
-    """Every string inside a JSON-like value: leaves, and the keys of mappings."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in (*strings_in(k), *strings_in(v))]
-    if isinstance(value, list | tuple | set):
-        return [s for v in value for s in strings_in(v)]
-    return []
-
-
-def _candidates(token: str) -> list[str]:
-    """The relative or absolute paths a word of a check may name."""
-    word = token.removeprefix("file://")
-    found = []
-    module = _MODULE_REF.fullmatch(word)
-    if module:
-        base = module.group(1).replace(".", "/")
-        found += [f"{base}.py", f"{base}/__init__.py"]
-    suffix = _FUNCTION_SUFFIX.fullmatch(word)
-    if suffix:
-        word = suffix.group(1)
-    # A word of slashes and dots alone names no file: `output.length / 100` must not hide the root.
-    if (token.startswith("file://") or suffix or _PATHISH.fullmatch(word)) and word.strip("/."):
-        found.append(word)
-    return found
-
-
-def check_files(specs: Iterable[CheckSpec], dirs: Sequence[Path]) -> set[Path]:
-    """The existing files and directories the checks name (see the module docstring), resolved against
-    ``dirs`` in turn."""
-    found: set[Path] = set()
-    for spec in specs:
-        for text in [*strings_in(spec.value), *strings_in(spec.options), *strings_in(spec.text)]:
-            for token in _TOKEN.findall(text):
-                for name in _candidates(token):
-                    path = Path(name).expanduser()
-                    for where in [Path("/")] if path.is_absolute() else dirs:
-                        full = Path(os.path.normpath(where / path))
-                        if full.exists():
-                            found.add(full)
-                            break
-    return found
-
-
-def named_by_case_files(files: Iterable[Path]) -> set[Path]:
-    """The files a case file names with ``file://`` (prompts, vars, assertions), resolved against it."""
-    found: set[Path] = set()
-    for file in files:
-        try:
-            text = file.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for match in _FILE_URL.finditer(text):
-            name = _FUNCTION_SUFFIX.fullmatch(match.group(1))
-            path = Path(os.path.normpath(file.parent / (name.group(1) if name else match.group(1))))
-            if path.exists():
-                found.add(path)
-    return found
-
-
-def runner_files(config: AssayConfig) -> set[Path]:
-    """The paths the runner's own command or function names, resolved against the artifact root (whether they
-    exist or not)."""
-    runner = config.runner
-    text = getattr(runner, "command", "") or ""
-    if isinstance(runner, PythonRunnerConfig):
-        text += " " + runner.function
-    words: set[Path] = set()
-    for token in _TOKEN.findall(text):
-        for name in _candidates(token):
-            words.add(Path(os.path.normpath(config.artifact_dir / name)))
-    if isinstance(runner, PythonRunnerConfig):
-        packages = runner.function.partition(":")[0].split(".")[:-1]
-        for depth in range(1, len(packages) + 1):
-            words.add(config.artifact_dir.joinpath(*packages[:depth], "__init__.py"))
-    return words
 
 
 def _outputs(specs: Iterable[CheckSpec]) -> list[str]:
@@ -179,13 +87,16 @@ def candidate_jail(config: AssayConfig, cases: Sequence[Case]) -> WorkdirJail:
         folder = _check_folder(path, config, keep) if path in programs else None
         if folder is not None:
             hidden.add(folder)
+    # Hard links to a case file (or the configuration) under a read_only entry are masked as it is; inside the
+    # project by their place in any work directory (a worktree holds a copy of the same bytes there).
+    hidden.update(masked_links(config, answer_key(config, cases)))
     shown = [*config.artifact.paths, *config.artifact.forbid, *read_only, *outputs]
     shown += [literal(os.path.relpath(w, artifact)) for w in words if artifact in w.parents]
     env = scrubbed_env(runner.env_allow, runner.env)
     readable = [*interpreter_paths(), *path_dirs(env)]
     readable += [Path(p).expanduser() for p in runner.read_only if Path(p).expanduser().is_absolute()]
     return WorkdirJail(
-        hidden=tuple(sorted({os.path.relpath(p, artifact) for p in hidden} | {".git"})),
+        hidden=tuple(sorted({_relative(p, artifact, inside) for p in hidden} | {".git"})),
         read_only=(*config.artifact.forbid, *read_only),
         readable=tuple(readable),
         protected=tuple(p for p in (base, repo, data) if p is not None),
@@ -193,6 +104,12 @@ def candidate_jail(config: AssayConfig, cases: Sequence[Case]) -> WorkdirJail:
         network=runner.network,
         shown=tuple(dict.fromkeys(shown)),
     )
+
+
+def _relative(path: Path, artifact: Path, inside: Path) -> str:
+    """A hidden path as the jail takes it: relative to the artifact root when it lies in the project (so it is
+    found in any work directory), else absolute."""
+    return os.path.relpath(path, artifact) if path == inside or inside in path.parents else str(path)
 
 
 def runner_jail(config: AssayConfig, cases: Sequence[Case]) -> tuple[WorkdirJail | None, str | None]:

@@ -16,10 +16,10 @@ from assay.cases.loader import CaseLoad, load_case_files
 from assay.checks import needs_judge
 from assay.config import AssayConfig, CommandRunnerConfig, PythonRunnerConfig
 from assay.errors import ConfigError, UnreadableFile
-from assay.evaluation.answer_key import refuse_editable_key
 from assay.evaluation.confine import runner_jail
 from assay.evaluation.evaluator import EvalResult, Evaluator, EvaluatorRecipe
 from assay.evaluation.executor import Executor, LocalExecutor
+from assay.evaluation.key_reach import refuse_exposed_key
 from assay.evaluation.traces import TracePolicy
 from assay.fsutil import atomic_write_text, safe_name
 from assay.model import Case, CaseResult, Split
@@ -58,7 +58,7 @@ def select_cases(config: AssayConfig, which: str = "all", *, unjudged: bool = Fa
                 field="cases.dev_files",
             )
     cases = [*loaded.cases, *extra.cases]
-    refuse_editable_key(config, cases)
+    refuse_exposed_key(config, cases)
     outcome = assign_splits(loaded.cases, config.cases.split, config.ensure_data_path() / "split.json")
     splits = {**outcome.splits, **{c.id: Split.DEV for c in extra.cases}}
     chosen = select(cases, splits, which)

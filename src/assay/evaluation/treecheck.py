@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from assay.config import AssayConfig
 from assay.errors import AssayError
-from assay.evaluation.confine import check_files, runner_files
+from assay.evaluation.named_files import check_files, runner_files
 from assay.fsutil import relative_posix
 from assay.history.git import Git
 from assay.history.scope import matches_any

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from assay.config import AssayConfig
 from assay.errors import ConfigError
+from assay.evaluation.key_redactor import key_redactor
 from assay.evaluation.session import in_config, select_cases
 from assay.gates import Gate
 from assay.gates.factory import is_paired, make_gate
@@ -32,7 +33,7 @@ from assay.presets import EvolveSettings
 from assay.proposers import Proposer
 from assay.proposers.factory import make_proposer
 from assay.proposers.fingerprint import fingerprint
-from assay.proposers.redaction import Redactor, secrets_for
+from assay.proposers.redaction import Redactor
 from assay.protocols import StopRuleProtocol
 from assay.ratings import RATINGS
 from assay.registry import UnknownName
@@ -100,9 +101,8 @@ def build_parts(
     """Load and split the cases, build the runner, judge and proposer (errors name assay.yaml)."""
     selection = select_cases(config, "all")
     cases = {s: [c for c, cs in selection.cases if cs == s] for s in Split}
-    redactor = Redactor(
-        secrets_for([c for c, _ in selection.cases], cases[Split.HOLDOUT] + cases[Split.REGRESSION])
-    )
+    dev = [c for c, split in selection.cases if split == Split.DEV]
+    redactor = key_redactor(config, dev, cases[Split.HOLDOUT] + cases[Split.REGRESSION])
     with in_config(config):
         measurer = Measurer(config, cases, use_cache=use_cache, judge_votes=settings.judge_votes)
         made = proposer or make_proposer(config, use_cache=use_cache)

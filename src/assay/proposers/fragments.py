@@ -50,7 +50,7 @@ _EVERYDAY_WORDS = """
     refundable regex reorder repo restock rewrite router rubric runtime serialize signup spam stderr stdin stdout
     subscribe summarise summarize summarization throughput timeout tuple unhelpful uninstall unsubscribe upload
     url username verbose voucher warranty webhook wifi yaml icontains eval faithfulness factuality relevance
-    refusal classifier html sql xml schema"""
+    refusal classifier html sql xml schema assay proposer holdout"""
 EVERYDAY = frozenset(_EVERYDAY_WORDS.split())
 # Words that say nothing about a check value on their own, nor four of them in a row ("it is in the").
 _STOPWORDS = """

@@ -117,9 +117,11 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 class Redactor:
     """Replaces every occurrence of every secret, in every form listed in the module docstring, with
-    ``[redacted]``. ``secrets`` are plain strings (see :func:`secrets_for`)."""
+    ``[redacted]``. ``secrets`` are plain strings (see :func:`secrets_for`); ``words`` are structural names
+    (a schema's property names: :func:`~assay.proposers.secrets.words_for`), replaced only where they stand
+    as whole words, with no fragments, windows or cut-off pieces."""
 
-    def __init__(self, secrets: Iterable[str]) -> None:
+    def __init__(self, secrets: Iterable[str], words: Iterable[str] = ()) -> None:
         cleaned = {s.strip() for s in secrets if isinstance(s, str) and s.strip() and REDACTED not in s}
         self.secrets = sorted(cleaned, key=lambda s: (-len(s), s))
         self._needles = _Needles()
@@ -138,6 +140,13 @@ class Redactor:
             for i in range(len(sk) - WINDOW_CHARS + 1):
                 self._needles.add(sk[i : i + WINDOW_CHARS])
             self._add_fragments(secret)
+        self.words = sorted(
+            {w.strip() for w in words if isinstance(w, str) and w.strip() and REDACTED not in w}
+        )
+        for word in self.words:
+            sk = skeleton_text(word)
+            if sk:
+                self._needles.add(sk, whole=True)
         self._literal = (
             re.compile(
                 "|".join(rf"(?<!\S){re.escape(s)}(?!\S)" for s in sorted(literal, key=len, reverse=True))

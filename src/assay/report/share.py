@@ -9,11 +9,9 @@ withheld.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
-from assay.model import Case
 from assay.proposers.redaction import Redactor
-from assay.proposers.secrets import secrets_for
 from assay.report.evalview import EvalReport, EvalRow
 from assay.report.run import RunReport
 from assay.report.views import CaseView, Clip
@@ -24,11 +22,11 @@ WITHHELD = "[line withheld: it looks like a secret]"
 
 
 class Sharer:
-    """Redacts recorded text for a shared report; ``dev`` are the cases a proposer may see, ``hidden`` the
-    holdout and regression cases."""
+    """Redacts recorded text for a shared report with the project's redactor (see
+    :func:`assay.evaluation.key_redactor.key_redactor`)."""
 
-    def __init__(self, dev: Sequence[Case], hidden: Sequence[Case]) -> None:
-        self._redactor = Redactor(secrets_for(dev, hidden))
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
         self._texts: dict[str, str] = {}
 
     def collect(self, clips: Iterable[Clip | None]) -> None:
