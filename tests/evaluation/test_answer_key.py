@@ -189,3 +189,16 @@ def test_what_the_agent_may_read(tmp_path: Path) -> None:
     # Above the project, the agent's jail hides the project: its tools and login may be read.
     config.evolve.proposer.home_ro = [str(tools), str(tmp_path)]
     refuse_exposed_key(config, cases)
+
+
+def test_files_named_after_a_change_of_directory(tmp_path: Path) -> None:
+    checks = "checks:\n  - {type: script, value: 'cd grader && python3 check.py ../key/answers.json'}\n"
+    root = skill_project(tmp_path, "[params.json]", checks=checks)
+    (root / "grader").mkdir()
+    (root / "grader" / "check.py").write_text("print('ok')\n")
+    (root / "key").mkdir()
+    (root / "key" / "answers.json").write_text('{"a": "amber kestrel"}\n')
+    config = load_config(root / "assay.yaml")
+    cases = load_cases([root / "evals.json"])
+    found = {os.path.relpath(key.path, root) for key in answer_key(config, cases) if key.kind == "check"}
+    assert found == {"grader/check.py", "key/answers.json"}

@@ -19,6 +19,7 @@ _FILE_URL = re.compile(r"file://([^\s'\"`,;()\[\]{}<>|&]+)")
 _FUNCTION_SUFFIX = re.compile(r"(.+\.\w{1,8}):[A-Za-z_]\w*")
 _MODULE_REF = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):[A-Za-z_]\w*")
 _PATHISH = re.compile(r".*/.*|.+\.\w{1,8}")
+_CD = re.compile(r"(?:^|[;&|(]\s*)(?:cd|pushd)\s+['\"]?([^\s'\";&|()]+)")
 
 
 def repo_root(start: Path) -> Path | None:
@@ -59,14 +60,16 @@ def _candidates(token: str) -> list[str]:
 
 def check_files(specs: Iterable[CheckSpec], dirs: Sequence[Path]) -> set[Path]:
     """The existing files and directories the checks name (see the module docstring), resolved against
-    ``dirs`` in turn."""
+    ``dirs`` in turn, and in a command that changes directory (``cd checks && python grade.py``) against that
+    directory first."""
     found: set[Path] = set()
     for spec in specs:
         for text in [*strings_in(spec.value), *strings_in(spec.options), *strings_in(spec.text)]:
+            moved = [Path(os.path.normpath(d / m)) for m in _CD.findall(text) for d in dirs if (d / m).is_dir()]
             for token in _TOKEN.findall(text):
                 for name in _candidates(token):
                     path = Path(name).expanduser()
-                    for where in [Path("/")] if path.is_absolute() else dirs:
+                    for where in [Path("/")] if path.is_absolute() else [*moved, *dirs]:
                         full = Path(os.path.normpath(where / path))
                         if full.exists():
                             found.add(full)
