@@ -94,7 +94,7 @@ def test_list_parameters_shows_ranges_overrides_and_exclusions(project):
     assert not (project / ".assay" / "runs").exists()  # nothing was run
 
 
-def outcome(best, *, sizes=(0, 0), baseline=None) -> RunOutcome:
+def outcome(best, *, sizes=(0, 0, "bytes"), baseline=None) -> RunOutcome:
     base = baseline or record(0)
     return RunOutcome(
         run_id="r",
@@ -117,14 +117,14 @@ def test_the_summary_names_a_gain_and_says_how_to_adopt_it():
 
 
 def test_the_summary_calls_a_kept_tie_that_shrank_the_artifact_a_simplification():
-    lines = outcome_lines(outcome(record(2), sizes=(812, 640)))
+    lines = outcome_lines(outcome(record(2), sizes=(812, 640, "bytes")))
     assert lines[0].startswith("result: simplification at equal score: dev score +0.0000 (0.8000 -> 0.8000)")
     assert "artifact 812 -> 640 bytes (-21%): it removed text" in lines[0]
     assert lines[1] == "run r: `assay adopt best` merges the best candidate into your branch"
 
 
 def test_no_gain_gives_no_adopt_advice():
-    lines = outcome_lines(outcome(record(2), sizes=(812, 812)))
+    lines = outcome_lines(outcome(record(2), sizes=(812, 812, "bytes")))
     assert lines[0].startswith("result: no gain: cand-0002 scores as the baseline")
     assert lines[1] == "run r: nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
     assert not any("assay adopt" in line for line in lines)

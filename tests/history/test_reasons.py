@@ -44,6 +44,13 @@ async def test_progress_names_the_pass_rate_or_the_score_that_rose() -> None:
 async def test_a_tie_is_kept_for_its_benefit_named_with_its_size() -> None:
     smaller = await ratchet(result(BASE), result(BASE), parent_size=1000, candidate_size=880)
     assert said(smaller) == "keep: tie on dev, artifact 12% smaller (1000 → 880 bytes)"
+    content = await ratchet(
+        result(BASE), result(BASE), parent_size=327, candidate_size=278, size_unit="characters of content"
+    )
+    assert (
+        said(content)
+        == "keep: tie on dev, artifact 15% smaller in content (327 → 278 characters, comments aside)"
+    )
     cheaper = await ratchet(result(BASE, tokens=100), result(BASE, tokens=80))
     assert said(cheaper) == "keep: tie on dev, 20% fewer tokens per case (100 → 80)"
     nothing = await ratchet(result(BASE), result(BASE))

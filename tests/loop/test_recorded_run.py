@@ -58,7 +58,7 @@ def summary(state: LoopState) -> dict[str, Any]:
         else None,
         "best_tournament_score": lineage.best_tournament_score,
         "measured": sorted(lineage.measurements),
-        "sizes": lineage.sizes,
+        "sizes": {commit: size.bytes for commit, size in lineage.sizes.items()},  # runs before content sizes
         "archive": [
             [n.id, n.parent, n.accuracy, n.children, n.visits, n.bt_rank] for n in lineage.archive.nodes()
         ],

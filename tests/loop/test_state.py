@@ -29,6 +29,7 @@ from assay.loop.events import (
 from assay.loop.flags import Flag
 from assay.loop.layers import LayerTracker
 from assay.loop.state import DISCARD_MARGIN, SUSPECT_AFTER, LoopState, apply, fold
+from assay.loop.state.lineage import Size
 from assay.loop.summary import caveat
 from assay.model import CaseResult, Dimension, Output, Split
 from assay.proposers.base import TunedPoint
@@ -130,7 +131,7 @@ def new_state(**kwargs: object) -> LoopState:
 def test_the_baseline_becomes_the_best_with_its_measurement_and_what_it_spent() -> None:
     state = fold(new_state(tournament=TournamentConfig()), baseline_events())
     assert state.lineage.baseline is not None and state.lineage.best is not None
-    assert state.lineage.best.commit == "c0" and state.lineage.best.size == 100
+    assert state.lineage.best.commit == "c0" and state.lineage.best.size == Size(100)
     assert state.lineage.best.measurement.dev == dev(
         "a"
     ) and state.lineage.best.measurement.holdout == holdout(0.5)
@@ -149,7 +150,7 @@ def test_a_kept_candidate_moves_the_best_and_a_discard_does_not() -> None:
     assert (
         state.lineage.best is not None
         and state.lineage.best.commit == "c1"
-        and state.lineage.best.size == 101
+        and state.lineage.best.size == Size(101)
     )
     assert (
         state.watchers.kept_scores == [0.5]

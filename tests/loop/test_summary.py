@@ -36,7 +36,7 @@ def test_a_higher_dev_score_is_a_gain() -> None:
 
 
 def test_a_tie_with_a_smaller_artifact_is_a_simplification_that_says_it_removed_text() -> None:
-    result = classify(BASE, record(2), sizes=(812, 640))
+    result = classify(BASE, record(2), sizes=(812, 640, "bytes"))
     assert result.kind == "simplification" and result.adoptable
     assert result.line() == (
         "simplification at equal score: dev score +0.0000 (0.8000 -> 0.8000), artifact 812 -> 640 bytes (-21%):"
@@ -45,26 +45,26 @@ def test_a_tie_with_a_smaller_artifact_is_a_simplification_that_says_it_removed_
 
 
 def test_a_tie_with_fewer_tokens_is_cheaper() -> None:
-    result = classify(BASE, record(2), sizes=(800, 820), tokens_per_case=(420.0, 300.0))
+    result = classify(BASE, record(2), sizes=(800, 820, "bytes"), tokens_per_case=(420.0, 300.0))
     assert result.kind == "cheaper" and result.adoptable
     assert result.line().endswith("tokens per case 420 -> 300 (-29%)")
 
 
 def test_no_gain_when_not_better_smaller_or_cheaper() -> None:
-    same = classify(BASE, record(4), sizes=(800, 790), tokens_per_case=(100.0, 99.0))
+    same = classify(BASE, record(4), sizes=(800, 790, "bytes"), tokens_per_case=(100.0, 99.0))
     assert same.kind == "no gain" and not same.adoptable
     assert same.detail == (
         "cand-0004 scores as the baseline, dev score +0.0000 (0.8000 -> 0.8000), and is neither smaller nor cheaper"
     )
     assert classify(BASE, BASE).detail == "no candidate was kept; the best is the baseline"
-    lower = classify(BASE, record(5, dev_score=0.79), sizes=(800, 400))
+    lower = classify(BASE, record(5, dev_score=0.79), sizes=(800, 400, "bytes"))
     assert lower.kind == "no gain" and "below the baseline" in lower.detail  # smaller, but worse
 
 
 def test_a_rise_under_the_gates_min_delta_is_a_tie() -> None:
     small = record(2, dev_score=0.803)
     assert classify(BASE, small).kind == "gain"  # the ratchet keeps any rise
-    tied = classify(BASE, small, min_gain=0.005, sizes=(1000, 900))
+    tied = classify(BASE, small, min_gain=0.005, sizes=(1000, 900, "bytes"))
     assert tied.kind == "simplification"
     assert "(a rise under the gate's min_delta 0.005 is a tie)" in tied.detail
     assert classify(BASE, record(2, dev_score=0.805), min_gain=0.005).kind == "gain"  # exactly min_delta

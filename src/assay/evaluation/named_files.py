@@ -65,7 +65,9 @@ def check_files(specs: Iterable[CheckSpec], dirs: Sequence[Path]) -> set[Path]:
     found: set[Path] = set()
     for spec in specs:
         for text in [*strings_in(spec.value), *strings_in(spec.options), *strings_in(spec.text)]:
-            moved = [Path(os.path.normpath(d / m)) for m in _CD.findall(text) for d in dirs if (d / m).is_dir()]
+            moved = [
+                Path(os.path.normpath(d / m)) for m in _CD.findall(text) for d in dirs if (d / m).is_dir()
+            ]
             for token in _TOKEN.findall(text):
                 for name in _candidates(token):
                     path = Path(name).expanduser()

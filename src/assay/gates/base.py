@@ -40,7 +40,8 @@ def subset_note(kept: int, left_out: int) -> str:
 @dataclass
 class GateInput:
     """What a gate judges: parent and candidate dev results, their L1 reports, the baseline's per-case
-    cost/time, artifact sizes, a way to re-run a case of the candidate, and the cases to leave out of progress."""
+    cost/time, artifact sizes (in ``size_unit``), a way to re-run a case of the candidate, and the cases to leave
+    out of progress."""
 
     parent: EvalResult
     candidate: EvalResult
@@ -49,6 +50,7 @@ class GateInput:
     candidate_static: StaticReport | None = None
     parent_size: int = 0
     candidate_size: int = 0
+    size_unit: str = "bytes"  # or "characters of content": comments and formatting left out
     rerun: Rerun | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     unfixable: frozenset[str] = frozenset()

@@ -205,9 +205,11 @@ class RatchetGate(Gate):
             return f"tokens per case {old_tokens:.0f} -> {new_tokens:.0f}"
         if data.parent_size and data.candidate_size <= data.parent_size * (1 - TIE_BENEFIT):
             numbers.update(
-                benefit_of="size", benefit_before=data.parent_size, benefit_after=data.candidate_size
+                benefit_of="content" if data.size_unit != "bytes" else "size",
+                benefit_before=data.parent_size,
+                benefit_after=data.candidate_size,
             )
-            return f"artifact size {data.parent_size} -> {data.candidate_size} bytes"
+            return f"artifact size {data.parent_size} -> {data.candidate_size} {data.size_unit}"
         return None
 
     async def _regression(self, data: GateInput) -> Dimension:

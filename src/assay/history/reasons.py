@@ -189,6 +189,8 @@ def _benefit(numbers: Mapping[str, Any]) -> str:
     saved = round(100 * (1 - after / before))
     if numbers.get("benefit_of") == "tokens":
         return f"{saved}% fewer tokens per case ({before:.0f} → {after:.0f})"
+    if numbers.get("benefit_of") == "content":
+        return f"artifact {saved}% smaller in content ({before} → {after} characters, comments aside)"
     return f"artifact {saved}% smaller ({before} → {after} bytes)"
 
 

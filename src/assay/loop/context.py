@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from assay.config import AssayConfig
 from assay.errors import ConfigError
@@ -32,6 +33,7 @@ from assay.model import Case, Split
 from assay.presets import EvolveSettings
 from assay.proposers import Proposer
 from assay.proposers.factory import make_proposer
+from assay.proposers.fingerprint import content_size as content_size_of
 from assay.proposers.fingerprint import fingerprint
 from assay.proposers.redaction import Redactor
 from assay.protocols import StopRuleProtocol
@@ -40,6 +42,16 @@ from assay.registry import UnknownName
 from assay.search import ParentSelector, SearchError, make_selector
 from assay.stats import NoiseEstimate
 from assay.tournament import PairwiseJudge
+
+
+class ArtifactIdentity(NamedTuple):
+    """An artifact's size in bytes, the size of what it says (comments and formatting aside), the hash of its
+    exact bytes and its fingerprint."""
+
+    size: int
+    content_size: int
+    content: str
+    tree: str
 
 
 class Clock:
@@ -243,9 +255,9 @@ class LoopContext:
         """The artifact's fingerprint: equal for candidates that differ only in formatting or comments."""
         return fingerprint(self.artifact_texts(workdir))
 
-    def artifact_identity(self, workdir: Path) -> tuple[int, str, str]:
-        """The artifact's size in bytes, its content hash (exact bytes) and its fingerprint (:meth:`tree`),
-        from one read of its files."""
+    def artifact_identity(self, workdir: Path) -> ArtifactIdentity:
+        """The artifact's sizes, its content hash (exact bytes) and its fingerprint (:meth:`tree`), from one
+        read of its files."""
         digest = hashlib.sha256()
         texts: dict[str, str] = {}
         size = 0
@@ -255,7 +267,8 @@ class LoopContext:
             digest.update(path.encode() + b"\0" + data)
             # As read_text reads it: invalid UTF-8 replaced, universal newlines.
             texts[path] = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-        return size, digest.hexdigest(), fingerprint(texts)
+        content_size = sum(content_size_of(path, text) for path, text in texts.items())
+        return ArtifactIdentity(size, content_size, digest.hexdigest(), fingerprint(texts))
 
     def files_at(self, commit: str) -> dict[str, str]:
         """The artifact files of a commit (path relative to the artifact root -> text), for a judge."""

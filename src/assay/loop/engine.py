@@ -56,6 +56,7 @@ from assay.loop.proposing import Basis, tidy_due
 from assay.loop.report import baseline_lines, generation_line, plan_text
 from assay.loop.runlog import RunLog
 from assay.loop.state import Best, LoopState, RunView, fold
+from assay.loop.state.lineage import compared
 from assay.loop.stops import firing, standard_rules
 from assay.loop.summary import RunResult, caveat, classify
 from assay.presets import EvolveSettings, resolve
@@ -513,7 +514,7 @@ class Evolution:
         return classify(
             baseline.record,
             best.record,
-            sizes=(baseline.size, best.size),
+            sizes=compared(baseline.size, best.size),
             tokens_per_case=(_tokens_per_case(baseline), _tokens_per_case(best)),
             min_gain=tie,
         )

@@ -82,7 +82,9 @@ class Started(_Event):
 
 class Measured(_Event):
     """A commit measured: ``L2`` is the static tier and the dev cases, ``L3`` the holdout and regression
-    cases. ``size`` is the artifact's size in bytes and ``content`` a hash of its files (L2 only);
+    cases. ``size`` is the artifact's size in bytes, ``content_size`` the size of what it says (comments and
+    formatting aside: :func:`~assay.proposers.fingerprint.content_size`; 0 in runs recorded before it) and
+    ``content`` a hash of its files (L2 only);
     ``screened_out``: L2 ran only its first few dev cases, which all crashed, timed out or printed nothing."""
 
     type: Literal["measured"] = "measured"
@@ -94,6 +96,7 @@ class Measured(_Event):
     holdout: EvalResult | None = None
     regression: EvalResult | None = None
     size: int = 0
+    content_size: int = 0
     content: str = ""
     tree: str = ""  # the artifact's fingerprint (assay.proposers.fingerprint), L2 only
     screened_out: bool = False  # L2 stopped after its first dev cases all crashed

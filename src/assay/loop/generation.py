@@ -34,6 +34,7 @@ from assay.loop.proposing import Basis, choose_parent, make_proposal
 from assay.loop.rating import play_matches, play_screening
 from assay.loop.report import explain
 from assay.loop.state import LoopState, Pending
+from assay.loop.state.lineage import Size, compared
 from assay.model import Dimension, Split
 from assay.tournament import Contestant
 
@@ -178,16 +179,17 @@ async def l2_measurement(ctx: LoopContext, generation: int, commit: str, workdir
             dev = await measurer.split(Split.DEV, workdir, traces)
         else:
             dev, screened_out = await measurer.dev_screened(workdir, traces, probe(ctx, generation))
-    size, content, tree = ctx.artifact_identity(workdir)
+    identity = ctx.artifact_identity(workdir)
     return Measured(
         commit=commit,
         generation=generation,
         tier="L2",
         static=static,
         dev=slim(dev),
-        size=size,
-        content=content,
-        tree=tree,
+        size=identity.size,
+        content_size=identity.content_size,
+        content=identity.content,
+        tree=identity.tree,
         screened_out=screened_out,
         spent=Spend(
             case_runs=len(dev.cases) if dev else 0,
@@ -261,6 +263,8 @@ async def judge(
         if paired
         else {}
     )
+    measured = pending.measured
+    parent_size, candidate_size, size_unit = compared(best.size, Size(measured.size, measured.content_size))
     gate.restore(state.feedback.gate_state)
     decision = await gate.decide(
         GateInput(
@@ -269,8 +273,9 @@ async def judge(
             baseline=baseline.dev,
             parent_static=best.measurement.static,
             candidate_static=measurement.static,
-            parent_size=best.size,
-            candidate_size=pending.measured.size,
+            parent_size=parent_size,
+            candidate_size=candidate_size,
+            size_unit=size_unit,
             rerun=lambda case_id, times: measurer.rerun(case_id, times, ctx.workdir),
             extra={"parent": best.commit, **noise_extra},
             unfixable=frozenset()

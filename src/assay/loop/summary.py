@@ -49,11 +49,12 @@ def classify(
     baseline: CandidateRecord,
     best: CandidateRecord,
     *,
-    sizes: tuple[int, int] = (0, 0),
+    sizes: tuple[int, int, str] = (0, 0, "bytes"),
     tokens_per_case: tuple[float, float] = (0.0, 0.0),
     min_gain: float = 0.0,
 ) -> RunResult:
-    """The kind of result of ``best`` against ``baseline``. ``sizes`` are their artifact sizes in bytes and
+    """The kind of result of ``best`` against ``baseline``. ``sizes`` are their artifact sizes and its unit
+    (:func:`~assay.loop.state.lineage.compared`) and
     ``tokens_per_case`` their dev tokens per case (0: unknown); ``min_gain`` is the smallest rise of the dev score
     the gate keeps on its own (backpressure's ``min_delta``; 0 for gates that take any rise): a smaller rise is
     a tie, unless the dev pass rate rose too (the ratchet keeps that with any rise)."""
@@ -70,11 +71,11 @@ def classify(
     if delta < -EPSILON:
         return RunResult("no gain", f"{best.candidate_id} is below the baseline: {scores}")
     tie = "" if delta <= EPSILON else f" (a rise under the gate's min_delta {min_gain:g} is a tie)"
-    old_size, new_size = sizes
+    old_size, new_size, unit = sizes
     if old_size and new_size <= old_size * (1 - SMALLER):
         return RunResult(
             "simplification",
-            f"{scores}{tie}, artifact {old_size} -> {new_size} bytes ({_percent(old_size, new_size)}): it removed"
+            f"{scores}{tie}, artifact {old_size} -> {new_size} {unit} ({_percent(old_size, new_size)}): it removed"
             " text, read `assay diff best` before adopting",
         )
     old_tokens, new_tokens = tokens_per_case

@@ -30,13 +30,30 @@ from assay.loop.rating import Ratings
 from assay.search import Archive, Node
 
 
+@dataclass(frozen=True)
+class Size:
+    """An artifact's size in bytes, and the size of what it says (comments and formatting aside; 0 when a run
+    recorded before it was measured)."""
+
+    bytes: int = 0
+    content: int = 0
+
+
+def compared(before: Size, after: Size) -> tuple[int, int, str]:
+    """Two artifacts' sizes as a gate or a summary compares them, and their unit: the content's characters when
+    both are known (a comment deleted makes nothing smaller), else bytes."""
+    if before.content and after.content:
+        return before.content, after.content, "characters of content"
+    return before.bytes, after.bytes, "bytes"
+
+
 @dataclass
 class Best:
-    """A kept candidate (or the baseline): its record, its measurement and its artifact size in bytes."""
+    """A kept candidate (or the baseline): its record, its measurement and its artifact's size."""
 
     record: CandidateRecord
     measurement: Measurement
-    size: int
+    size: Size
 
     @property
     def commit(self) -> str:
@@ -108,7 +125,7 @@ class Lineage:
     best: Best | None = None
     best_tournament_score: float = 0.5  # the best's mean match score (the baseline plays even with itself)
     measurements: dict[str, Measurement] = field(default_factory=dict)
-    sizes: dict[str, int] = field(default_factory=dict)
+    sizes: dict[str, Size] = field(default_factory=dict)
     archive: Archive = field(default_factory=Archive)
     pending: Pending | None = None
 
@@ -172,7 +189,7 @@ class Lineage:
             else:
                 pending.l3 = event
         if event.tier == "L2":
-            self.sizes[event.commit] = event.size
+            self.sizes[event.commit] = Size(event.size, event.content_size)
             self.measurements[event.commit] = Measurement(static=event.static, dev=event.dev)
         else:
             known = self.measurements.setdefault(event.commit, Measurement())
@@ -191,7 +208,7 @@ class Lineage:
     def _baseline(self, record: CandidateRecord) -> None:
         commit = record.commit or ""
         measurement = self.measurements.get(commit, Measurement())
-        size = self.sizes.get(commit, 0)
+        size = self.sizes.get(commit, Size())
         self.records.append(record)
         self.baseline = Best(record, measurement, size)
         self.best = Best(record, measurement, size)
@@ -228,7 +245,7 @@ class Lineage:
         if kept and commit is not None:
             if pending is not None and pending.matches is not None:
                 self.best_tournament_score = pending.matches.score
-            self.best = Best(record, measurement, self.sizes.get(commit, 0))
+            self.best = Best(record, measurement, self.sizes.get(commit, Size()))
         if commit is not None and not kept and not self.keep_all_measurements:
             self.measurements.pop(commit, None)
         elif commit is not None:
@@ -249,7 +266,7 @@ class Lineage:
         record = next(r for r in self.records if r.candidate_id == event.candidate_id)
         measurement = self.measurement(event.commit)
         assert measurement is not None, "only kept candidates are picked, and their measurements are kept"
-        self.best = Best(record, measurement, self.sizes.get(event.commit, 0))
+        self.best = Best(record, measurement, self.sizes.get(event.commit, Size()))
 
 
 def _unit(score: float | None) -> float:

@@ -1,118 +1,88 @@
-"""TOML sites, edited in place: only the value token on its own line changes, comments and layout stay.
+"""TOML sites, edited in place through tomlkit: only the changed value is written again; comments, key order,
+quoting, layout and the other items of a list stay as the user wrote them.
 
-``tomllib`` reads TOML but nothing in the standard library writes it, so instead of re-emitting the file
-this module finds ``key = value`` lines whose value is a scalar or a one-line list of scalars (outside
-multi-line strings and arrays) and rewrites just that value with a minimal emitter.
+Every scalar (string, number, boolean) under a key is a site, in tables, arrays of tables and inline tables, and
+so is every array. A list changes item by item (:func:`~.config_sites.list_edit`): a value set, an item
+removed, duplicated or moved, the others with their comments as they were.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import re
 import tomllib
 from collections.abc import Callable
 from typing import Any
 
-from assay.proposers.mutate.config_sites import Site
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import AoT, Array
 
-KEY_LINE = re.compile(r"^[ \t]*(?P<key>[A-Za-z0-9_\-.\"' ]+?)[ \t]*=[ \t]*")
-TABLE_LINE = re.compile(r"^[ \t]*\[\[?[ \t]*(?P<name>[^\]]+?)[ \t]*\]\]?")
-SCALARS = (str, int, float, bool)
-
-
-def emit(value: Any) -> str:
-    """TOML spelling of a scalar or a list of scalars."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return repr(value) if math.isfinite(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(emit(item) for item in value) + "]"
-    raise ValueError(f"cannot write {type(value).__name__} as TOML")
-
-
-def _scan(line: str, depth: int, open_string: str | None) -> tuple[int, str | None, int]:
-    """Follow brackets and strings through ``line``; return the new (depth, open multi-line string) and the
-    index where a comment (or the line) ends the content."""
-    i = 0
-    while i < len(line):
-        if open_string:
-            close = line.find(open_string, i)
-            if close < 0:
-                return depth, open_string, len(line)
-            i, open_string = close + 3, None
-            continue
-        char = line[i]
-        if char == "#":
-            return depth, None, i
-        if line.startswith(('"""', "'''"), i):
-            open_string, i = line[i : i + 3], i + 3
-            continue
-        if char == '"':
-            i += 1
-            while i < len(line) and line[i] != '"':
-                i += 2 if line[i] == "\\" else 1
-        elif char == "'":
-            i = line.find("'", i + 1)
-            i = len(line) if i < 0 else i
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-        i += 1
-    return depth, open_string, len(line)
-
-
-def _plain(value: Any) -> bool:
-    return isinstance(value, SCALARS) or (
-        isinstance(value, list) and all(isinstance(v, SCALARS) for v in value)
-    )
+from assay.proposers.mutate.config_sites import Site, label, list_edit
+from assay.proposers.mutate.spans import Path, equal_but_at, value_at
 
 
 def toml_sites(text: str) -> list[Site]:
     """Sites of a TOML document (raises ``tomllib.TOMLDecodeError`` when it does not parse)."""
-    tomllib.loads(text)
-    lines = text.splitlines(keepends=True)
+    data = tomllib.loads(text)
+    try:
+        document = tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise ValueError(str(exc)) from None
     sites: list[Site] = []
-    depth, open_string, table = 0, None, ""
-    for index, line in enumerate(lines):
-        at_top = depth == 0 and open_string is None
-        header = TABLE_LINE.match(line) if at_top else None
-        key_match = KEY_LINE.match(line) if at_top and not header else None
-        if header:
-            table = header.group("name").replace(" ", "")
-        start = key_match.end() if key_match else 0
-        depth, open_string, stop = _scan(line[start:] if key_match else line, depth, open_string)
-        if not key_match or depth != 0 or open_string is not None:
-            continue
-        token = line[start : start + stop].rstrip()
-        try:
-            value = tomllib.loads(f"v = {token}")["v"]
-        except tomllib.TOMLDecodeError:
-            continue
-        if not token or not _plain(value):
-            continue
-        key = key_match.group("key").split(".")[-1].strip().strip("\"'")
-        label = f"{table}.{key_match.group('key').strip()}" if table else key_match.group("key").strip()
-        sites.append(Site(label, key, table, value, _writer(lines, index, start, start + len(token))))
+
+    def visit(item: Any, value: Any, path: Path, key: str | None) -> None:
+        parent = label(path[:-1])
+        if isinstance(value, dict):
+            for k, v in value.items():
+                visit(item[k], v, (*path, k), str(k))
+        elif isinstance(item, AoT):
+            for i, table in enumerate(value):
+                visit(item[i], table, (*path, i), None)
+        elif isinstance(value, list):
+            sites.append(Site(label(path), key, parent, value, _writer(text, data, path)))
+            for i, element in enumerate(value):
+                if isinstance(element, dict | list):
+                    visit(item[i], element, (*path, i), None)
+        elif isinstance(value, str | int | float):
+            sites.append(Site(label(path), key, parent, value, _writer(text, data, path)))
+
+    visit(document, data, (), None)
     return sites
 
 
-def _writer(lines: list[str], index: int, start: int, end: int) -> Callable[[Any], str | None]:
+def _writer(text: str, data: Any, path: Path) -> Callable[[Any], str | None]:
     def write(new: Any) -> str | None:
         try:
-            token = emit(new)
-        except ValueError:
+            document = tomlkit.parse(text)
+            container: Any = document
+            for part in path[:-1]:
+                container = container[part]
+            current = container[path[-1]]
+            if isinstance(new, list) and isinstance(current, Array):
+                if not _edit_array(current, value_at(data, path), new):
+                    return None
+            else:
+                container[path[-1]] = new
+            changed = tomlkit.dumps(document)
+            after = tomllib.loads(changed)
+        except (TOMLKitError, tomllib.TOMLDecodeError, KeyError, IndexError, TypeError, ValueError):
             return None
-        changed = list(lines)
-        changed[index] = lines[index][:start] + token + lines[index][end:]
-        return "".join(changed)
+        return changed if value_at(after, path) == new and equal_but_at(data, after, path) else None
 
     return write
+
+
+def _edit_array(array: Array, old: list[Any], new: list[Any]) -> bool:
+    """Change ``array`` from ``old`` to ``new`` item by item; False when the change is not one list_edit
+    knows."""
+    edit = list_edit(old, new)
+    if edit is None:
+        return False
+    if edit.at is not None and len(new) < len(old):
+        del array[edit.at]
+    elif edit.at is not None:
+        array.insert(edit.at, new[edit.at])
+    else:
+        for i, source in enumerate(edit.plan):
+            if source != i:
+                array[i] = new[i]
+    return True
