@@ -32,9 +32,10 @@ import optuna
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import offline_tasks
 
-from assay.proposers.base import Trial, TunedPoint
+from assay.proposers.base import TunedPoint
 from assay.proposers.mutate import OPERATORS
 from assay.proposers.tune import TuneProposer
+from assay.proposers.tune.evidence import Trial
 from assay.proposers.tune.sites import write_values
 from assay.proposers.tune.space import search_space
 
@@ -66,9 +67,8 @@ def tuned_excess(source: str, trials: int, seed: int, steps: bool = True) -> tup
         here = search_space({"priority.py": written(best)})
         if [p.name for p in here.parameters] != list(first):
             here = space
-        tuner.generation = number
         done = [Trial(TunedPoint(study=here.study, values=dict(v)), -e) for v, e in told]
-        values = tuner.draw(here, done, 0)[0] if steps else tuner.ask(here, done, 0)
+        values = tuner.draw(here, done, number, 0)[0] if steps else tuner.ask(here, done, number, 0)
         told.append((values, _dev_excess(written(values))))
     best = min(told, key=lambda t: t[1])[0]
     return offline_tasks.excess(written(best)), written(best), told[0][1]

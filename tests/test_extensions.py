@@ -31,6 +31,7 @@ from assay.gates import Gate, GateDecision, GateInput
 from assay.gates.ratchet import RatchetGate
 from assay.loop.engine import Evolution
 from assay.proposers import MutateProposer, Proposal
+from assay.proposers.base import ProposerView
 from assay.protocols import GateProtocol, ParentSelectorProtocol, ProposerProtocol
 from assay.runners import RUNNERS
 from assay.search import Archive, Node, RankedSelector
@@ -170,26 +171,27 @@ def test_members_of_the_wrong_kind_are_refused(family: Any, obj: object, message
 
 
 class Threshold:
-    """A proposer of the user's own: no base class, no name, no redraws; it reads ``generation``."""
-
-    generation = 0
+    """A proposer of the user's own: no base class, no name, no redraws, no tidying; it reads the view."""
 
     def __init__(self) -> None:
         self.seen: list[int] = []
         self.unsandboxed = "a reason"
 
     async def propose(self, view: Any, worktree: Path, *, editable: list[str]) -> Proposal:
-        self.seen.append(self.generation)
+        self.seen.append(view.generation)
         return Proposal(ok=False, description="", error="nothing")
 
 
-def test_a_proposer_gets_defaults_and_sees_what_the_loop_sets() -> None:
+def test_a_proposer_gets_defaults_and_sees_what_the_view_says() -> None:
     mine = Threshold()
     assert isinstance(mine, ProposerProtocol)
     proposer = conform(PROPOSER, mine)
-    proposer.generation = 7
-    asyncio.run(proposer.propose(None, Path("."), editable=[]))
-    assert mine.seen == [7] and proposer.generation == 7
+    view = ProposerView(artifact={}, layer=1, generation=7)
+    asyncio.run(proposer.propose(view, Path("."), editable=[]))
+    assert mine.seen == [7]
+    assert not proposer.tidies(view)
+    tidied = asyncio.run(proposer.tidy(view, Path("."), editable=[]))
+    assert not tidied.ok and tidied.exhausted
     assert (proposer.name, proposer.redraws) == ("Threshold", 2)
     assert getattr(proposer, "unsandboxed", None) == "a reason"
     asyncio.run(proposer.aclose())

@@ -98,7 +98,7 @@ PROPOSER: Family[Proposer] = Family(
     "proposer",
     ProposerProtocol,
     Proposer,
-    ("name", "redraws", "generation", "aclose", "tidies"),
+    ("name", "redraws", "aclose", "tidies", "tidy"),
     registry=PROPOSERS,
     build=_from(PROPOSERS),
 )

@@ -51,9 +51,10 @@ class ProposerProtocol(Protocol):
     """Proposes one change per call by editing files in ``worktree``.
 
     Optional: ``name`` (default: the class name), recorded with each proposal; ``redraws`` (default 2), draws
-    per layer when a proposal repeats an earlier candidate; ``generation``, set by the loop before each call;
-    ``async aclose()``, called at the end of the run; ``tidies(view) -> bool`` (default False), whether the
-    proposal would only tidy the best, run before the loop stops."""
+    per layer when a proposal repeats an earlier candidate; ``async aclose()``, called at the end of the run;
+    ``tidies(view) -> bool`` (default False) and ``async tidy(view, worktree, *, editable) -> Proposal``
+    (default: nothing to tidy), what the loop asks for before it stops. The loop writes nothing onto a
+    proposer: what it learns of earlier generations it derives from ``view.history``."""
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         """Edit ``worktree`` and describe the change; a failed proposal is ``Proposal(ok=False, error=...)``."""

@@ -260,7 +260,7 @@ def test_a_run_whose_candidates_cannot_be_proposed_or_evaluated_stops_naming_the
         name = "breaks"
 
         async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
-            text = f"import helpers_{self.generation}\n" + view.artifact["priority.py"]
+            text = f"import helpers_{view.generation}\n" + view.artifact["priority.py"]
             (worktree / "priority.py").write_text(text)
             return Proposal(ok=True, description="imports a module that is not there")
 

@@ -132,4 +132,4 @@ def test_the_offline_default_never_evaluates_a_tree_twice_on_funsearch_best_fit(
     assert len(set(trees)) == len(trees)
     proposals = [e.proposal for e in events if isinstance(e, Committed)]
     assert {p.proposer for p in proposals} <= {"mutate", "tune"}
-    assert all(p.tree and p.point is not None for p in proposals)
+    assert all(p.tree and p.operator for p in proposals)

@@ -17,10 +17,12 @@ import pytest
 from assay.config import load_config
 from assay.history.runfiles import read_events
 from assay.loop.engine import new_state
-from assay.loop.events import Decided, Finished, Overrides, Started, typed_events
+from assay.loop.events import Committed, Decided, Finished, Overrides, Started, typed_events
 from assay.loop.flags import Flag, retried
 from assay.loop.state import LoopState, apply
 from assay.presets import resolve
+from assay.proposers.base import TunedPoint
+from assay.proposers.tune.evidence import told_score
 from tests.cli.conftest import assay, git
 from tests.loop.data.record_run_v2 import digest, rounded
 from tests.test_layer_names import tier_tokens
@@ -36,9 +38,10 @@ def unpack(where: Path) -> Path:
     return where / "proj"
 
 
-def summary(state: LoopState) -> dict[str, Any]:
+def summary(state: LoopState, points: dict[str, TunedPoint]) -> dict[str, Any]:
     """The fold as comparable data, as data/record_run_v2.py's ``summary`` takes it from the flat state of
-    before, here from the owned parts."""
+    before, here from the owned parts. Tuning's trials were a part of the state then: they are derived from the
+    history now, as the tuner derives them, with the points the run recorded (``points``, by commit)."""
     lineage, spend, pipeline, feedback, watchers = (
         state.lineage,
         state.spend,
@@ -49,8 +52,12 @@ def summary(state: LoopState) -> dict[str, Any]:
     best, retry = lineage.best, feedback.retry
     return {
         "generation": lineage.generation,
-        # "reason" came after the recording: an empty one is not part of what that fold gave.
-        "records": [r.model_dump(mode="json", exclude={"time", "reason"}) for r in lineage.records],
+        # "reason" and the operator, sites and places came after the recording: empty ones are not part of what
+        # that fold gave.
+        "records": [
+            r.model_dump(mode="json", exclude={"time", "reason", "operator", "sites", "places"})
+            for r in lineage.records
+        ],
         "baseline": lineage.baseline.record.candidate_id if lineage.baseline else None,
         "best": best.record.candidate_id if best else None,
         "best_measurement": [best.measurement.dev is not None, best.measurement.holdout is not None]
@@ -81,7 +88,19 @@ def summary(state: LoopState) -> dict[str, Any]:
         ],
         "last_gate": feedback.last_gate,
         "retry": [retry.candidate_id, retry.score, retry.best_score, retry.needed] if retry else None,
-        "trials": [[t.point.study, t.score, t.commit, t.unchanged, t.crashed] for t in feedback.trials],
+        "trials": [
+            [
+                points[h.commit].study,
+                told_score(
+                    h.score, h.decision == "keep", h.best_score if h.best_score is not None else h.score
+                ),
+                h.commit,
+                h.score == h.best_score,
+                h.crashed,
+            ]
+            for h in feedback.history
+            if h.commit in points and h.score is not None
+        ],
         "gate_state": feedback.gate_state,
         "since_keep": watchers.since_keep,
         "kept_scores": watchers.kept_scores,
@@ -105,12 +124,17 @@ def test_the_recorded_events_fold_to_what_the_assay_that_wrote_them_folded(tmp_p
     events = typed_events(read_events(root / ".assay" / "runs" / RUN_ID))
     recorded = json.loads((DATA / "run-v2.fold.json").read_text())
     state = new_state(config, resolve(config.evolve))
-    hashes = [digest(summary(apply(state, event))) for event in events]
+    points: dict[str, TunedPoint] = {}
+    hashes = []
+    for event in events:
+        if isinstance(event, Committed) and event.proposal.commit and event.proposal.point is not None:
+            points[event.proposal.commit] = event.proposal.point
+        hashes.append(digest(summary(apply(state, event), points)))
     first_differing = next(
         (i for i, (a, b) in enumerate(zip(hashes, recorded["after_each_event"], strict=True)) if a != b), None
     )
     assert first_differing is None, f"the fold differs after event {first_differing + 1}"
-    assert rounded(json.loads(json.dumps(summary(state)))) == rounded(recorded["at_the_end"])
+    assert rounded(json.loads(json.dumps(summary(state, points)))) == rounded(recorded["at_the_end"])
     # Its flags, recorded as strings, are the enum's members.
     flags = {flag for e in events if isinstance(e, Decided) for flag in e.record.flags}
     assert {Flag.GATE_RETRY, Flag.GATE_ROLLBACK, Flag.SCREENED_OUT} <= flags

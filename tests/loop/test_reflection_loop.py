@@ -6,6 +6,7 @@ before reflection: a chat model cannot open a file)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -95,9 +96,7 @@ def paths_only(monkeypatch: pytest.MonkeyPatch) -> None:
     build = proposing.build_view
 
     def without_outputs(**kwargs: Any) -> Any:
-        view = build(**kwargs)
-        view.reflections = []
-        return view
+        return dataclasses.replace(build(**kwargs), reflections=[])
 
     monkeypatch.setattr(proposing, "build_view", without_outputs)
 

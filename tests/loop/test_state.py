@@ -28,11 +28,10 @@ from assay.loop.events import (
 )
 from assay.loop.flags import Flag
 from assay.loop.layers import LayerTracker
-from assay.loop.state import DISCARD_MARGIN, SUSPECT_AFTER, LoopState, apply, fold
+from assay.loop.state import SUSPECT_AFTER, LoopState, apply, fold
 from assay.loop.state.lineage import Size
 from assay.loop.summary import caveat
 from assay.model import CaseResult, Dimension, Output, Split
-from assay.proposers.base import TunedPoint
 from assay.search import RankedSelector
 from assay.search.archive import accuracy_ranks
 from assay.static.report import StaticReport
@@ -311,18 +310,13 @@ def test_events_read_back_from_disk_fold_to_the_same_state() -> None:
     )
 
 
-def test_a_trial_measuring_exactly_the_incumbents_score_is_told_as_a_discard_and_marked_unchanged() -> None:
+def test_the_history_says_what_each_candidate_measured_against_the_best_it_was_compared_with() -> None:
     state = fold(new_state(), baseline_events())
     for g, passing in ((1, ("a",)), (2, ("b", "c"))):  # the incumbent passes "a" alone: 0.25
-        events = generation(g, "discard", passing)
-        committed = events[0]
-        assert isinstance(committed, Committed)
-        committed.proposal.point = TunedPoint(study="s", values={"f.py:f#1": float(g)})
-        fold(state, events)
-    same, better = state.feedback.trials
-    assert same.unchanged and same.score == 0.25 - DISCARD_MARGIN
-    # A discard that measured more (say, the gate found a regression) is told no more than the incumbent.
-    assert not better.unchanged and better.score == 0.25 - DISCARD_MARGIN
+        fold(state, generation(g, "discard", passing))
+    same, better = state.feedback.history
+    assert (same.commit, same.score, same.best_score, same.crashed) == ("c1", 0.25, 0.25, False)
+    assert (better.commit, better.score, better.best_score) == ("c2", 0.5, 0.25)
 
 
 def crashing(g: int, error: str) -> list[Event]:

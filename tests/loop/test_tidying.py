@@ -31,7 +31,7 @@ class FirstBestFit(OfflineProposer):
     """Generation 1: best fit with a branch no item reaches (items are at most 1); then the offline default."""
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
-        if self.generation == 1:
+        if view.generation == 1:
             (worktree / "priority.py").write_text(view.artifact["priority.py"].replace(START, BEST_FIT))
             return Proposal(ok=True, description="best fit, with a guard", via="mutate")
         return await super().propose(view, worktree, editable=editable)

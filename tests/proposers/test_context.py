@@ -97,11 +97,11 @@ def test_build_view_shows_dev_inputs_and_failures_but_no_answer_key(tmp_path: Pa
     assert [f.id for f in view.failures] == ["refund", "polite"]
     assert "output missing an expected element" in view.failures[0].how
     assert view.failures[1].how.startswith("rubric check 1 failed; ")
-    assert "never names" not in json.dumps(dataclasses.asdict(view))
+    assert "never names" not in json.dumps(dataclasses.asdict(view), default=str)
     assert view.history[0] == HistoryEntry(1, f"made it say {REDACTED}", "discard")
     assert view.last_gate[0] == f"regression: case refund lost '{REDACTED}'"
     assert [Path(p).name for p in view.trace_paths] == ["01-refund.json", "02-polite.json"]
-    dumped = json.dumps(dataclasses.asdict(view), ensure_ascii=False)
+    dumped = json.dumps(dataclasses.asdict(view), ensure_ascii=False, default=str)
     assert _planted.leaks(dumped) == [] and "h1" not in dumped
 
 
@@ -190,7 +190,7 @@ def test_no_fragment_of_a_drawn_key_reaches_any_channel(tmp_path: Path, draw: in
     retry = Retry(candidate_id="x", dev=EvalResult(cases=[result]), score=0.1, best_score=0.5, needed=0.1)
     note = retry_note(retry, [case], redactor)
     assert note is not None and note.failures
-    view.retry = note
+    view = dataclasses.replace(view, retry=note)
     channels = {
         "prompt": render_prompt(view),
         "agent view file": render_prompt(view, format="direct"),

@@ -7,10 +7,11 @@ import ast
 import asyncio
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
-from assay.proposers.base import DevCase, HistoryEntry, Proposal, ProposerView, Structure, Trial
+from assay.proposers.base import DevCase, HistoryEntry, Proposal, ProposerView
 from assay.proposers.mutate.python_combine_ops import FORMS
 from assay.proposers.mutate.python_prune import PRUNE_NOTE
 from assay.proposers.offline import (
@@ -22,6 +23,26 @@ from assay.proposers.offline import (
     array_evidence,
 )
 from assay.proposers.tune import search_space
+from assay.proposers.tune.evidence import Evidence, Structure, Trial
+
+
+class Given(NamedTuple):
+    """A view and the tuning evidence a test gives with it (a view alone derives its own from its history)."""
+
+    view: ProposerView
+    evidence: Evidence
+
+
+def at(made: Given | ProposerView, **changes: object) -> Given | ProposerView:
+    """``made`` with its view's fields changed (a view is frozen)."""
+    if isinstance(made, Given):
+        return Given(replace(made.view, **changes), made.evidence)  # type: ignore[arg-type]
+    return replace(made, **changes)  # type: ignore[arg-type]
+
+
+def view_of(made: Given | ProposerView) -> ProposerView:
+    return made.view if isinstance(made, Given) else made
+
 
 PARENT = {"priority.py": "def priority(item, remaining):\n    return -(remaining - item)\n"}
 GUARDED = {
@@ -33,25 +54,32 @@ EDIT = "python: added a guarded return `if remaining - item > 10` in priority() 
 
 def view(
     *, inert: bool = True, trials: int = 1, last: str = EDIT, proposer: str = "mutate", attempt: int = 0
-) -> ProposerView:
+) -> Given:
     point = search_space(PARENT).point()
     grown = search_space(GUARDED).point()
-    return ProposerView(
-        artifact=dict(PARENT),
-        layer=2,
-        history=[HistoryEntry(1, last, "discard", proposer)],
-        trials=[Trial(point, 0.95), Trial(grown, 0.949, "c1", unchanged=inert)],
-        structures=[Structure(grown.study, GUARDED, 0.949, trials, latest=True, inert=inert)],
-        attempt=attempt,
+    return Given(
+        ProposerView(
+            artifact=dict(PARENT),
+            layer=2,
+            history=[HistoryEntry(1, last, "discard", proposer)],
+            attempt=attempt,
+        ),
+        Evidence(
+            [Trial(point, 0.95), Trial(grown, 0.949, "c1", unchanged=inert)],
+            [Structure(grown.study, GUARDED, 0.949, trials, latest=True, inert=inert)],
+        ),
     )
 
 
 def propose(
-    proposer: OfflineProposer, made_view: ProposerView, tmp: Path, start: dict[str, str] = PARENT
+    proposer: OfflineProposer, made: Given | ProposerView, tmp: Path, start: dict[str, str] = PARENT
 ) -> tuple[Proposal, str]:
     (tmp / "priority.py").write_text(start["priority.py"])
-    made = asyncio.run(proposer.propose(made_view, tmp, editable=["*.py"]))
-    return made, (tmp / "priority.py").read_text()
+    if isinstance(made, Given):
+        done = asyncio.run(proposer.propose_with(made.view, made.evidence, tmp, editable=["*.py"]))
+    else:
+        done = asyncio.run(proposer.propose(made, tmp, editable=["*.py"]))
+    return done, (tmp / "priority.py").read_text()
 
 
 def test_an_inert_guard_is_tried_next_with_its_comparison_turned_round(tmp_path: Path) -> None:
@@ -96,15 +124,15 @@ SHIFTED = {
 }
 
 
-def shift_view(score: float, *, last: str = EDIT, trials: int = 1) -> ProposerView:
+def shift_view(score: float, *, last: str = EDIT, trials: int = 1) -> Given:
     point = search_space(PARENT).point()
     grown = search_space(SHIFTED).point()
-    return ProposerView(
-        artifact=dict(PARENT),
-        layer=2,
-        history=[HistoryEntry(1, last, "discard", "mutate")],
-        trials=[Trial(point, 0.95), Trial(grown, score, "c1")],
-        structures=[Structure(grown.study, SHIFTED, score, trials, latest=True)],
+    return Given(
+        ProposerView(artifact=dict(PARENT), layer=2, history=[HistoryEntry(1, last, "discard", "mutate")]),
+        Evidence(
+            [Trial(point, 0.95), Trial(grown, score, "c1")],
+            [Structure(grown.study, SHIFTED, score, trials, latest=True)],
+        ),
     )
 
 
@@ -140,15 +168,19 @@ RATIO_START = {"priority.py": "def priority(value, weight):\n    return max(valu
 GROWN = {"priority.py": "def priority(value, weight):\n    return max(value, weight) + 2.0 * value\n"}
 
 
-def surface_view(layer: int = 1) -> ProposerView:
+def surface_view(layer: int = 1) -> Given:
     """The parent has no number (no surface edit applies), a discarded structure has one (tuning always could)."""
     grown = search_space(GROWN).point()
-    return ProposerView(
-        artifact=dict(RATIO_START),
-        layer=layer,
-        history=[HistoryEntry(1, "tune on a structure", "discard", "tune")],
-        trials=[Trial(search_space(RATIO_START).point(), 0.9), Trial(grown, 0.9, "c1", unchanged=True)],
-        structures=[Structure(grown.study, GROWN, 0.9, 3, latest=True, inert=False)],
+    return Given(
+        ProposerView(
+            artifact=dict(RATIO_START),
+            layer=layer,
+            history=[HistoryEntry(1, "tune on a structure", "discard", "tune")],
+        ),
+        Evidence(
+            [Trial(search_space(RATIO_START).point(), 0.9), Trial(grown, 0.9, "c1", unchanged=True)],
+            [Structure(grown.study, GROWN, 0.9, 3, latest=True, inert=False)],
+        ),
     )
 
 
@@ -156,25 +188,25 @@ def test_structural_edits_with_nothing_at_this_layer_give_way_to_a_layer_that_ha
     tmp_path: Path,
 ) -> None:
     proposer = OfflineProposer(seed=0)
-    choosing(proposer, "mutate", surface_view())
-    made, text = propose(proposer, surface_view(), tmp_path, RATIO_START)
+    chosen = choosing(proposer, "mutate", surface_view())
+    made, text = propose(proposer, chosen, tmp_path, RATIO_START)
     assert not made.ok and made.exhausted  # the loop moves to the core layer, instead of tuning once more
     assert text == RATIO_START["priority.py"]
-    made, text = propose(proposer, surface_view(layer=2), tmp_path, RATIO_START)
+    made, text = propose(proposer, at(chosen, layer=2), tmp_path, RATIO_START)
     assert made.ok and made.via == "mutate" and text != RATIO_START["priority.py"]
 
 
 def test_with_structural_edits_at_no_layer_of_the_run_tuning_is_tried_instead(tmp_path: Path) -> None:
     proposer = OfflineProposer(seed=0, layers=[1])
-    choosing(proposer, "mutate", surface_view())
-    made, _ = propose(proposer, surface_view(), tmp_path, RATIO_START)
+    chosen = choosing(proposer, "mutate", surface_view())
+    made, _ = propose(proposer, chosen, tmp_path, RATIO_START)
     assert made.ok and made.via == "tune"
 
 
 def test_a_case_split_adds_a_guard_before_a_return(tmp_path: Path) -> None:
     proposer = OfflineProposer(seed=0)
-    choosing(proposer, "mutate", surface_view(layer=3), split=True)
-    made, text = propose(proposer, surface_view(layer=3), tmp_path, RATIO_START)
+    chosen = choosing(proposer, "mutate", surface_view(layer=3), split=True)
+    made, text = propose(proposer, chosen, tmp_path, RATIO_START)
     assert made.ok and made.via == "mutate"
     assert made.description.startswith("python: added a guarded return `if ")
     assert text.startswith("def priority(value, weight):\n    if ") and text.endswith(
@@ -194,8 +226,8 @@ def test_a_case_split_draws_its_numbers_at_the_scale_of_the_dev_cases(tmp_path: 
     bounds = []
     for seed in range(30):
         proposer = OfflineProposer(seed=seed)
-        choosing(proposer, "mutate", scaled_view(0.2, 0.35, 0.5), split=True)
-        made, text = propose(proposer, scaled_view(0.2, 0.35, 0.5), tmp_path)
+        chosen = choosing(proposer, "mutate", scaled_view(0.2, 0.35, 0.5), split=True)
+        made, text = propose(proposer, chosen, tmp_path)
         assert made.ok and made.description.startswith("python: added a guarded return `if ")
         test = ast.parse(text).body[0].body[0].test  # type: ignore[attr-defined]
         bounds += [n.value for n in ast.walk(test) if isinstance(n, ast.Constant) and n.value]
@@ -218,8 +250,7 @@ def test_no_case_split_at_the_surface_layer_or_in_a_run_without_the_core_one(
     proposer = OfflineProposer(seed=0, layers=layers)
     draws = []
     for generation in range(40):
-        proposer.generation = generation
-        draws.append(proposer.case_split(surface_view(layer)))
+        draws.append(proposer.case_split(replace(surface_view(layer).view, generation=generation)))
     assert draws == [None] * 40
 
 
@@ -237,26 +268,22 @@ def split_history(guards_open: bool) -> list[HistoryEntry]:
 
 @pytest.mark.parametrize("guards_open", [True, False])
 def test_the_case_split_share_follows_which_edits_opened_new_scores(guards_open: bool) -> None:
-    made_view = surface_view(layer=2)
-    made_view.history = split_history(guards_open)
+    made_view = replace(surface_view(layer=2).view, history=split_history(guards_open))
     proposer = OfflineProposer(seed=0)
     splits = 0
     for generation in range(100):
-        proposer.generation = generation
-        splits += proposer.case_split(made_view) is not None
+        splits += proposer.case_split(replace(made_view, generation=generation)) is not None
     assert (splits > 90) if guards_open else (splits < 10)
 
 
 @pytest.mark.parametrize("note", [TURN_NOTE, FLIP_NOTE, POPULATION_NOTE, PAIRING_NOTE, PRUNE_NOTE])
 def test_follow_ups_and_edits_from_the_population_earn_no_credit(note: str) -> None:
     def draws(history: list[HistoryEntry]) -> list[str | None]:
-        made_view = surface_view(layer=2)
-        made_view.history = history
+        made_view = replace(surface_view(layer=2).view, history=history)
         proposer = OfflineProposer(seed=0)
         out = []
         for generation in range(60):
-            proposer.generation = generation
-            made = proposer.case_split(made_view)
+            made = proposer.case_split(replace(made_view, generation=generation))
             out.append(None if made is None else made.new_text)
         return out
 
@@ -267,13 +294,16 @@ def test_follow_ups_and_edits_from_the_population_earn_no_credit(note: str) -> N
     assert draws(split_history(guards_open=True)) != draws([])
 
 
-def choosing(proposer: OfflineProposer, family: str, made_view: ProposerView, *, split: bool = False) -> None:
-    """Set ``proposer`` to the first generation whose draw picks ``family`` first, and whose case split draws a
-    guard or not as ``split`` says."""
+def choosing(
+    proposer: OfflineProposer, family: str, made: Given | ProposerView, *, split: bool = False
+) -> Given | ProposerView:
+    """``made`` at the first generation whose draw picks ``family`` first, and whose case split draws a guard or
+    not as ``split`` says."""
     for generation in range(50):
-        proposer.generation = generation
-        if proposer.choose(made_view) == family and (proposer.case_split(made_view) is not None) == split:
-            return
+        chosen = at(made, generation=generation)
+        shown = view_of(chosen)
+        if proposer.choose(shown) == family and (proposer.case_split(shown) is not None) == split:
+            return chosen
     raise AssertionError(f"no generation of 50 draws {family}")
 
 
@@ -304,23 +334,37 @@ def test_what_a_crash_says_of_whether_a_function_takes_arrays() -> None:
     assert array_evidence(crashed(SCALAR_GUARD.replace("import numpy as np\n", "")), plain) == 0  # no numpy
 
 
-def numpy_view(*structures: Structure) -> ProposerView:
-    """The unannotated numpy parent at the core layer after a tuning trial, with ``structures`` evaluated."""
+def numpy_view(*crashed_texts: str, ran: int = 1) -> ProposerView:
+    """The unannotated numpy parent (commit ``c0``) at the core layer: its history holds a structural edit of it
+    per text of ``crashed_texts`` that crashed on every case (commits ``c1``, ...), then ``ran`` tuning trials
+    of the parent that ran; each commit's files are read through ``artifact_at``, as the loop gives them."""
+    files = {"c0": dict(NUMPY_START)}
+    history = []
+    for i, text in enumerate(crashed_texts, 1):
+        files[f"c{i}"] = {"priority.py": text}
+        entry = HistoryEntry(i, "python: x", "discard", "mutate", commit=f"c{i}", parent="c0", score=0.0)
+        history.append(replace(entry, best_score=0.9, crashed=True))
+    for j in range(ran):
+        commit = f"t{j}"
+        files[commit] = {"priority.py": NUMPY_START["priority.py"].replace("-(bins", f"-{j + 2} * (bins")}
+        entry = HistoryEntry(len(history) + 1, "tune: x", "discard", "tune", commit=commit, parent="c0")
+        history.append(replace(entry, score=0.8, best_score=0.9))
     return ProposerView(
         artifact=dict(NUMPY_START),
         layer=2,
-        history=[HistoryEntry(i + 1, "tune: x", "discard", "tune") for i in range(len(structures))],
-        structures=list(structures),
+        parent="c0",
+        parent_score=0.9,
+        history=history,
+        artifact_at=lambda commit: files[commit],
     )
 
 
 def test_after_a_guard_for_plain_numbers_crashed_guards_are_written_elementwise(tmp_path: Path) -> None:
     forms = []
-    for evidence in ([], [crashed(SCALAR_GUARD)], [crashed(SCALAR_GUARD), crashed(WHERE_GUARD)]):
+    for texts in ([], [SCALAR_GUARD], [SCALAR_GUARD, WHERE_GUARD]):
         proposer = OfflineProposer(seed=0)
-        made_view = numpy_view(*evidence)
-        choosing(proposer, "mutate", made_view, split=True)
-        made, text = propose(proposer, made_view, tmp_path, NUMPY_START)
+        chosen = choosing(proposer, "mutate", numpy_view(*texts), split=True)
+        made, text = propose(proposer, chosen, tmp_path, NUMPY_START)
         assert made.ok and made.description.startswith("python: added a guarded return")
         forms.append("np.where(" in text)
     # no evidence: as the scalar operators write it; a scalar guard crashed: elementwise; an elementwise one
@@ -328,13 +372,12 @@ def test_after_a_guard_for_plain_numbers_crashed_guards_are_written_elementwise(
     assert forms == [False, True, False]
 
 
-def test_the_evidence_outlasts_the_structures_a_view_shows(tmp_path: Path) -> None:
+def test_the_evidence_is_the_whole_history(tmp_path: Path) -> None:
+    # Fifteen tuning trials later, the crashed structure is far out of the few structures tuning offers, and a
+    # fresh proposer (a resumed run) derives the same evidence from the same history.
     proposer = OfflineProposer(seed=0)
-    seen = numpy_view(crashed(SCALAR_GUARD))
-    propose(proposer, seen, tmp_path, NUMPY_START)
-    later = numpy_view()  # the crashed structure ranked out of the few a view shows
-    choosing(proposer, "mutate", later, split=True)
-    made, text = propose(proposer, later, tmp_path, NUMPY_START)
+    chosen = choosing(proposer, "mutate", numpy_view(SCALAR_GUARD, ran=15), split=True)
+    made, text = propose(OfflineProposer(seed=0), chosen, tmp_path, NUMPY_START)
     assert made.ok and "np.where(" in text
 
 
@@ -372,14 +415,11 @@ def test_a_removal_that_repeats_an_earlier_candidate_is_redrawn_as_the_next_one(
     # Removing an outer branch can give back the baseline: the redraw offers the branch after it.
     proposer = OfflineProposer(seed=0)
     redraw = prune_view(("edit", "keep"))
-    redraw.attempt = 1
-    made = proposer.prune(redraw)
+    made = proposer.prune(replace(redraw, attempt=1))
     assert made is not None and "`if item < 3`" in made.description
-    redraw.attempt = 2
-    assert proposer.prune(redraw) is None  # both branches offered
+    assert proposer.prune(replace(redraw, attempt=2)) is None  # both branches offered
     later = prune_view(("edit", "keep"), (made.description, "discard"))
-    later.attempt = 1
-    assert proposer.prune(later) is None
+    assert proposer.prune(replace(later, attempt=1)) is None
 
 
 def test_no_removal_is_proposed_without_a_keep_just_before(tmp_path: Path) -> None:
@@ -391,12 +431,17 @@ def test_no_removal_is_proposed_without_a_keep_just_before(tmp_path: Path) -> No
     assert "if remaining - item > 10" not in text
 
 
+def tidy(proposer: OfflineProposer, made_view: ProposerView, tmp: Path) -> tuple[Proposal, str]:
+    (tmp / "priority.py").write_text(PRUNABLE["priority.py"])
+    made = asyncio.run(proposer.tidy(made_view, tmp, editable=["*.py"]))
+    return made, (tmp / "priority.py").read_text()
+
+
 def test_while_tidying_only_a_removal_is_proposed(tmp_path: Path) -> None:
     proposer = OfflineProposer(seed=0)
     due = prune_view(("python: added a guarded return", "keep"))
     assert proposer.tidies(due)
-    due.tidying = True
-    made, text = propose(proposer, due, tmp_path, PRUNABLE)
+    made, text = tidy(proposer, due, tmp_path)
     assert made.ok and "removed the branch" in made.description and "if remaining - item > 10" not in text
     first = proposer.prune(due)
     assert first is not None
@@ -404,8 +449,7 @@ def test_while_tidying_only_a_removal_is_proposed(tmp_path: Path) -> None:
     assert second is not None
     done = prune_view(("edit", "keep"), (first.description, "discard"), (second.description, "discard"))
     assert not proposer.tidies(done)
-    done.tidying = True
-    made, text = propose(proposer, done, tmp_path, PRUNABLE)
+    made, text = tidy(proposer, done, tmp_path)
     assert not made.ok and made.exhausted and made.error == "nothing left to tidy"
     assert text == PRUNABLE["priority.py"]  # searching on would spend generations the stop rule ended
 
@@ -416,29 +460,33 @@ BRANCHED = {
 }
 
 
-def population_view(*, inert: bool = False, keep_at: int | None = None) -> ProposerView:
+def population_view(*, inert: bool = False, keep_at: int | None = None) -> Given:
     """Ten decisions in a row without a keep (or with one at ``keep_at``), another structure scoring 0.93."""
     other = search_space(BRANCHED).point()
-    return ProposerView(
-        artifact=dict(PARENT),
-        layer=2,
-        history=[
-            HistoryEntry(g, "tune", "keep" if g == keep_at else "discard", "tune") for g in range(1, 11)
-        ],
-        trials=[Trial(search_space(PARENT).point(), 0.95), Trial(other, 0.93, "c1", unchanged=inert)],
-        structures=[Structure(other.study, BRANCHED, 0.93, 2, inert=inert)],
+    return Given(
+        ProposerView(
+            artifact=dict(PARENT),
+            layer=2,
+            history=[
+                HistoryEntry(g, "tune", "keep" if g == keep_at else "discard", "tune") for g in range(1, 11)
+            ],
+        ),
+        Evidence(
+            [Trial(search_space(PARENT).point(), 0.95), Trial(other, 0.93, "c1", unchanged=inert)],
+            [Structure(other.study, BRANCHED, 0.93, 2, inert=inert)],
+        ),
     )
 
 
-def structural(made_view: ProposerView, tmp: Path) -> dict[str, tuple[Proposal, str]]:
+def structural(made_view: Given, tmp: Path) -> dict[str, tuple[Proposal, str]]:
     """The structural proposals of 60 generations, by the kind of parent they came from."""
     proposer = OfflineProposer(seed=3)
     found: dict[str, tuple[Proposal, str]] = {}
     for generation in range(60):
-        proposer.generation = generation
-        if proposer.choose(made_view) != "mutate":
+        drawn = at(made_view, generation=generation)
+        if proposer.choose(view_of(drawn)) != "mutate":
             continue
-        made, text = propose(proposer, made_view, tmp)
+        made, text = propose(proposer, drawn, tmp)
         assert made.ok
         kinds = ("crossed with", "crossed into", "(on ")
         kind = next((k for k in kinds if k in made.description), "incumbent")
@@ -521,9 +569,12 @@ def test_after_a_pairing_is_kept_the_other_forms_of_its_pair_come_next(tmp_path:
 def test_unread_inputs_are_paired_only_while_the_best_is_the_start(tmp_path: Path) -> None:
     # Something else was kept: the best differs from the baseline, and its unread input may rightly be so.
     moved = pairing_view(UNREAD, ("tune: priority.py:priority#1 2 -> 3", "keep"))
-    moved.best_diff = "+++ b/priority.py\n+    return value\n"
-    made, _ = propose(OfflineProposer(seed=3), moved, tmp_path, UNREAD)
+    made, _ = propose(
+        OfflineProposer(seed=3),
+        replace(moved, best_diff="+++ b/priority.py\n+    return value\n"),
+        tmp_path,
+        UNREAD,
+    )
     assert PAIRING_NOTE not in made.description
-    moved.best_diff = ""
     made, _ = propose(OfflineProposer(seed=3), moved, tmp_path, UNREAD)
     assert made.description.endswith(PAIRING_NOTE)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from assay.errors import ConfigError
@@ -57,9 +59,7 @@ def view(**changes: object) -> ProposerView:
         reflections=reflections(),
         best_diff="--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 0\n+x = 1\n",
     )
-    for key, value in changes.items():
-        setattr(base, key, value)
-    return base
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
 
 def test_llm_prompt_shows_the_cases_inline_and_numbered() -> None:

@@ -4,6 +4,7 @@ a change to them is a change to every prompt and must be deliberate."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -54,9 +55,7 @@ def hand(**changes: object) -> ProposerView:
             failures=[CaseFailure("c1", "output missing an expected element"), CaseFailure("c4", "crashed")],
         ),
     )
-    for key, value in changes.items():
-        setattr(view, key, value)
-    return view
+    return dataclasses.replace(view, **changes)  # type: ignore[arg-type]
 
 
 def empty() -> ProposerView:
@@ -111,6 +110,6 @@ def test_the_prompt_of_a_built_view_is_unchanged(tmp_path: Path, format: str) ->
     )
     dev = EvalResult(cases=[r for _, r in results])
     retry = Retry(candidate_id="x", dev=dev, score=0.1, best_score=0.5, needed=0.1)
-    view.retry = retry_note(retry, [c for c, _ in results], redactor)
+    view = dataclasses.replace(view, retry=retry_note(retry, [c for c, _ in results], redactor))
     text = render_prompt(view, format=format).replace(str(tmp_path.resolve()), "<traces>")
     assert text == golden(f"planted-{format}")

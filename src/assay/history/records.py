@@ -67,6 +67,9 @@ class CandidateRecord(_Record):
     deciding dimension and its numbers (:mod:`assay.history.reasons`; empty in runs recorded before it);
     ``evidence`` the trace paths behind the decision; ``citations`` the traces a proposer said its change is based on; ``flags`` markers such as
     ``many-files``, ``scope-violation`` or ``overfitting`` (:class:`assay.loop.flags.Flag`, kept as strings).
+    ``operator`` is what made the change (``py.guard``, ``tune``, ``llm.edit``), ``sites`` what it touched by name
+    (``priority.py:priority#2``) and ``places`` where (``priority.py:12-14 (priority)``), all empty in runs
+    recorded before them.
     """
 
     run_id: str
@@ -76,6 +79,9 @@ class CandidateRecord(_Record):
     parent: str | None = None
     layer: int
     proposer: str
+    operator: str = ""
+    sites: list[str] = Field(default_factory=list)
+    places: list[str] = Field(default_factory=list)
     description: str
     decision: Decision
     dev_score: float | None = None

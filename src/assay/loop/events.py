@@ -114,15 +114,22 @@ class NoiseMeasured(_Event):
 class ProposalMade(BaseModel):
     """One change a proposer made on top of ``parent`` (``commit`` None: it failed or changed nothing).
 
-    ``tree`` is the change's fingerprint (formatting and comments ignored); ``redrawn`` lists the draws thrown
-    away before it because they repeated an earlier candidate, or because nothing applied at a layer
-    (``layer`` is the one the change was made at); ``point`` its place in numeric tuning's search."""
+    ``operator`` is what made it (``py.guard``, ``tune``, ``llm.edit``; the proposer's name when it says nothing
+    more), ``sites`` what it touched by name, as the proposer names them (``priority.py:priority#2``), and
+    ``places`` where, from the commit's diff (``priority.py:12-14 (priority)``). ``tree`` is the change's
+    fingerprint (formatting and comments ignored); ``redrawn`` lists the draws thrown away before it because they
+    repeated an earlier candidate, or because nothing applied at a layer (``layer`` is the one the change was
+    made at); ``point``, in runs recorded before proposers derived their own state, was its place in numeric
+    tuning's search (read, never written)."""
 
     model_config = ConfigDict(extra="forbid")
 
     parent: str
     layer: int
     proposer: str
+    operator: str = ""
+    sites: list[str] = Field(default_factory=list)
+    places: list[str] = Field(default_factory=list)
     description: str
     commit: str | None = None
     citations: list[str] = Field(default_factory=list)

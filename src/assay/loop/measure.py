@@ -73,6 +73,9 @@ class Measurement:
         decision: Decision,
         seconds: float,
         parent_dev: EvalResult | None,
+        operator: str = "",
+        sites: list[str] | None = None,
+        places: list[str] | None = None,
     ) -> CandidateRecord:
         """The candidate record of this measurement (scores per split, delta against the parent's dev score)."""
         dev, holdout, regression = self.dev, self.holdout, self.regression
@@ -85,6 +88,9 @@ class Measurement:
             parent=parent,
             layer=layer,
             proposer=proposer,
+            operator=operator,
+            sites=list(sites or []),
+            places=list(places or []),
             description=description,
             decision=decision,
             dev_score=dev.mean_score if dev else None,

@@ -7,10 +7,12 @@ for a proposal made ahead by the pipeline, an earlier one), so what is proposed 
 
 from __future__ import annotations
 
+import ast
 import copy
 import random
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from assay.evaluation.evaluator import EvalResult
@@ -23,24 +25,14 @@ from assay.loop.flags import Flag
 from assay.loop.measure import OUTPUT_KEPT
 from assay.loop.state import HistoryItem, LoopState, Retry
 from assay.model import Case, Split
-from assay.proposers.base import (
-    CaseFailure,
-    HistoryEntry,
-    Proposal,
-    ProposerView,
-    RetryNote,
-    Structure,
-    Trial,
-)
+from assay.proposers.base import CaseFailure, HistoryEntry, Proposal, ProposerView, RetryNote
 from assay.proposers.budget import default_context_tokens
 from assay.proposers.context import build_view, describe_failure
 from assay.proposers.redaction import Redactor
-from assay.proposers.tune import search_space
-from assay.search import Archive
+from assay.search import Archive, GreedySelector
 from assay.search.archive import accuracy_ranks
 
-HISTORY_SHOWN = 20
-STRUCTURES_SHOWN = 4
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
 
 
 @dataclass
@@ -54,7 +46,6 @@ class Basis:
     last_gate: list[str]
     best: str
     retry: Retry | None = None
-    trials: list[Trial] = field(default_factory=list)
 
     @classmethod
     def of(cls, state: LoopState) -> Basis:
@@ -63,19 +54,18 @@ class Basis:
             after=state.lineage.generation,
             archive=copy.deepcopy(state.lineage.archive),
             layer=state.feedback.tracker.current,
-            history=list(state.feedback.history[-HISTORY_SHOWN:]),
+            history=list(state.feedback.history),
             last_gate=list(state.feedback.last_gate),
             best=state.lineage.best.commit,
             retry=state.feedback.retry,
-            trials=list(state.feedback.trials),
         )
 
 
 def choose_parent(ctx: LoopContext, basis: Basis, key: str) -> tuple[str, bool]:
-    """The commit to build on and whether the search sampled it: the best candidate (greedy), or one the search
-    strategy samples from the archive of every evaluated candidate (ranked, dgm), seeded by ``key``; the best
-    while the run tidies before it stops."""
-    if ctx.config.evolve.search == "greedy" or ctx.tidying is not None:
+    """The commit to build on and whether the search sampled it: the best candidate (the greedy strategy), or
+    one the search strategy samples from the archive of every evaluated candidate (ranked, dgm, or a strategy
+    given as an object), seeded by ``key``; the best while the run tidies before it stops."""
+    if isinstance(ctx.parts.selector, GreedySelector) or ctx.tidying is not None:
         return basis.best, False
     rng = random.Random(f"{ctx.config.evolve.seed}:{key}")
     return ctx.parts.selector.choose(basis.archive, rng), True
@@ -100,7 +90,8 @@ async def make_proposal(
     label: str = "gen",
 ) -> ProposalMade:
     """One new proposal on top of ``parent`` in ``worktree``, committed there; ``number`` seeds the offline
-    proposers and names the commit (``assay gen 12`` or ``assay proposal 12``).
+    proposers (``view.generation``) and names the commit (``assay gen 12`` or ``assay proposal 12``). While the
+    run tidies before it stops, the proposer's :meth:`~assay.proposers.Proposer.tidy` makes it.
 
     Never a candidate seen before: a draw whose fingerprint (formatting and comments ignored) equals that of
     any candidate proposed or measured so far is thrown away and drawn again, up to the proposer's
@@ -113,20 +104,19 @@ async def make_proposal(
     git.reset_worktree(worktree, parent)
     artifact = ctx.artifact_texts(workdir)
     seen = set(state.pipeline.trees)
-    view = _view(ctx, state, basis, artifact, parent, number, label)
+    first = _view(ctx, state, basis, artifact, parent, number, label)
     proposer = ctx.parts.proposer
-    proposer.generation = number
+    make = proposer.tidy if ctx.tidying is not None else proposer.propose
     redrawn: list[str] = []
-    shown_gate = list(view.last_gate)  # redacted by build_view
     tokens, cost = 0, 0.0
     made: Proposal | None = None
     for layer in _layer_order(config.evolve.layers, basis.layer):
-        view.layer = layer
         for _attempt in range(max(1, proposer.redraws)):
             git.reset_worktree(worktree, parent)
-            view.attempt = len(redrawn)
-            view.last_gate = shown_gate + _repeat_note(redrawn)
-            made = await proposer.propose(view, workdir, editable=list(config.artifact.paths))
+            view = replace(
+                first, layer=layer, attempt=len(redrawn), last_gate=first.last_gate + _repeat_note(redrawn)
+            )
+            made = await make(view, workdir, editable=list(config.artifact.paths))
             tokens, cost = tokens + made.tokens_in + made.tokens_out, cost + made.cost_usd
             if not made.ok:
                 if made.exhausted:
@@ -141,28 +131,82 @@ async def make_proposal(
             if tree in seen:
                 redrawn.append(f"{layer_name(layer)} repeat: {made.description}")
                 continue
-            proposal = ProposalMade(
+            flags: list[str] = [Flag.SCOPE_VIOLATION] if outside else []
+            if len(set(changed) - set(outside)) > config.evolve.max_files_changed:
+                flags.append(Flag.MANY_FILES)
+            name = made.via or proposer.name
+            description = made.description or made.error or ""
+            title = f"assay {label} {number} {layer_name(layer)}"
+            commit = git.commit_all(worktree, f"{title} ({name}): {description}"[:200])
+            return ProposalMade(
                 parent=parent,
                 layer=layer,
-                proposer=made.via or proposer.name,
-                description=made.description or made.error or "",
+                proposer=name,
+                operator=made.operator or name,
+                sites=list(made.sites),
+                places=places(ctx, parent, commit) if commit else [],
+                description=description if commit else f"no change: {description}",
                 citations=made.citations,
                 tokens=tokens,
                 cost_usd=cost,
                 tree=tree,
                 redrawn=redrawn,
-                point=search_space(ctx.artifact_texts(workdir), config.evolve.parameters).point(),
-            )
-            return _commit(
-                ctx, worktree, proposal, changed, outside, f"assay {label} {number} {layer_name(layer)}"
+                commit=commit,
+                flags=flags,
+                violations=outside,
             )
     assert made is not None
-    failed = _failed(basis, parent, proposer.name, made, tokens, cost, redrawn)
-    failed.description = (
-        "no new candidate: every layer's draws repeated earlier candidates or found nothing to change"
+    return _failed(
+        basis,
+        parent,
+        proposer.name,
+        made,
+        tokens,
+        cost,
+        redrawn,
+        description="no new candidate: every layer's draws repeated earlier candidates or found nothing to change",
+        flags=[Flag.NO_NEW_CANDIDATE],
     )
-    failed.flags.append(Flag.NO_NEW_CANDIDATE)
-    return failed
+
+
+def places(ctx: LoopContext, parent: str, commit: str) -> list[str]:
+    """Where ``commit`` changed its parent's artifact: ``path:line`` or ``path:first-last`` per hunk of the diff
+    (new lines), with the Python function the change is in (``priority.py:12-14 (priority)``)."""
+    diff = ctx.git.run("diff", "--unified=0", "--no-color", parent, commit).stdout
+    found: list[str] = []
+    for chunk in diff.split("diff --git ")[1:]:
+        head = re.search(r"^\+\+\+ (?:b/)?(.+)$", chunk, re.M)
+        if head is None or head.group(1) == "/dev/null":
+            continue
+        path = head.group(1)
+        shown = path[len(ctx.parts.prefix) + 1 :] if ctx.parts.prefix else path
+        functions = _functions(ctx.git.show_file(commit, path) or "") if path.endswith(".py") else []
+        for match in _HUNK.finditer(chunk):
+            start, count = int(match.group(1)), int(match.group(2) or 1)
+            last = start + max(count, 1) - 1
+            where = f"{shown}:{start}" if last == start else f"{shown}:{start}-{last}"
+            inside = [name for name, first, end in functions if first <= start <= end]
+            found.append(f"{where} ({inside[-1]})" if inside else where)
+    return found
+
+
+def _functions(text: str) -> list[tuple[str, int, int]]:
+    """The functions and classes of Python source: (qualified name, first line, last line), outer first."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    found: list[tuple[str, int, int]] = []
+
+    def visit(node: ast.AST, scope: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = f"{scope}.{child.name}" if scope else child.name
+                found.append((name, child.lineno, child.end_lineno or child.lineno))
+                visit(child, name)
+
+    visit(tree, "")
+    return found
 
 
 def tidy_due(ctx: LoopContext, state: LoopState) -> bool:
@@ -173,10 +217,7 @@ def tidy_due(ctx: LoopContext, state: LoopState) -> bool:
     ctx.git.reset_worktree(ctx.worktree, basis.best)
     artifact = ctx.artifact_texts(ctx.worktree / prefix if prefix else ctx.worktree)
     number = state.lineage.generation + 1
-    view = _view(ctx, state, basis, artifact, basis.best, number, "gen")
-    view.tidying = True
-    ctx.parts.proposer.generation = number
-    return ctx.parts.proposer.tidies(view)
+    return ctx.parts.proposer.tidies(_view(ctx, state, basis, artifact, basis.best, number, "gen"))
 
 
 def _layer_order(layers: Sequence[int], current: int) -> list[int]:
@@ -221,6 +262,12 @@ def _view(
                 h.proposer,
                 delta=h.delta,
                 same_parent=h.parent == parent,
+                operator=h.operator,
+                commit=h.commit or "",
+                parent=h.parent or "",
+                score=h.score,
+                best_score=h.best_score,
+                crashed=h.crashed,
             )
             for h in basis.history
         ],
@@ -233,97 +280,40 @@ def _view(
         regressed=regressed_cases(state, dev),
         best_diff=best_diff(ctx, state, basis, [f"{prefix}/{p}" if prefix else p for p in artifact]),
     )
-    view.tidying = ctx.tidying is not None
-    view.retry = retry_note(basis.retry, cases, redactor)
-    point = search_space(artifact, config.evolve.parameters).point()
-    here = [Trial(point, dev.mean_score, parent)] if dev else []
-    view.trials = here + list(basis.trials)
-    view.structures = structures(ctx, basis.trials, point.study)
-    return view
-
-
-def structures(
-    ctx: LoopContext, trials: list[Trial], own: str, count: int = STRUCTURES_SHOWN
-) -> list[Structure]:
-    """The ``count`` best-scoring program structures evaluated so far other than ``own`` (the parent's), and the
-    latest evaluated one (a structural edit's first values may score low), with the files of each one's best
-    candidate. A structure none of whose trials measured differently from the incumbent comes after every other
-    one: its score, a discard's told just below the incumbent's, is the best any discard can have, so a run's
-    inert edits (a guard that never fires) would otherwise crowd out every structure that made a difference.
-    For the same reason a structure's best candidate is its best one that measured differently from the
-    incumbent, when it has one: a guard whose numbers were once tuned to where it never fires would otherwise be
-    offered at those numbers, and tuned near them, ahead of every structure that made a difference."""
-    best: dict[str, Trial] = {}
-    counts: dict[str, int] = {}
-    inert: dict[str, bool] = {}
-    failed: dict[str, bool] = {}
-    for trial in trials:
-        study = trial.point.study
-        counts[study] = counts.get(study, 0) + 1
-        inert[study] = inert.get(study, True) and trial.unchanged
-        failed[study] = failed.get(study, True) and trial.crashed
-        if trial.point.values and trial.commit and (study not in best or _better(trial, best[study])):
-            best[study] = trial
-    others = [t for s, t in best.items() if s != own]
-    ranked = sorted(others, key=lambda t: (inert[t.point.study], -t.score))[:count]
-    latest = trials[-1].point.study if trials else None
-    if latest is not None and latest != own and latest in best and best[latest] not in ranked:
-        ranked.append(best[latest])
-    return [
-        Structure(
-            t.point.study,
-            ctx.files_at(t.commit),
-            t.score,
-            counts[t.point.study],
-            t.point.study == latest,
-            inert[t.point.study],
-            failed[t.point.study],
-        )
-        for t in ranked
-    ]
-
-
-def _better(trial: Trial, than: Trial) -> bool:
-    """Whether ``trial`` is a better candidate of its structure than ``than``: one that measured differently
-    from the incumbent before one that did not, then the higher score."""
-    return (not trial.unchanged, trial.score) > (not than.unchanged, than.score)
+    return replace(
+        view,
+        generation=number,
+        parent=parent,
+        parent_score=dev.mean_score if dev else None,
+        retry=retry_note(basis.retry, cases, redactor),
+        artifact_at=ctx.files_at,
+    )
 
 
 def _failed(
-    basis: Basis, parent: str, name: str, made: Proposal, tokens: int, cost: float, redrawn: list[str]
+    basis: Basis,
+    parent: str,
+    name: str,
+    made: Proposal,
+    tokens: int,
+    cost: float,
+    redrawn: list[str],
+    *,
+    description: str | None = None,
+    flags: Sequence[str] = (),
 ) -> ProposalMade:
     return ProposalMade(
         parent=parent,
         layer=basis.layer,
         proposer=made.via or name,
-        description=f"proposal failed: {made.error}",
+        operator=made.operator or made.via or name,
+        description=description or f"proposal failed: {made.error}",
         citations=made.citations,
         tokens=tokens,
         cost_usd=cost,
         redrawn=redrawn,
+        flags=list(flags),
     )
-
-
-def _commit(
-    ctx: LoopContext,
-    worktree: Path,
-    proposal: ProposalMade,
-    changed: list[str],
-    outside: list[str],
-    title: str,
-) -> ProposalMade:
-    """Flag what the proposer did beyond its scope (restored already) and commit the change."""
-    if outside:
-        proposal.flags.append(Flag.SCOPE_VIOLATION)
-        proposal.violations = outside
-    if len(set(changed) - set(outside)) > ctx.config.evolve.max_files_changed:
-        proposal.flags.append(Flag.MANY_FILES)
-    proposal.commit = ctx.git.commit_all(
-        worktree, f"{title} ({proposal.proposer}): {proposal.description}"[:200]
-    )
-    if proposal.commit is None:
-        proposal.description = f"no change: {proposal.description}"
-    return proposal
 
 
 def with_full_outputs(dev: EvalResult | None) -> EvalResult | None:

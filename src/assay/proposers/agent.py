@@ -259,4 +259,7 @@ class AgentProposer(Proposer):
             return failed(
                 f"the agent's change could not be applied: {', '.join(refused)} lies under a symlink"
             )
-        return Proposal(ok=True, description=description, citations=citations)
+        touched = sorted([*changed, *deleted])
+        return Proposal(
+            ok=True, description=description, citations=citations, operator="agent", sites=touched
+        )

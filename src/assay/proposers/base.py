@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -37,8 +38,15 @@ class CaseFailure:
 class HistoryEntry:
     """One earlier decided generation: its ``generation`` number, its ``description`` and the gate's
     ``decision`` (``keep``, ``discard``; both redacted in a view), the ``proposer`` that made it (``llm``,
-    ``mutate``, ``tune``; '' when not known), the change in mean dev score it made (``delta``, None when not
-    measured) and ``same_parent`` when it was proposed from the same parent as this proposal."""
+    ``mutate``, ``tune``; '' when not known) and the ``operator`` (the part of it that made the change: ``py.guard``,
+    ``tune``, ``llm``; '' when not known), the change in mean dev score it made (``delta``, None when not
+    measured) and ``same_parent`` when it was proposed from the same parent as this proposal.
+
+    What it was and how it measured: its ``commit`` and its ``parent`` ('' when it was not committed), its mean
+    dev ``score`` (None when not measured), ``best_score``, the mean dev score of the best it was compared with
+    when it was decided, and ``crashed`` when none of its dev cases ran. A proposer that keeps state derives it
+    from these entries (and the files of their commits, :attr:`ProposerView.artifact_at`), so a resumed run,
+    whose history is folded from the same events, proposes as the uninterrupted run."""
 
     generation: int
     description: str
@@ -46,6 +54,12 @@ class HistoryEntry:
     proposer: str = ""
     delta: float | None = None
     same_parent: bool = False
+    operator: str = ""
+    commit: str = ""
+    parent: str = ""
+    score: float | None = None
+    best_score: float | None = None
+    crashed: bool = False
 
 
 @dataclass
@@ -67,35 +81,6 @@ class TunedPoint(BaseModel):
 
     study: str
     values: dict[str, float]
-
-
-@dataclass(frozen=True)
-class Trial:
-    """An evaluated candidate as numeric tuning sees it: its point, its mean dev score (as told to the study)
-    and its commit; ``unchanged`` when its measured dev score was exactly the incumbent's (nothing it changed
-    made a measurable difference); ``crashed`` when it was not evaluated or no dev case of it ran."""
-
-    point: TunedPoint
-    score: float
-    commit: str = ""
-    unchanged: bool = False
-    crashed: bool = False
-
-
-@dataclass
-class Structure:
-    """An evaluated program structure other than the parent's, offered for tuning: the files of its best
-    candidate (its ``study``'s best ``score``, over ``trials`` evaluations); ``latest`` when the last evaluated
-    candidate was of this structure; ``inert`` when every one of its trials was ``unchanged``, ``crashed`` when
-    every one ``crashed``."""
-
-    study: str
-    files: dict[str, str]
-    score: float
-    trials: int
-    latest: bool = False
-    inert: bool = False
-    crashed: bool = False
 
 
 @dataclass
@@ -129,31 +114,41 @@ class Reflection:
         return self.kind == "passed"
 
 
-@dataclass
+def _no_files(commit: str) -> dict[str, str]:
+    return {}
+
+
+@dataclass(frozen=True)
 class ProposerView:
-    """Everything a proposer may see — and nothing else. Every string in it has been through the Redactor
-    except ``artifact``, the files the proposer edits, and the dev cases' own inputs and vars (see
+    """Everything a proposer may see — and nothing else; what every proposer may read, whatever it does with
+    it. Every string in it has been through the Redactor except ``artifact``, the files the proposer edits, the
+    files of earlier candidates (``artifact_at``) and the dev cases' own inputs and vars (see
     ``assay.proposers.context``).
 
+    ``artifact``: the parent's editable files; ``parent``: its commit, ``parent_score``: its mean dev score (None
+    when not measured); ``layer``: the layer to work at; ``generation``: the proposal's number (seeds a
+    deterministic proposer); ``attempt``: the draw, counted from 0 (a draw that repeated an earlier candidate is
+    made again with the next one);
     ``dev_cases``: a :class:`DevCase` (id, and input or vars) per dev case, of dev cases only;
     ``failures``: a :class:`CaseFailure` (id, how) per failing dev case; ``last_gate``: the gate's reasons
-    for the last discard; ``history``: a :class:`HistoryEntry` per recent decided generation (oldest first);
-    ``trace_paths``: redacted trace copies of failing dev cases;
+    for the last discard; ``history``: a :class:`HistoryEntry` per decided generation (oldest first; a prompt
+    shows the recent ones); ``trace_paths``: redacted trace copies of failing dev cases;
     ``retry``: the last attempt to try again from, when the gate asked for a retry; ``reflections``: chosen
     failing dev cases (diverse failure kinds first, regressions first within a kind) and one or two passing
     ones, in the order of priority, with ``more_failing`` the failing cases not among them;
     ``best_diff``: the current best's diff against the baseline (empty when they are the same);
-    ``context_tokens``: the prompt's token budget; ``trials``: the evaluated candidates' tunable numbers and
-    mean dev scores (the parent's first); ``structures``: the best other program structures evaluated so far
-    and the latest one, whose numbers a tuner may tune too (a structural edit discarded at its first values may
-    win at others);
-    ``attempt``: the draw, counted from 0 (a draw that repeated an earlier candidate is made again with the
-    next one); ``tidying``: a stop rule has ended the search, and only a change that tidies the parent (see
-    :meth:`Proposer.tidies`) is wanted, or none (``ok=False, exhausted=True``).
+    ``context_tokens``: the prompt's token budget; ``artifact_at(commit)``: the editable files of an earlier
+    candidate (a commit of the history), as they were.
+
+    The view is frozen: the loop makes a new one for each draw.
     """
 
     artifact: dict[str, str]
     layer: int
+    generation: int = 0
+    attempt: int = 0
+    parent: str = ""
+    parent_score: float | None = None
     retry: RetryNote | None = None
     dev_cases: list[DevCase] = field(default_factory=list)
     failures: list[CaseFailure] = field(default_factory=list)
@@ -164,16 +159,15 @@ class ProposerView:
     more_failing: int = 0
     best_diff: str = ""
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
-    trials: list[Trial] = field(default_factory=list)
-    structures: list[Structure] = field(default_factory=list)
-    attempt: int = 0
-    tidying: bool = False
+    artifact_at: Callable[[str], dict[str, str]] = field(default=_no_files, compare=False, repr=False)
 
 
 class Proposal(BaseModel):
     """The outcome of one proposal. ``ok=False`` with a one-line ``error`` is a recorded failed proposal
     (bad answer, failed apply, no edit), never an exception. ``citations`` name what the proposal cited: the
-    (redacted) ids of the cases cited by label for the llm proposer, the trace paths for the agent."""
+    (redacted) ids of the cases cited by label for the llm proposer, the trace paths for the agent.
+    ``operator`` and ``sites`` say what made the change and what it touched by name; the loop records them
+    with the places (file and lines) the change touched, which it finds in the diff itself."""
 
     ok: bool
     description: str
@@ -181,16 +175,22 @@ class Proposal(BaseModel):
     citations: list[str] = Field(default_factory=list)
     exhausted: bool = False  # nothing applies at this layer (the loop moves on to the next one)
     via: str | None = None  # the part of a composite proposer that made it (recorded as the proposer)
+    operator: str = (
+        ""  # what made the change (``py.guard``, ``tune``, ``llm.edit``): the proposer's name if empty
+    )
+    sites: list[str] = Field(default_factory=list)  # what it touched, by name (``priority.py:priority#2``)
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
 
 
 class Proposer(ABC):
-    """Proposes one change per call by editing files in ``worktree`` (editable paths are relative to it)."""
+    """Proposes one change per call by editing files in ``worktree`` (editable paths are relative to it).
+
+    A proposer's state is its own: what it learns from earlier generations it derives from ``view.history``
+    (folded from the run's events), never from what the loop writes onto it, so a resumed run is the same run."""
 
     name: ClassVar[str]
-    generation: int = 0  # the proposal's number, set by the loop before each call (seeds offline proposers)
     # Draws per layer when a proposal repeats an earlier candidate (each draw of a model costs a call).
     redraws: ClassVar[int] = 2
 
@@ -200,12 +200,17 @@ class Proposer(ABC):
         Never raises for a bad answer: returns ``Proposal(ok=False, error=...)``."""
 
     def tidies(self, view: ProposerView) -> bool:
-        """Whether the proposal for ``view`` (the best as parent) would tidy it: remove something the search
-        left that a simpler program does without, a change the gate keeps only when nothing measured changes.
-        When a stop rule that allows it (a target met, a plateau, the generations used) ends the run, the loop
-        first runs such proposals, with ``view.tidying`` set, until this says False, so a run does not end
-        holding what it meant to remove. By default False: nothing to tidy."""
+        """Whether :meth:`tidy` would tidy the parent of ``view`` (the best): remove something the search left
+        that a simpler program does without, a change the gate keeps only when nothing measured changes. When a
+        stop rule that allows it (a target met, a plateau, the generations used) ends the run, the loop first
+        asks :meth:`tidy` for proposals until this says False, so a run does not end holding what it meant to
+        remove. By default False: nothing to tidy."""
         return False
+
+    async def tidy(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        """One tidying change of the parent (see :meth:`tidies`), or ``Proposal(ok=False, exhausted=True)``
+        when there is nothing left to tidy (the default)."""
+        return Proposal(ok=False, description="no change", error="nothing left to tidy", exhausted=True)
 
     async def aclose(self) -> None:  # noqa: B027 - a proposer without clients has nothing to close
         """Release the proposer's clients (a model's HTTP pool); call from the event loop that used them."""

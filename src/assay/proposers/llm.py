@@ -152,7 +152,12 @@ class LLMProposer(Proposer):
             return Proposal(ok=False, description=description, error=error, citations=citations, **usage)
         if not answer.description:
             description = one_line(f"edit {', '.join(changed)}")
-        return Proposal(ok=True, description=description, citations=citations, **usage)
+        # What made the change: SEARCH/REPLACE blocks, whole files written again, or both.
+        kinds = {"llm.rewrite" if edit.search is None else "llm.edit" for edit in answer.edits}
+        operator = kinds.pop() if len(kinds) == 1 else "llm.edit+rewrite"
+        return Proposal(
+            ok=True, description=description, citations=citations, operator=operator, sites=changed, **usage
+        )
 
     async def aclose(self) -> None:
         """Close the model's client."""

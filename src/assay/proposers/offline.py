@@ -11,7 +11,7 @@ from pathlib import Path
 
 from assay.config import ParameterSpec
 from assay.layer_names import layer_name
-from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, Structure
+from assay.proposers.base import PROPOSERS, HistoryEntry, Proposal, Proposer, ProposerView
 from assay.proposers.mutate import Mutation, mutate
 from assay.proposers.mutate.engine import LAYERS, OPERATORS, file_kind
 from assay.proposers.mutate.python_arrays import arrays_assumed, numpy_name
@@ -22,6 +22,7 @@ from assay.proposers.mutate.python_pairing import pairing
 from assay.proposers.mutate.python_prune import PRUNE_NOTE, added_branches, without_branch
 from assay.proposers.mutate.scale import constants_at, data_scale
 from assay.proposers.tune import TuneProposer
+from assay.proposers.tune.evidence import Evidence, Structure
 
 FAMILIES = ("mutate", "tune")
 TURN_NOTE = ", as the edit changed nothing"
@@ -33,6 +34,7 @@ MAX_PAIRINGS = 3 * len(FORMS)  # pairings tried after one keep (or from the star
 # Edits that follow up an earlier one or start from elsewhere than the incumbent alone.
 FOLLOW_UPS = (TURN_NOTE, FLIP_NOTE, POPULATION_NOTE, PAIRING_NOTE, PRUNE_NOTE)
 STALLED_AFTER = 10  # decisions without a keep before structural edits draw on the population
+RECENT = 20  # the decisions the offline proposer's own rules read (keep rates, follow-ups, pairings, prunes)
 # Of structural edits, once stalled and while another structure made a measured difference: a graft between two
 # programs, and an operator's edit of that other structure.
 CROSSOVER_SHARE = 0.2
@@ -49,7 +51,6 @@ class MutateProposer(Proposer):
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
-        self.generation = 0
         self._scale: tuple[tuple[str, ...], float | None] | None = None
 
     def scale(self, view: ProposerView) -> float | None:
@@ -62,7 +63,7 @@ class MutateProposer(Proposer):
         return self._scale[1]
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
-        key = f"{self.seed}:{self.generation}" + (f":{view.layer}:{view.attempt}" if view.attempt else "")
+        key = f"{self.seed}:{view.generation}" + (f":{view.layer}:{view.attempt}" if view.attempt else "")
         with constants_at(self.scale(view)):
             mutation = mutate(dict(view.artifact), layer=view.layer, rng=random.Random(key))
         if mutation is None:
@@ -73,6 +74,10 @@ class MutateProposer(Proposer):
                 exhausted=True,
             )
         return written(worktree, mutation)
+
+
+def _recent(view: ProposerView) -> list[HistoryEntry]:
+    return view.history[-RECENT:]
 
 
 class OfflineProposer(Proposer):
@@ -112,8 +117,12 @@ class OfflineProposer(Proposer):
     the run's own evidence says otherwise: once structures written so in a file that imports numpy crashed on
     every case more often than ones written elementwise did (:func:`array_evidence`; ``if bins > c:`` asks an
     array for one truth value), the operators write the elementwise forms
-    (:func:`~assay.proposers.mutate.python_arrays.arrays_assumed`). The evidence is kept for the run, as a
-    crashed structure soon ranks out of the few a view shows (a resumed run gathers it again)."""
+    (:func:`~assay.proposers.mutate.python_arrays.arrays_assumed`). The evidence is every crashed structure of
+    the history, each compared with the program it was made from.
+
+    Everything it learns from earlier generations it derives from the view's history (the trials and
+    structures of :mod:`~assay.proposers.tune.evidence` included), so a resumed run proposes as the
+    uninterrupted run did."""
 
     name = "mutate"
     redraws = 25
@@ -126,18 +135,16 @@ class OfflineProposer(Proposer):
     ) -> None:
         self.seed = seed
         self.layers = tuple(layers)
-        self.generation = 0
         self.operators = MutateProposer(seed)
         self.tuner = TuneProposer(seed, parameters)
-        # Per structure that crashed: whether its crash says the functions take arrays (:func:`array_evidence`).
-        self.array_evidence: dict[str, int] = {}
+        self._files: dict[str, dict[str, str]] = {}  # a commit's files never change
 
     def choose(self, view: ProposerView) -> str:
         """The family to draw from first, from the history of decisions."""
-        history = [h for h in view.history if h.proposer in FAMILIES]
+        history = [h for h in _recent(view) if h.proposer in FAMILIES]
         if history and history[-1].proposer == "mutate":
             return "tune"
-        rng = random.Random(f"{self.seed}:family:{self.generation}")
+        rng = random.Random(f"{self.seed}:family:{view.generation}")
         draws = {}
         for family in FAMILIES:
             tried = [h for h in history if h.proposer == family]
@@ -145,7 +152,7 @@ class OfflineProposer(Proposer):
             draws[family] = rng.betavariate(1 + keeps, 1 + len(tried) - keeps)
         return max(FAMILIES, key=lambda f: draws[f])
 
-    def turn(self, view: ProposerView) -> Mutation | None:
+    def turn(self, view: ProposerView, evidence: Evidence) -> Mutation | None:
         """The last structural edit with its new comparisons turned round when its measured dev score was exactly
         the incumbent's, or with its new shifts flipped when the score was lower (the description ends in
         ``TURN_NOTE`` or ``FLIP_NOTE``); only when it was the last candidate, measured once (for a turn, or of a
@@ -153,7 +160,7 @@ class OfflineProposer(Proposer):
         nothing at any numbers, so a second such guard is turned as the first was), and not such a turn or flip
         itself (first draw only: a repeat is redrawn as usual)."""
         last = view.history[-1] if view.history else None
-        latest = next((s for s in view.structures if s.latest), None)
+        latest = next((s for s in evidence.structures if s.latest), None)
         if (
             view.attempt
             or last is None
@@ -167,7 +174,7 @@ class OfflineProposer(Proposer):
             or latest.crashed
         ):
             return None
-        best = view.trials[0].score if view.trials else None
+        best = evidence.parent_score
         if latest.inert:
             made_by, note = turned_round, TURN_NOTE
         elif best is not None and latest.score < best:
@@ -188,7 +195,7 @@ class OfflineProposer(Proposer):
         if not view.best_diff:
             return None
         since = 0
-        for entry in reversed(view.history):
+        for entry in reversed(_recent(view)):
             if entry.decision == "keep":
                 break
             if PRUNE_NOTE not in entry.description:
@@ -214,7 +221,7 @@ class OfflineProposer(Proposer):
         left to try."""
         tried = 0
         reform = False
-        for entry in reversed(view.history):
+        for entry in reversed(_recent(view)):
             if entry.decision == "keep":
                 reform = PAIRING_NOTE in entry.description
                 break
@@ -233,20 +240,57 @@ class OfflineProposer(Proposer):
         """Whether a branch the best added is still to be offered for removal (:meth:`prune`)."""
         return self.prune(view) is not None
 
-    async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
-        for structure in view.structures:
-            if structure.study not in self.array_evidence:
-                self.array_evidence[structure.study] = array_evidence(structure, view.artifact)
-        with constants_at(self.operators.scale(view)), arrays_assumed(sum(self.array_evidence.values()) > 0):
-            return await self._propose(view, worktree, editable=editable)
+    async def tidy(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        pruned = self.prune(view)
+        if pruned is None:
+            return await super().tidy(view, worktree, editable=editable)
+        return written(worktree, pruned)
 
-    async def _propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+    def files_at(self, view: ProposerView, commit: str) -> dict[str, str]:
+        known = self._files.get(commit)
+        if known is None:
+            known = self._files[commit] = view.artifact_at(commit)
+        return known
+
+    def arrays(self, view: ProposerView, evidence: Evidence) -> bool:
+        """Whether the run's crashes say that the parent's functions take numpy arrays (:func:`array_evidence`
+        over every structure of the history other than the parent's, with a number to tune, all of whose trials
+        crashed, each against the program it was made from)."""
+        own = evidence.trials[0].point.study if evidence.trials else None
+        crashed = {t.point.study for t in evidence.trials if t.crashed and t.point.values and t.commit}
+        crashed -= {t.point.study for t in evidence.trials if not t.crashed} | {own}
+        if not crashed:
+            return False
+        studies = {t.commit: t.point.study for t in evidence.trials if t.commit}
+        seen: dict[str, int] = {}
+        for entry in view.history:
+            study = studies.get(entry.commit)
+            if study in crashed and study not in seen and entry.parent:
+                made = Structure(study, self.files_at(view, entry.commit), 0.0, 1, crashed=True)
+                seen[study] = array_evidence(made, self.files_at(view, entry.parent))
+        return sum(seen.values()) > 0
+
+    def evidence(self, view: ProposerView) -> Evidence:
+        """The trials and structures of the run, derived from the view (:mod:`~assay.proposers.tune.evidence`)."""
+        return self.tuner.evidence.of(replace(view, artifact_at=lambda commit: self.files_at(view, commit)))
+
+    async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        return await self.propose_with(view, self.evidence(view), worktree, editable=editable)
+
+    async def propose_with(
+        self, view: ProposerView, evidence: Evidence, worktree: Path, *, editable: list[str]
+    ) -> Proposal:
+        """A proposal for ``view`` from ``evidence`` (:meth:`propose` derives it from the view itself)."""
+        with constants_at(self.operators.scale(view)), arrays_assumed(self.arrays(view, evidence)):
+            return await self._propose(view, evidence, worktree, editable=editable)
+
+    async def _propose(
+        self, view: ProposerView, evidence: Evidence, worktree: Path, *, editable: list[str]
+    ) -> Proposal:
         pruned = self.prune(view)
         if pruned is not None:
             return written(worktree, pruned)
-        if view.tidying:
-            return Proposal(ok=False, description="no change", error="nothing left to tidy", exhausted=True)
-        turned = self.turn(view)
+        turned = self.turn(view, evidence)
         if turned is not None:
             return written(worktree, turned)
         paired = self.pair(view)
@@ -257,30 +301,30 @@ class OfflineProposer(Proposer):
         made = Proposal(ok=False, description="no change", error="nothing to propose", exhausted=True)
         for family in order:
             if family == "mutate":
-                elsewhere = self.from_population(view, worktree)
+                elsewhere = self.from_population(view, evidence, worktree)
                 if elsewhere is not None:
                     return elsewhere
                 split = self.case_split(view)
                 if split is not None:
                     return written(worktree, split)
-            part = self.tuner if family == "tune" else self.operators
-            part.generation = self.generation
-            made = await part.propose(view, worktree, editable=editable)
+                made = await self.operators.propose(view, worktree, editable=editable)
+            else:
+                made = await self.tuner.propose_with(view, evidence, worktree)
             if made.ok or not made.exhausted:
                 return made
             if family == "mutate" and self.edits_elsewhere(view):
                 return made  # the loop moves on to a layer with an operator that applies
         return made
 
-    def from_population(self, view: ProposerView, worktree: Path) -> Proposal | None:
+    def from_population(self, view: ProposerView, evidence: Evidence, worktree: Path) -> Proposal | None:
         """A structural edit that starts from the population rather than the incumbent alone, when the draw
         says so and it applies: a crossover of the incumbent with another live structure (either way round),
         or an operator's edit of another live structure. None: the incumbent's own edit is drawn as usual."""
-        live = [s for s in view.structures if not s.inert and not s.crashed]
+        live = [s for s in evidence.structures if not s.inert and not s.crashed]
         recent = view.history[-STALLED_AFTER:]
         if not live or len(recent) < STALLED_AFTER or any(h.decision == "keep" for h in recent):
             return None  # the incumbent's lineage still moves: build on it
-        rng = random.Random(f"{self.seed}:population:{self.generation}:{view.attempt}")
+        rng = random.Random(f"{self.seed}:population:{view.generation}:{view.attempt}")
         draw = rng.random()
         if draw >= CROSSOVER_SHARE + ELSEWHERE_SHARE:
             return None
@@ -304,7 +348,8 @@ class OfflineProposer(Proposer):
             if text != view.artifact.get(path):
                 (worktree / path).write_text(text, encoding="utf-8")
         description = f"{made.description} ({how}{POPULATION_NOTE}{other.score:.4f})"
-        return Proposal(ok=True, description=description, via="mutate")
+        operator = "py.crossover" if draw < CROSSOVER_SHARE else f"{made.operator} (population)"
+        return Proposal(ok=True, description=description, via="mutate", operator=operator)
 
     def case_split(self, view: ProposerView) -> Mutation | None:
         """A guarded return (``py.guard``) added to one of the incumbent's Python files at the core or the
@@ -321,7 +366,7 @@ class OfflineProposer(Proposer):
             return None  # the run leaves guards out, or the surface layer's fine steps are due
         tally = {True: [0, 0], False: [0, 0]}
         seen: set[float] = set()
-        for entry in view.history:
+        for entry in _recent(view):
             if entry.proposer != "mutate" or entry.delta is None:
                 continue
             if any(note in entry.description for note in FOLLOW_UPS):
@@ -329,7 +374,7 @@ class OfflineProposer(Proposer):
             delta = round(entry.delta, 9)
             tally[GUARD_HEAD in entry.description][0 if delta and delta not in seen else 1] += 1
             seen.add(delta)
-        rng = random.Random(f"{self.seed}:split:{self.generation}:{view.attempt}")
+        rng = random.Random(f"{self.seed}:split:{view.generation}:{view.attempt}")
         guards = rng.betavariate(1 + tally[True][0], 1 + tally[True][1])
         others = rng.betavariate(1 + tally[False][0], 1 + tally[False][1])
         if guards <= others:
@@ -341,7 +386,7 @@ class OfflineProposer(Proposer):
     def edits_elsewhere(self, view: ProposerView) -> bool:
         """Whether an operator applies to the parent's files at another of the run's layers."""
         files = dict(view.artifact)
-        rng = random.Random(f"{self.seed}:{self.generation}:elsewhere")
+        rng = random.Random(f"{self.seed}:{view.generation}:elsewhere")
         return any(
             mutate(files, layer=layer, rng=rng) is not None for layer in self.layers if layer != view.layer
         )
@@ -378,7 +423,7 @@ def _elementwise_calls(text: str, numpy: str) -> int:
 def written(worktree: Path, made: Mutation, note: str = "") -> Proposal:
     """``made`` written into ``worktree``, as a structural edit's proposal whose description ends in ``note``."""
     (worktree / made.path).write_text(made.new_text, encoding="utf-8")
-    return Proposal(ok=True, description=made.description + note, via="mutate")
+    return Proposal(ok=True, description=made.description + note, via="mutate", operator=made.operator)
 
 
 def _by_rank(structures: list[Structure], rng: random.Random) -> Structure:

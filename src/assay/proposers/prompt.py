@@ -15,6 +15,7 @@ from assay.proposers.budget import Fitted, Piece, TokenCounter, estimate_tokens,
 
 _FENCE_RUN = re.compile(r"^\s*`{3,}", re.MULTILINE)
 MAX_INPUT_CHARS = 600
+HISTORY_SHOWN = 20  # the latest decided generations a prompt lists (the view holds them all)
 FORMATS = ("search_replace", "whole_file", "direct")
 _GUIDANCE = {
     1: "change wording, formatting, examples, names or constants. Keep the structure.",
@@ -148,12 +149,11 @@ def prompt_pieces(view: ProposerView, *, format: str) -> list[Piece]:
                 3500,
             )
         )
-    if view.history:
+    history = view.history[-HISTORY_SHOWN:]
+    if history:
         pieces.append(Piece("history-heading", "# Earlier changes (newest last)", required=True))
-        last = len(view.history)
-        pieces += [
-            Piece("history", _history_line(item), 3000 + last - n) for n, item in enumerate(view.history)
-        ]
+        last = len(history)
+        pieces += [Piece("history", _history_line(item), 3000 + last - n) for n, item in enumerate(history)]
     shown = {r.id for r in view.reflections}
     others = [case for case in view.dev_cases if case.id not in shown]
     if others:
@@ -315,7 +315,8 @@ def _render_direct(view: ProposerView) -> str:
     if view.retry is not None:
         parts.append(_retry_block(view))
     if view.history:
-        parts.append("# Earlier changes\n" + "\n".join(_history_line(h) for h in view.history))
+        recent = view.history[-HISTORY_SHOWN:]
+        parts.append("# Earlier changes\n" + "\n".join(_history_line(h) for h in recent))
     answer = DIRECT_FORMAT.format(cites=_CITES_PATHS)
     if view.failures:
         answer += "\nCITES must name at least one trace file listed above."

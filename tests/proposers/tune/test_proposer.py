@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from assay.proposers.base import ProposerView, Structure, Trial
+from assay.proposers.base import ProposerView
 from assay.proposers.tune import TuneProposer, search_space
+from assay.proposers.tune.evidence import Evidence, Structure, Trial
 
 NUMBERS = [*range(0, 5), *range(5, 14), *range(14, 40)]
 
@@ -24,11 +25,23 @@ def propose(
 ) -> str:
     for path, text in files.items():
         (tmp / path).write_text(text)
-    made = asyncio.run(
-        proposer.propose(ProposerView(artifact=files, layer=1, trials=trials, **view), tmp, editable=["*"])
-    )  # type: ignore[arg-type]
+    shown = ProposerView(artifact=files, layer=1, **view)  # type: ignore[arg-type]
+    made = asyncio.run(proposer.propose_with(shown, Evidence(trials), tmp))
     assert made.ok and made.via == "tune", made
     return (tmp / "params.json").read_text()
+
+
+def choose(
+    proposer: TuneProposer,
+    artifact: dict[str, str],
+    generation: int = 0,
+    *,
+    trials: list[Trial] | None = None,
+    structures: list[Structure] | None = None,
+) -> tuple[dict[str, str], object, str] | None:
+    """What ``proposer`` chooses to tune at ``generation`` from this evidence."""
+    shown = ProposerView(artifact=artifact, layer=1, generation=generation)
+    return proposer.choose(shown, Evidence(trials or [], structures or []))
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -37,8 +50,7 @@ def test_the_threshold_is_found_within_thirty_trials(tmp_path: Path, seed: int) 
     proposer = TuneProposer(seed=seed)
     trials = [Trial(search_space({"params.json": parent}).point(), pass_rate(5))]
     for generation in range(1, 31):
-        proposer.generation = generation
-        text = propose(proposer, {"params.json": parent}, trials, tmp_path)
+        text = propose(proposer, {"params.json": parent}, trials, tmp_path, generation=generation)
         value = json.loads(text)["threshold"]
         score = pass_rate(value)
         if score == 1.0:
@@ -58,12 +70,10 @@ def test_the_same_trials_give_the_same_proposal_and_another_draw_another(tmp_pat
         Trial(point.model_copy(update={"values": {**point.values, "a": v}}), v) for v in (0.1, 0.3, 0.9, 2.0)
     ]
     proposer = TuneProposer(seed=3)
-    proposer.generation = 7
-    first = propose(proposer, files, trials, tmp_path)
+    first = propose(proposer, files, trials, tmp_path, generation=7)
     fresh = TuneProposer(seed=3)
-    fresh.generation = 7
-    assert propose(fresh, files, trials, tmp_path) == first
-    assert propose(fresh, files, trials, tmp_path, attempt=1) != first
+    assert propose(fresh, files, trials, tmp_path, generation=7) == first
+    assert propose(fresh, files, trials, tmp_path, generation=7, attempt=1) != first
 
 
 def test_another_structure_is_tuned_with_its_own_files(tmp_path: Path) -> None:
@@ -71,13 +81,10 @@ def test_another_structure_is_tuned_with_its_own_files(tmp_path: Path) -> None:
     grown = {"f.py": "def f(x):\n    return x + 0.5 * x\n"}
     (tmp_path / "f.py").write_text(parent["f.py"])
     proposer = TuneProposer(seed=0)
-    view = ProposerView(
-        artifact=parent,
-        layer=1,
-        trials=[Trial(search_space(parent).point(), 0.5)],
-        structures=[Structure(search_space(grown).study, grown, 0.5, 1)],
+    evidence = Evidence(
+        [Trial(search_space(parent).point(), 0.5)], [Structure(search_space(grown).study, grown, 0.5, 1)]
     )
-    made = asyncio.run(proposer.propose(view, tmp_path, editable=["*"]))
+    made = asyncio.run(proposer.propose_with(ProposerView(artifact=parent, layer=1), evidence, tmp_path))
     assert made.ok and "on a structure scoring 0.5000" in made.description
     text = (tmp_path / "f.py").read_text()
     assert text.startswith("def f(x):\n    return x + ") and "0.5 * x" not in text
@@ -102,16 +109,15 @@ def test_with_no_number_in_the_parent_only_a_structure_that_changed_something_is
             points[name].study, grown[name], 0.5, 2, inert=name == "inert", crashed=name == "crashed"
         )
 
-    dead = ProposerView(artifact=parent, layer=1, structures=[structure("inert"), structure("crashed")])
-    assert TuneProposer().choose(dead) is None  # a structural edit is worth more than a draw on these
-    made = asyncio.run(TuneProposer().propose(dead, Path("."), editable=["*"]))
+    dead = [structure("inert"), structure("crashed")]
+    assert choose(TuneProposer(), parent, structures=dead) is None  # a structural edit is worth more here
+    made = asyncio.run(
+        TuneProposer().propose_with(ProposerView(artifact=parent, layer=1), Evidence([], dead), Path("."))
+    )
     assert not made.ok and made.exhausted
     chosen = set()
     for generation in range(40):
-        proposer = TuneProposer(seed=1)
-        proposer.generation = generation
-        live = ProposerView(artifact=parent, layer=1, structures=[structure(n) for n in grown])
-        picked = proposer.choose(live)
+        picked = choose(TuneProposer(seed=1), parent, generation, structures=[structure(n) for n in grown])
         assert picked is not None
         chosen.add(picked[0]["f.py"])
     assert grown["live"]["f.py"] in chosen
@@ -125,12 +131,10 @@ def test_a_structure_whose_numbers_change_nothing_is_seldom_tuned(tmp_path: Path
     trials += [Trial(flat_point.model_copy(update={"values": {**flat_point.values}}), 0.5) for _ in range(4)]
     picks = []
     for generation in range(40):
-        proposer = TuneProposer(seed=1)
-        proposer.generation = generation
-        view = ProposerView(
-            artifact=parent, layer=1, trials=trials, structures=[Structure(flat_point.study, flat, 0.5, 4)]
-        )
-        picks.append(proposer.choose(view)[2])  # type: ignore[index]
+        structures = [Structure(flat_point.study, flat, 0.5, 4)]
+        picks.append(
+            choose(TuneProposer(seed=1), parent, generation, trials=trials, structures=structures)[2]
+        )  # type: ignore[index]
     assert picks.count("") >= 35  # the parent's own structure, nearly always
 
 
@@ -147,11 +151,9 @@ def test_a_structure_a_structural_edit_just_introduced_gets_half_the_draws_whate
     def picks(latest: bool, tried: int, crashed: bool = False) -> int:
         chosen = []
         for generation in range(100):
-            proposer = TuneProposer(seed=2)
-            proposer.generation = generation
             structure = Structure(grown_study, grown, 0.6, tried, latest=latest, crashed=crashed)  # far below
-            view = ProposerView(artifact=parent, layer=1, trials=trials, structures=[structure])
-            chosen.append(proposer.choose(view)[2])  # type: ignore[index]
+            made = choose(TuneProposer(seed=2), parent, generation, trials=trials, structures=[structure])
+            chosen.append(made[2])  # type: ignore[index]
         return sum(1 for label in chosen if label)
 
     fresh, usual, tuned = (
@@ -182,16 +184,15 @@ def test_another_structure_that_measured_exactly_the_incumbents_score_is_seldom_
         inert = name == "inert"  # measured exactly the incumbent's 0.9; told 0.9 less the discard margin
         chosen = []
         for generation in range(100):
-            proposer = TuneProposer(seed=4)
-            proposer.generation = generation
             structure = Structure(studies[name], grown[name], score, 1, latest=latest, inert=inert)
-            view = ProposerView(
-                artifact=parent,
-                layer=1,
+            made = choose(
+                TuneProposer(seed=4),
+                parent,
+                generation,
                 trials=[*trials, Trial(grown_point, score, unchanged=inert)],
                 structures=[structure],
             )
-            chosen.append(proposer.choose(view)[2])  # type: ignore[index]
+            chosen.append(made[2])  # type: ignore[index]
         return sum(1 for label in chosen if label)
 
     assert picks("inert", 0.899, latest=True) <= 20  # its numbers have changed nothing yet: about 1 in 11
@@ -210,11 +211,9 @@ def test_once_the_parents_structure_has_two_trials_most_of_its_draws_search_near
     def draws(trials: list[Trial]) -> list[tuple[str, int, int]]:
         made = []
         for generation in range(60):
-            proposer = TuneProposer(seed=5)
-            proposer.generation = generation
             (tmp_path / "p.json").write_text(files["p.json"])
-            view = ProposerView(artifact=files, layer=1, trials=trials)
-            proposal = asyncio.run(proposer.propose(view, tmp_path, editable=["*"]))
+            view = ProposerView(artifact=files, layer=1, generation=generation)
+            proposal = asyncio.run(TuneProposer(seed=5).propose_with(view, Evidence(trials), tmp_path))
             values = json.loads((tmp_path / "p.json").read_text())
             made.append((proposal.description, values["c"], values["k"]))
         return made
@@ -237,8 +236,7 @@ def test_half_the_draws_step_one_number_by_a_factor_untried_steps_first() -> Non
         made = []
         for generation in range(60):
             proposer = TuneProposer(seed=2, sampler=sampler)  # type: ignore[arg-type]
-            proposer.generation = generation
-            values = proposer.step(search_space(files), trials, 0)
+            values = proposer.step(search_space(files), trials, generation, 0)
             if values is not None:
                 made.append((values["p.json:c"], values["p.json:k"]))
         return made
@@ -271,12 +269,14 @@ def test_the_parents_structure_is_as_likely_as_all_the_others_together_unless_fl
         ]
         chosen = []
         for generation in range(100):
-            proposer = TuneProposer(seed=6)
-            proposer.generation = generation
-            view = ProposerView(
-                artifact=parent, layer=1, trials=[*trials, *other_trials], structures=structures
+            made = choose(
+                TuneProposer(seed=6),
+                parent,
+                generation,
+                trials=[*trials, *other_trials],
+                structures=structures,
             )
-            chosen.append(proposer.choose(view)[2])  # type: ignore[index]
+            chosen.append(made[2])  # type: ignore[index]
         return chosen.count("")
 
     assert 35 <= parent_picks([0.9, 0.8, 0.85, 0.7]) <= 65  # about half; by the usual weights, 1 in 7

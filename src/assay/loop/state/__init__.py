@@ -27,7 +27,7 @@ from assay.config import TournamentConfig
 from assay.loop.events import Event
 from assay.loop.layers import LayerTracker
 from assay.loop.report import SUSPECT_AFTER
-from assay.loop.state.feedback import DISCARD_MARGIN, HistoryItem, ProposerFeedback, Retry, told_score
+from assay.loop.state.feedback import HistoryItem, ProposerFeedback, Retry
 from assay.loop.state.lineage import Best, Lineage, Outcome, Pending
 from assay.loop.state.proposals import Pipeline
 from assay.loop.state.spend import Spending
@@ -35,7 +35,6 @@ from assay.loop.state.view import CandidateView, RunView
 from assay.loop.state.watchers import Watchers
 
 __all__ = [
-    "DISCARD_MARGIN",
     "SUSPECT_AFTER",
     "Best",
     "CandidateView",
@@ -52,7 +51,6 @@ __all__ = [
     "Watchers",
     "apply",
     "fold",
-    "told_score",
 ]
 
 

@@ -1,6 +1,6 @@
 """The feedback part of loop state: what the next proposal and the next gate decision are given. The layer the
-proposer works at (and whether a promotion is due), the history of decided generations, the last gate's
-reasons, the attempt a gate asked to retry, numeric tuning's trials, and what the gate remembers."""
+proposer works at (and whether a promotion is due), the history of decided generations (what a proposer derives
+its own state from), the last gate's reasons, the attempt a gate asked to retry, and what the gate remembers."""
 
 from __future__ import annotations
 
@@ -14,14 +14,13 @@ from assay.loop.flags import counts_toward_layer, retried
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement, crashed
 from assay.loop.state.lineage import Outcome
-from assay.proposers.base import Trial
-
-DISCARD_MARGIN = 1e-3
 
 
 @dataclass
 class HistoryItem:
-    """One decided generation as the proposer's history shows it (``proposer``: who made it)."""
+    """One decided generation as the proposer's history shows it (``proposer``: who made it, ``operator``: what
+    part of it; ``commit``, its mean dev ``score``, the ``best_score`` it was compared with and whether it
+    ``crashed``: see :class:`~assay.proposers.base.HistoryEntry`)."""
 
     generation: int
     description: str
@@ -29,6 +28,11 @@ class HistoryItem:
     parent: str | None = None
     delta: float | None = None
     proposer: str = ""
+    operator: str = ""
+    commit: str | None = None
+    score: float | None = None
+    best_score: float | None = None
+    crashed: bool = False
 
 
 @dataclass
@@ -51,7 +55,6 @@ class ProposerFeedback:
     history: list[HistoryItem] = field(default_factory=list)
     last_gate: list[str] = field(default_factory=list)
     retry: Retry | None = None
-    trials: list[Trial] = field(default_factory=list)
     gate_state: dict[str, Any] = field(default_factory=dict)
 
     def apply(self, event: Event, outcome: Outcome | None) -> None:
@@ -69,18 +72,7 @@ class ProposerFeedback:
         if counts_toward_layer(record.flags, record.proposer, kept) and self.tracker.record(kept):
             self.promotion_due = True
         pending = outcome.pending
-        point = pending.committed.proposal.point if pending is not None else None
-        if point is not None and measurement.dev is not None:
-            incumbent = outcome.incumbent.dev.mean_score
-            self.trials.append(
-                Trial(
-                    point,
-                    told_score(measurement.dev.mean_score, kept, incumbent),
-                    record.commit or "",
-                    unchanged=measurement.dev.mean_score == incumbent,
-                    crashed=crashed(measurement.dev),
-                )
-            )
+        dev = measurement.dev if pending is not None else None
         self.history.append(
             HistoryItem(
                 record.generation,
@@ -89,6 +81,11 @@ class ProposerFeedback:
                 record.parent,
                 record.delta,
                 record.proposer,
+                operator=record.operator,
+                commit=record.commit,
+                score=dev.mean_score if dev is not None else None,
+                best_score=outcome.incumbent.dev.mean_score,
+                crashed=dev is not None and crashed(dev),
             )
         )
         self.retry = _retry(record, measurement) if retried(record.flags) else None
@@ -98,13 +95,6 @@ class ProposerFeedback:
             self.last_gate = []
         else:
             self.last_gate = [f"{name}: {d.detail}" for name, d in record.gate.items() if not d.passed]
-
-
-def told_score(score: float, kept: bool, incumbent: float) -> float:
-    """The value numeric tuning is told for a trial: its mean dev score, or for a discarded one (the gate found
-    a regression, a trade-off, a cost) no more than the best it failed to replace, a little less: a study must
-    not climb towards values the gate will never keep."""
-    return score if kept else min(score, incumbent) - DISCARD_MARGIN
 
 
 def _retry(record: CandidateRecord, measurement: Measurement) -> Retry:

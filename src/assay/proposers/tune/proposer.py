@@ -1,10 +1,11 @@
 """The ``tune`` proposer: new values for the artifact's tunable numbers, proposed by an Optuna sampler.
 
 Each call picks a program structure to tune (the parent's, or another one evaluated earlier: a structural edit
-discarded at its first values may win at others), builds an in-memory study from the trials the loop passes in the view (every evaluated candidate of
-the same program structure, the parent first, with its mean dev score), asks the sampler for one point and
-writes it into the files. The run's events are the only record of the trials, so a resumed run rebuilds the
-same study and asks the same question; Optuna's own storage is never read back. Once the parent's structure
+discarded at its first values may win at others), builds an in-memory study from the trials it derives from the
+view's history (:mod:`~assay.proposers.tune.evidence`: every evaluated candidate of the same program structure,
+the parent first, with its mean dev score), asks the sampler for one point and writes it into the files. The
+run's events are the only record of the trials, so a resumed run rebuilds the same study and asks the same
+question; Optuna's own storage is never read back. Once the parent's structure
 has :data:`REFINE_AFTER` trials, most of its draws search near its values (:meth:`SearchSpace.around`).
 Half the draws on a structure with a trial are a compass step instead (:meth:`TuneProposer.step`): one number
 halved or doubled, then finer; a sampler moves every number a little where one number often has to move a lot.
@@ -27,7 +28,8 @@ from optuna.samplers import BaseSampler, CmaEsSampler, TPESampler
 from optuna.trial import create_trial
 
 from assay.config import ParameterSpec
-from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView, Trial
+from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
+from assay.proposers.tune.evidence import Evidence, EvidenceReader, Trial
 from assay.proposers.tune.sites import write_values
 from assay.proposers.tune.space import Parameter, SearchSpace, search_space
 
@@ -61,13 +63,17 @@ class TuneProposer(Proposer):
         self.seed = seed
         self.parameters = dict(parameters or {})
         self.sampler = sampler
-        self.generation = 0
+        self.evidence = EvidenceReader(self.parameters)
 
     def space(self, files: dict[str, str]) -> SearchSpace:
         return search_space(files, self.parameters)
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
-        chosen = self.choose(view)
+        return await self.propose_with(view, self.evidence.of(view), worktree)
+
+    async def propose_with(self, view: ProposerView, evidence: Evidence, worktree: Path) -> Proposal:
+        """A proposal for ``view`` from ``evidence`` (:meth:`propose` derives it from the view itself)."""
+        chosen = self.choose(view, evidence)
         if chosen is None:
             return Proposal(
                 ok=False,
@@ -76,8 +82,8 @@ class TuneProposer(Proposer):
                 exhausted=True,
             )
         files, space, label = chosen
-        trials = [t for t in view.trials if t.point.study == space.study]
-        values, how = self.draw(space, trials, view.attempt, parent=not label)
+        trials = [t for t in evidence.trials if t.point.study == space.study]
+        values, how = self.draw(space, trials, view.generation, view.attempt, parent=not label)
         if how == "stepped":
             label = f"{label}, one number stepped" if label else "one number stepped"
         elif how == "near":
@@ -91,9 +97,18 @@ class TuneProposer(Proposer):
         for path, text in written.items():
             if text != view.artifact.get(path):
                 (worktree / path).write_text(text, encoding="utf-8")
-        return Proposal(ok=True, description=describe(space.parameters, values, label), via="tune")
+        moved = [p.name for p in space.parameters if values[p.name] != p.site.value]
+        return Proposal(
+            ok=True,
+            description=describe(space.parameters, values, label),
+            via="tune",
+            operator="tune",
+            sites=moved,
+        )
 
-    def choose(self, view: ProposerView) -> tuple[dict[str, str], SearchSpace, str] | None:
+    def choose(
+        self, view: ProposerView, evidence: Evidence
+    ) -> tuple[dict[str, str], SearchSpace, str] | None:
         """The structure to tune: the parent's, or one of the other structures in the view (a structural edit
         that was discarded at its first values), drawn with weights that favour good scores and few trials, and
         shun a structure whose trials all scored the same. Another structure whose trials all measured exactly
@@ -105,7 +120,7 @@ class TuneProposer(Proposer):
         flat, is at least as likely as all the others together: it is the best kept so far, and a run tends to
         end with its numbers short of their best. None when nothing is live: the parent's files have no tunable
         number and every other structure is inert or crashed (a structural edit is worth more than a draw)."""
-        parent_score = view.trials[0].score if view.trials else None
+        parent_score = evidence.parent_score
         options: list[tuple[dict[str, str], SearchSpace, str]] = []
         weights: list[float] = []
         damps: list[float] = []
@@ -121,14 +136,14 @@ class TuneProposer(Proposer):
                     s.latest and s.trials == 1,
                     CRASHED_WEIGHT if s.crashed else INERT_WEIGHT if s.inert else 1.0,
                 )
-                for s in view.structures
+                for s in evidence.structures
             ),
         ]:
             space = self.space(files)
             if not space.parameters:
                 continue
-            scores = {t.score for t in view.trials if t.point.study == space.study}
-            known = sum(1 for t in view.trials if t.point.study == space.study)
+            scores = {t.score for t in evidence.trials if t.point.study == space.study}
+            known = sum(1 for t in evidence.trials if t.point.study == space.study)
             near = parent_score is None or score is None or score >= parent_score - NEAR_BEST
             flat = known >= FLAT_AFTER and len(scores) == 1  # its numbers change nothing measured
             if new and damp == 1.0:
@@ -146,30 +161,32 @@ class TuneProposer(Proposer):
             weights[0] = max(weights[0], sum(weights[1:]))
         if fresh is not None:  # as likely as all the others together, whatever its first values scored
             weights[fresh] = sum(w for i, w in enumerate(weights) if i != fresh) or 1.0
-        rng = random.Random(f"{self.seed}:structure:{self.generation}:{view.attempt}")
+        rng = random.Random(f"{self.seed}:structure:{view.generation}:{view.attempt}")
         return rng.choices(options, weights=weights)[0]
 
     def draw(
-        self, space: SearchSpace, trials: list[Trial], attempt: int, *, parent: bool = True
+        self, space: SearchSpace, trials: list[Trial], generation: int, attempt: int, *, parent: bool = True
     ) -> tuple[dict[str, int | float], str]:
         """The next point to try on a structure whose trials are ``trials``, and how it was drawn: ``stepped``
         (:meth:`step`), ``near`` the files' values (only for the ``parent``'s structure once it has
         :data:`REFINE_AFTER` trials, ``REFINE_SHARE`` of the time) or ``sampled`` over the whole ranges."""
-        values = self.step(space, trials, attempt)
+        values = self.step(space, trials, generation, attempt)
         if values is not None:
             return values, "stepped"
         if parent and len(trials) >= REFINE_AFTER:
-            rng = random.Random(f"{self.seed}:refine:{self.generation}:{attempt}")
+            rng = random.Random(f"{self.seed}:refine:{generation}:{attempt}")
             if rng.random() < REFINE_SHARE:
-                return self.ask(space.around(), trials, attempt), "near"
-        return self.ask(space, trials, attempt), "sampled"
+                return self.ask(space.around(), trials, generation, attempt), "near"
+        return self.ask(space, trials, generation, attempt), "sampled"
 
-    def step(self, space: SearchSpace, trials: list[Trial], attempt: int) -> dict[str, int | float] | None:
+    def step(
+        self, space: SearchSpace, trials: list[Trial], generation: int, attempt: int
+    ) -> dict[str, int | float] | None:
         """A compass step, ``STEP_SHARE`` of the time once the structure has a trial (never for the random
         sampler): the files' own values with one number multiplied by the first factor of ``STEP_FACTORS`` that
         gives a point no trial of this structure has tried, the number and the direction drawn. None for a
         draw of the sampler instead, or when every step has been tried."""
-        rng = random.Random(f"{self.seed}:step:{self.generation}:{attempt}")
+        rng = random.Random(f"{self.seed}:step:{generation}:{attempt}")
         if self.sampler == "random" or not trials or rng.random() >= STEP_SHARE:
             return None
         here = {p.name: p.site.value for p in space.parameters}
@@ -189,10 +206,12 @@ class TuneProposer(Proposer):
                 return rng.choice(steps)
         return None
 
-    def ask(self, space: SearchSpace, trials: list[Trial], attempt: int) -> dict[str, int | float]:
+    def ask(
+        self, space: SearchSpace, trials: list[Trial], generation: int, attempt: int
+    ) -> dict[str, int | float]:
         """The next point of the study that ``trials`` (of this structure) make up."""
         distributions = space.distributions()
-        seed = random.Random(f"{self.seed}:tune:{self.generation}:{attempt}").randrange(2**31)
+        seed = random.Random(f"{self.seed}:tune:{generation}:{attempt}").randrange(2**31)
         study = optuna.create_study(direction="maximize", sampler=self._sampler(space, len(trials), seed))
         for trial in trials:
             params = trial.point.values

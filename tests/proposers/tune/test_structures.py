@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
-from assay.loop.proposing import STRUCTURES_SHOWN, structures
-from assay.proposers.base import Trial, TunedPoint
+from assay.proposers.base import TunedPoint
+from assay.proposers.tune.evidence import STRUCTURES_SHOWN, Trial, structures
 
 
 def trial(
@@ -16,8 +14,11 @@ def trial(
 
 
 def offered(trials: list[Trial], own: str = "own") -> list[tuple[str, float, int, bool]]:
-    ctx = SimpleNamespace(files_at=lambda commit: {"f.py": commit})
-    return [(s.study, s.score, s.trials, s.latest) for s in structures(ctx, trials, own)]  # type: ignore[arg-type]
+    return [(s.study, s.score, s.trials, s.latest) for s in structures(trials, own, files_at)]
+
+
+def files_at(commit: str) -> dict[str, str]:
+    return {"f.py": commit}
 
 
 def test_the_best_structures_are_offered_with_their_best_score_and_trial_count() -> None:
@@ -43,8 +44,7 @@ def test_structures_whose_trials_all_measured_the_incumbents_score_come_after_th
     shown = [s[0] for s in offered([*live, *inert, trial("own", 0.9)])]
     assert shown[:2] == ["live1", "live2"]
     assert shown[2:] == [f"inert{i}" for i in range(STRUCTURES_SHOWN - 2)]
-    ctx = SimpleNamespace(files_at=lambda commit: {"f.py": commit})
-    marked = {s.study: s.inert for s in structures(ctx, [*live, *inert, trial("own", 0.9)], "own")}  # type: ignore[arg-type]
+    marked = {s.study: s.inert for s in structures([*live, *inert, trial("own", 0.9)], "own", files_at)}
     assert marked == {
         "live1": False,
         "live2": False,
@@ -58,25 +58,23 @@ def test_structures_whose_trials_all_measured_the_incumbents_score_come_after_th
 
 def test_a_structure_is_offered_at_a_candidate_that_measured_a_difference() -> None:
     # A guard that fired at its first numbers (0.8), then was tuned to where it never fires (told 0.899).
-    ctx = SimpleNamespace(files_at=lambda commit: {"f.py": commit})
     trials = [
         trial("own", 0.9),
         trial("guard", 0.8),
         trial("guard", 0.899, 2.0, unchanged=True),
         trial("b", 0.85),
     ]
-    shown = structures(ctx, trials, "own")  # type: ignore[arg-type]
+    shown = structures(trials, "own", files_at)
     assert [(s.study, s.score, s.files, s.inert) for s in shown] == [
         ("b", 0.85, {"f.py": "b-1.0"}, False),
         ("guard", 0.8, {"f.py": "guard-1.0"}, False),
     ]
     # Among candidates that measured a difference, the best score wins as before.
     trials.append(trial("guard", 0.88, 3.0))
-    assert structures(ctx, trials, "own")[0].files == {"f.py": "guard-3.0"}  # type: ignore[arg-type]
+    assert structures(trials, "own", files_at)[0].files == {"f.py": "guard-3.0"}
 
 
 def test_a_structure_is_marked_crashed_only_when_every_one_of_its_trials_crashed() -> None:
-    ctx = SimpleNamespace(files_at=lambda commit: {"f.py": commit})
     trials = [
         trial("own", 0.9),
         trial("broke", -0.001, crashed=True),
@@ -84,5 +82,5 @@ def test_a_structure_is_marked_crashed_only_when_every_one_of_its_trials_crashed
         trial("mixed", 0.5, 2.0),
         trial("broke", -0.001, 2.0, crashed=True),
     ]
-    marked = {s.study: s.crashed for s in structures(ctx, trials, "own")}  # type: ignore[arg-type]
+    marked = {s.study: s.crashed for s in structures(trials, "own", files_at)}
     assert marked == {"broke": True, "mixed": False}
