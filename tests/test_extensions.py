@@ -228,8 +228,9 @@ def test_an_unknown_name_lists_the_known_ones_and_objects_take_no_options() -> N
     )
     with pytest.raises(ExtensionError, match="unknown runner type 'ssh'"):
         resolve(RUNNER, "ssh")
-    with pytest.raises(ExtensionError, match="given as an object, not by name"):
+    with pytest.raises(ExtensionError, match=r"stop rule .plateau. cannot be built so: .*generations"):
         resolve(STOP_RULE, "plateau")
+    assert resolve(STOP_RULE, "plateau", generations=5).generations == 5  # type: ignore[attr-defined]
     with pytest.raises(ExtensionError, match="options are for a gate given by name"):
         resolve(GATE, DecideOnly(), {"min_delta": 0.1})
 

@@ -2,8 +2,10 @@
 
 Both take a configuration as a path to ``assay.yaml`` or an :class:`~assay.config.AssayConfig`; ``evaluate``
 also takes a promptfoo config (``promptfooconfig.yaml``), run as it is. ``evolve``
-takes the proposer, the gate, the search strategy, the tournament's pairwise judge and extra stop rules as objects (or, for gate and search,
-registry names); the command line and ``assay serve`` are thin layers over the same code. See docs/api.md.
+takes every part of the loop — the proposer, the gate, the search strategy, the tournament's pairwise judge and
+rating backend, the runner, the executor, check types and extra stop rules — as an object or a registered name,
+used instead of the configured one (:mod:`assay.extensions`); ``evaluate`` the runner, the executor and check types.
+The command line and ``assay serve`` are thin layers over the same code. See docs/api.md.
 
     import assay
 
@@ -15,7 +17,7 @@ registry names); the command line and ``assay serve`` are thin layers over the s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from assay.aio import run_sync
@@ -25,10 +27,13 @@ from assay.evaluation.session import evaluate_project, select_cases
 from assay.evaluation.workcopy import project_copy, repository_of
 from assay.loop.engine import Evolution, RunOutcome
 from assay.protocols import (
+    ExecutorProtocol,
     GateProtocol,
     PairwiseJudgeProtocol,
     ParentSelectorProtocol,
     ProposerProtocol,
+    RatingBackendProtocol,
+    RunnerProtocol,
     StopRuleProtocol,
 )
 from assay.starters.promptfoo_eval import EvalConfig, load_eval_config
@@ -47,6 +52,9 @@ async def evaluate_async(
     workdir: str | Path | None = None,
     concurrency: int | None = None,
     use_cache: bool = True,
+    runner: RunnerProtocol | str | None = None,
+    executor: ExecutorProtocol | str | None = None,
+    checks: Mapping[str, object] | None = None,
 ) -> EvalResult:
     """Measure the artifact on the cases of ``split`` (dev, holdout, regression or all): the L1 static tier, then
     every case through the runner and its checks. In a git repository the cases run on a temporary copy of the
@@ -55,7 +63,9 @@ async def evaluate_async(
     data directory. A failing case is a result, never an exception; a configuration error raises
     :class:`~assay.errors.ConfigError`. Cases without checks run and come back ``unjudged``, left out of
     ``pass_rate`` and ``mean_score``. A promptfoo config runs as ``assay init`` would set it up, with nothing
-    written beside it but the data directory."""
+    written beside it but the data directory. ``runner``, ``executor`` (an object or a registered name) and
+    ``checks`` (check type -> an object, or a class built with each check's spec) replace the configured
+    ones."""
     loaded = EvalConfig(config) if isinstance(config, AssayConfig) else load_eval_config(config)
     cfg = loaded.config
     with loaded.terms():
@@ -67,6 +77,9 @@ async def evaluate_async(
                 workdir=Path(workdir) if workdir is not None else copy,
                 concurrency=concurrency,
                 use_cache=use_cache,
+                runner=runner,
+                executor=executor,
+                checks=checks,
             )
 
 
@@ -77,21 +90,37 @@ def evaluate(
     workdir: str | Path | None = None,
     concurrency: int | None = None,
     use_cache: bool = True,
+    runner: RunnerProtocol | str | None = None,
+    executor: ExecutorProtocol | str | None = None,
+    checks: Mapping[str, object] | None = None,
 ) -> EvalResult:
     """:func:`evaluate_async`, run to completion (from code that is not already in an event loop)."""
     return run_sync(
-        evaluate_async(config, split=split, workdir=workdir, concurrency=concurrency, use_cache=use_cache)
+        evaluate_async(
+            config,
+            split=split,
+            workdir=workdir,
+            concurrency=concurrency,
+            use_cache=use_cache,
+            runner=runner,
+            executor=executor,
+            checks=checks,
+        )
     )
 
 
 async def evolve_async(
     config: ConfigLike = "assay.yaml",
     *,
-    proposer: ProposerProtocol | None = None,
+    proposer: ProposerProtocol | str | None = None,
     gate: GateProtocol | str | None = None,
     search: ParentSelectorProtocol | str | None = None,
-    judge: PairwiseJudgeProtocol | None = None,
-    stop_rules: Sequence[StopRuleProtocol] = (),
+    judge: PairwiseJudgeProtocol | str | None = None,
+    stop_rules: Sequence[StopRuleProtocol | str] = (),
+    runner: RunnerProtocol | str | None = None,
+    executor: ExecutorProtocol | str | None = None,
+    ratings: RatingBackendProtocol | str | None = None,
+    checks: Mapping[str, object] | None = None,
     max_generations: int | None = None,
     preset: str | None = None,
     resume: bool | str = False,
@@ -117,6 +146,10 @@ async def evolve_async(
         search=search,
         judge=judge,
         stop_rules=stop_rules,
+        runner=runner,
+        executor=executor,  # type: ignore[arg-type]
+        ratings=ratings,
+        checks=checks,
     )
     if resume:
         return await evolution.resume(resume if isinstance(resume, str) else None)
@@ -126,11 +159,15 @@ async def evolve_async(
 def evolve(
     config: ConfigLike = "assay.yaml",
     *,
-    proposer: ProposerProtocol | None = None,
+    proposer: ProposerProtocol | str | None = None,
     gate: GateProtocol | str | None = None,
     search: ParentSelectorProtocol | str | None = None,
-    judge: PairwiseJudgeProtocol | None = None,
-    stop_rules: Sequence[StopRuleProtocol] = (),
+    judge: PairwiseJudgeProtocol | str | None = None,
+    stop_rules: Sequence[StopRuleProtocol | str] = (),
+    runner: RunnerProtocol | str | None = None,
+    executor: ExecutorProtocol | str | None = None,
+    ratings: RatingBackendProtocol | str | None = None,
+    checks: Mapping[str, object] | None = None,
     max_generations: int | None = None,
     preset: str | None = None,
     resume: bool | str = False,
@@ -146,6 +183,10 @@ def evolve(
             search=search,
             judge=judge,
             stop_rules=stop_rules,
+            runner=runner,
+            executor=executor,
+            ratings=ratings,
+            checks=checks,
             max_generations=max_generations,
             preset=preset,
             resume=resume,

@@ -1,5 +1,6 @@
 """The contract of every extension point, as ``runtime_checkable`` Protocols: what an object must have to be
-plugged in as a gate, a parent selector, a proposer, a pairwise judge, a stop rule, a runner or a check.
+plugged in as a gate, a parent selector, a proposer, a pairwise judge, a stop rule, a runner, a check, a rating
+backend or an executor.
 
 Each Protocol holds only the *required* members, the ones the family's base class leaves abstract (a check's
 is ``run``, what the evaluator calls). The base classes (:class:`~assay.gates.Gate`,
@@ -14,10 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from assay.checks.base import CheckProtocol
+from assay.evaluation.executor import ExecutorProtocol
+from assay.ratings.base import RatingBackendProtocol
+from assay.runners.base import RunnerProtocol
+
 if TYPE_CHECKING:
-    from assay.checks.base import CheckContext
     from assay.gates.base import GateDecision, GateInput
-    from assay.model import Case, CheckResult, Output
     from assay.proposers.base import Proposal, ProposerView
     from assay.search.archive import Archive
     from assay.tournament.judges import Contestant, PairVerdict
@@ -72,43 +76,24 @@ class PairwiseJudgeProtocol(Protocol):
 
 @runtime_checkable
 class StopRuleProtocol(Protocol):
-    """Ends a run: checked before each generation."""
+    """Ends a run: checked before each generation.
+
+    Optional: ``tidy_first`` (default False), whether the proposer may first tidy the best before the run
+    ends (:meth:`~assay.proposers.Proposer.tidy`); ``name``."""
 
     def check(self, run: Any) -> str | None:
         """A one-line reason to stop, or None to go on; ``run`` is what the loop knows of the run so far."""
         ...
 
 
-@runtime_checkable
-class RunnerProtocol(Protocol):
-    """Turns the artifact plus one case into an Output, never raising for the case's sake.
-
-    Optional: ``sandbox`` (default None: it starts no process), ``default_concurrency()``,
-    ``async release(workdir)`` and ``async aclose()`` (default: nothing to release), ``io_bound``."""
-
-    async def run(self, case: Case, workdir: Path) -> Output:
-        """The output of the artifact in ``workdir`` on ``case``."""
-        ...
-
-
-@runtime_checkable
-class CheckProtocol(Protocol):
-    """Judges one output, never raising for a bad one (a failure is a result with evidence).
-
-    Optional: ``prepare(project_dir)`` (default: nothing to resolve), ``judged``, ``prose``, ``text_value``
-    (default False). The base class :class:`~assay.checks.Check` implements ``run`` from ``evaluate``."""
-
-    async def run(self, output: Output, ctx: CheckContext) -> CheckResult:
-        """The verdict on ``output``: passed, a score in [0, 1] and the evidence."""
-        ...
-
-
 __all__ = [
     "CheckProtocol",
+    "ExecutorProtocol",
     "GateProtocol",
     "PairwiseJudgeProtocol",
     "ParentSelectorProtocol",
     "ProposerProtocol",
+    "RatingBackendProtocol",
     "RunnerProtocol",
     "StopRuleProtocol",
 ]

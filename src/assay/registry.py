@@ -1,9 +1,16 @@
-"""One small registry per family of pluggable strategy (checks, runners, executors, ...)."""
+"""One small registry per family of pluggable strategy (checks, runners, executors, ...), and the one resolver
+every family's names and objects go through (:func:`resolve`, :func:`conform`; the families themselves are
+listed in :mod:`assay.extensions`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+import inspect
+from abc import ABCMeta
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from assay.errors import ConfigError
 
 T = TypeVar("T")
 
@@ -46,3 +53,159 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         return sorted(self._items)
+
+
+class ExtensionError(ConfigError, TypeError):
+    """An object does not conform to its extension point, or a name is not registered (one line)."""
+
+
+class UnknownExtension(ExtensionError, UnknownName):
+    """A name that is not registered in its family (one line listing the known ones); an :class:`UnknownName`
+    too, for code that looks names up in a registry itself."""
+
+
+@dataclass(frozen=True)
+class Family(Generic[T]):
+    """One extension point. ``protocol`` holds the required members; ``base`` is the type of what
+    :func:`conform` returns and gives the ``optional`` members' defaults (None: objects are used as they are,
+    as the loop calls nothing but the required members); ``defaults`` replace a base default that would not
+    work for an object of another class; ``build`` makes a registered name (None: objects only)."""
+
+    name: str
+    protocol: type
+    base: type[T] | None = None
+    optional: tuple[str, ...] = ()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    registry: Registry[Any] | None = None
+    build: Callable[..., T] | None = None
+
+    def required(self) -> dict[str, Callable[..., Any]]:
+        """The Protocol's members, by name."""
+        return {n: m for n, m in vars(self.protocol).items() if not n.startswith("_") and callable(m)}
+
+    def signature(self, name: str) -> str:
+        """How the Protocol declares ``name``, without the types (``async def decide(data) -> GateDecision``)."""
+        method = self.required()[name]
+        sig = inspect.signature(method)
+        params = [p.replace(annotation=inspect.Parameter.empty) for p in list(sig.parameters.values())[1:]]
+        shown = sig.replace(parameters=params, return_annotation=inspect.Signature.empty)
+        returns = method.__annotations__.get("return")
+        prefix = "async def" if inspect.iscoroutinefunction(method) else "def"
+        return f"{prefix} {name}{shown}" + (f" -> {returns}" if returns else "")
+
+
+def built_from(registry: Registry[Any]) -> Callable[..., Any]:
+    """The build of a family whose registered classes take their options as they are."""
+
+    def build(name: str, *args: Any, **options: Any) -> Any:
+        return registry.get(name)(*args, **options)
+
+    return build
+
+
+def configured(registry: Registry[Any]) -> Callable[..., Any]:
+    """The build of a family whose registered classes are built from the configuration, by their
+    ``from_config(config, **context)`` classmethod (with no arguments when a class has none: it needs nothing
+    of the configuration)."""
+
+    def build(name: str, *args: Any, **context: Any) -> Any:
+        cls = registry.get(name)
+        made = getattr(cls, "from_config", None)
+        return made(*args, **context) if made is not None else cls()
+
+    return build
+
+
+def resolve(family: Family[T], spec: object, *args: Any, **options: Any) -> T:
+    """The ``family`` member ``spec`` names (built with ``args`` and ``options``, as its factory builds it) or
+    ``spec`` itself, checked by :func:`conform`. ExtensionError for an unknown name (listing the known ones)
+    or an object that does not conform."""
+    if not isinstance(spec, str):
+        if args or options:
+            raise ExtensionError(f"options are for a {family.name} given by name, not for an object")
+        return conform(family, spec)
+    if family.build is None:
+        raise ExtensionError(f"a {family.name} is given as an object, not by name ({spec!r})")
+    try:
+        made = family.build(spec, *args, **options)
+    except UnknownName as exc:
+        raise UnknownExtension(str(exc)) from None
+    except TypeError as exc:  # a setting it needs was not given (``plateau`` without ``patience``)
+        if isinstance(exc, ConfigError):
+            raise
+        raise ExtensionError(f"{family.name} {spec!r} cannot be built so: {exc}") from None
+    return conform(family, made)
+
+
+def pick(family: Family[T], given: object, name: str, *args: Any, **context: Any) -> T:
+    """The part of ``family`` to use: the object ``given`` (checked, used as it is, whatever ``name`` says), or
+    the registered member ``given`` names, or else ``name`` (the configured one), built with ``args`` and
+    ``context``."""
+    if given is not None and not isinstance(given, str):
+        return conform(family, given)
+    return resolve(family, given or name, *args, **context)
+
+
+def conform(family: Family[T], obj: object) -> T:
+    """``obj`` as a ``family`` member, given the base class's defaults for the optional members it lacks;
+    ExtensionError, naming what is wrong, when it lacks a required member or has one of the wrong kind."""
+    kind = type(obj).__name__
+    if isinstance(obj, str):
+        raise ExtensionError(f"a {family.name} here is an object, not a name ({obj!r})")
+    if isinstance(obj, type):
+        raise ExtensionError(
+            f"{family.name} {obj.__name__} is a class: give an instance, {obj.__name__}(...)"
+        )
+    required = family.required()
+    missing = [name for name in required if not hasattr(obj, name)]
+    if missing:
+        needs = "; ".join(family.signature(name) for name in missing)
+        raise ExtensionError(f"{family.name} {kind} lacks {', '.join(missing)}: a {family.name} has {needs}")
+    declared = {name: inspect.iscoroutinefunction(member) for name, member in required.items()}
+    if family.base is not None:
+        for name in family.optional:
+            default = inspect.getattr_static(family.base, name, None)
+            if inspect.isfunction(default) and hasattr(obj, name):
+                declared[name] = inspect.iscoroutinefunction(default)
+    for name, awaited in declared.items():
+        _check_member(family, kind, name, getattr(obj, name), awaited)
+    if family.base is None:
+        return obj  # type: ignore[return-value]  # checked against the Protocol above
+    if isinstance(obj, family.base) and all(hasattr(obj, name) for name in family.optional):
+        return obj
+    return _wrapped(family, family.base, obj)
+
+
+def _check_member(family: Family[Any], kind: str, name: str, member: object, awaited: bool) -> None:
+    if not callable(member):
+        raise ExtensionError(f"{family.name} {kind}: {name} is not callable ({type(member).__name__})")
+    if awaited and not inspect.iscoroutinefunction(member):
+        raise ExtensionError(f"{family.name} {kind}: {name} must be `async def` (the loop awaits it)")
+    if not awaited and inspect.iscoroutinefunction(member):
+        raise ExtensionError(
+            f"{family.name} {kind}: {name} must be a plain `def` (the loop does not await it)"
+        )
+
+
+def _wrapped(family: Family[T], base: type[T], obj: object) -> T:
+    """An instance of a subclass of ``base`` whose members are ``obj``'s where it has them (read and written
+    through to it) and ``base``'s (or the family's ``defaults``) where it does not."""
+
+    def forward(name: str) -> property:
+        return property(lambda self: getattr(obj, name), lambda self, value: setattr(obj, name, value))
+
+    namespace: dict[str, Any] = {
+        "__init__": lambda self: None,
+        "__getattr__": lambda self, name: getattr(obj, name),
+        "__repr__": lambda self: f"{obj!r} (as a {family.name})",
+        "name": type(obj).__name__,
+    }
+    for name, value in family.defaults.items():
+        namespace[name] = value
+    for name in (*family.required(), *family.optional):
+        if hasattr(obj, name):
+            namespace[name] = forward(name)
+    # Every base is an ABC: the subclass is made by its metaclass, which sees the abstract members overridden.
+    adapter = ABCMeta(f"{type(obj).__name__}As{base.__name__}", (base,), namespace)
+    made: T = adapter()
+    return made

@@ -57,8 +57,10 @@ def worn() -> RunView:
 
 def check_rule(rule: StopRuleProtocol, runs: list[RunView]) -> list[str | None]:
     """The contract: conforms, and says None or a one-line reason for every run, which it leaves as it was."""
-    assert isinstance(rule, StopRuleProtocol) and conform(STOP_RULE, rule) is rule
-    said = [rule.check(run) for run in runs]
+    assert isinstance(rule, StopRuleProtocol)
+    checked = conform(STOP_RULE, rule)
+    assert checked.check(runs[0]) == rule.check(runs[0]) and isinstance(checked.tidy_first, bool)
+    said = [checked.check(run) for run in runs]
     for reason in said:
         assert reason is None or (isinstance(reason, str) and reason.strip() and "\n" not in reason)
     return said

@@ -22,10 +22,11 @@ SOURCE = (
 )
 
 
-def view(layer: int) -> ProposerView:
+def view(layer: int, generation: int = 0) -> ProposerView:
     return ProposerView(
         artifact={"classify.py": SOURCE},
         layer=layer,
+        generation=generation,
         dev_cases=[DevCase("n03", input="3"), DevCase("n09", input="9")],
         failures=[CaseFailure("n09", "the output differs from the expected one")],
     )
@@ -35,8 +36,7 @@ async def proposed(proposer: Proposer, worktree: Path, layer: int, generation: i
     """One proposal in a fresh copy of the artifact at ``worktree``, and the file it leaves there."""
     worktree.mkdir(parents=True)
     (worktree / "classify.py").write_text(SOURCE)
-    proposer.generation = generation
-    proposal = await proposer.propose(view(layer), worktree, editable=["classify.py"])
+    proposal = await proposer.propose(view(layer, generation), worktree, editable=["classify.py"])
     assert isinstance(proposal, Proposal)
     return proposal, (worktree / "classify.py").read_text()
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from assay.model import Case, CheckResult, CheckSpec, Output
-from assay.registry import Registry
+from assay.registry import Family, Registry, built_from, resolve
 
 if TYPE_CHECKING:
     from assay.llm.base import LLM
@@ -39,6 +39,18 @@ class CheckContext:
     limits: SandboxLimits | None = None
     project_dir: Path | None = None
     extra: dict[str, object] = field(default_factory=dict)
+
+
+@runtime_checkable
+class CheckProtocol(Protocol):
+    """Judges one output, never raising for a bad one (a failure is a result with evidence).
+
+    Optional: ``prepare(project_dir)`` (default: nothing to resolve), ``judged``, ``prose``, ``text_value``
+    (default False). The base class :class:`~assay.checks.Check` implements ``run`` from ``evaluate``."""
+
+    async def run(self, output: Output, ctx: CheckContext) -> CheckResult:
+        """The verdict on ``output``: passed, a score in [0, 1] and the evidence."""
+        ...
 
 
 class Check(ABC):
@@ -136,6 +148,16 @@ def prose_check_types() -> frozenset[str]:
     return frozenset(name for name in CHECKS if CHECKS.get(name).prose)
 
 
+CHECK: Family[Check] = Family(
+    "check",
+    CheckProtocol,
+    Check,
+    ("name", "judged", "prose", "text_value", "prepare", "spec"),
+    registry=CHECKS,
+    build=built_from(CHECKS),
+)
+
+
 def build_check(spec: CheckSpec) -> Check:
     """Bind a spec to its implementation, validating it. Raises UnknownName or CheckSpecError."""
-    return CHECKS.get(spec.type)(spec)
+    return resolve(CHECK, spec.type, spec)

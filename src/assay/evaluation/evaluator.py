@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from assay.checks import Check, CheckContext, CheckSpecError, build_check
+from assay.checks.base import CHECK
 from assay.errors import ConfigError
 from assay.evaluation.executor import Executor, LocalExecutor
 from assay.evaluation.scoring import combine, decided_without, not_run, runner_check
 from assay.evaluation.traces import TracePolicy, close_traces, write_trace
-from assay.model import Case, CaseResult, CheckResult, Output, Split
+from assay.model import Case, CaseResult, CheckResult, CheckSpec, Output, Split
+from assay.registry import conform
 from assay.static.report import StaticReport
 
 if TYPE_CHECKING:
@@ -118,8 +120,12 @@ class Evaluator:
         project_dir: Path | None = None,
         recipe: EvaluatorRecipe | None = None,
         traces: TracePolicy | None = None,
+        checks: Mapping[str, object] | None = None,
     ) -> None:
         self.runner = runner
+        # Check types given through the Python API: an object used for every spec of its type, or a factory
+        # (a class) called with each spec.
+        self.given_checks = dict(checks or {})
         self.judge = judge
         self.judge_votes = judge_votes
         self.executor = executor or LocalExecutor()
@@ -145,7 +151,7 @@ class Evaluator:
         if entry is None or entry[0] is not case:
             checks = []
             for index, spec in enumerate(case.checks):
-                check = build_check(spec)
+                check = self._check(spec)
                 try:
                     check.prepare(self.project_dir)
                 except CheckSpecError as exc:
@@ -156,6 +162,16 @@ class Evaluator:
             entry = (case, checks)
             self._bound[id(case)] = entry
         return entry[1]
+
+    def _check(self, spec: CheckSpec) -> Check:
+        """The check of ``spec``: as registered, or as the Python API gave its type (see ``__init__``)."""
+        given = self.given_checks.get(spec.type)
+        if given is None:
+            return build_check(spec)
+        made = conform(CHECK, given(spec) if isinstance(given, type) else given)
+        if not hasattr(made, "spec"):
+            made.spec = spec  # an object of another class: the evaluator reads the weight from the spec
+        return made
 
     def bind(self, cases: Sequence[tuple[Case, Split]]) -> None:
         """Prepare every case's checks up front, so configuration errors surface before any case runs."""

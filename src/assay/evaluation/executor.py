@@ -7,9 +7,9 @@ import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from assay.registry import Registry
+from assay.registry import Family, Registry, configured
 
 if TYPE_CHECKING:
     from assay.evaluation.evaluator import Evaluator
@@ -17,6 +17,25 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+@runtime_checkable
+class ExecutorProtocol(Protocol):
+    """Runs the cases of an evaluation: maps an async function over items, results in input order.
+
+    Optional: ``async evaluate(evaluator, cases, workdir, *, trace_dir, on_result)`` (default: ``map`` over
+    ``evaluator.run_case``) and ``close()``."""
+
+    async def map(
+        self,
+        fn: Callable[[Any], Awaitable[Any]],
+        items: Sequence[Any],
+        *,
+        concurrency: int,
+        on_result: Callable[[Any], None] | None = None,
+    ) -> list[Any]:
+        """``fn`` over ``items``, at most ``concurrency`` at a time."""
+        ...
 
 
 class Executor(ABC):
@@ -54,6 +73,14 @@ class Executor(ABC):
 
 
 EXECUTORS: Registry[type[Executor]] = Registry("executor")
+EXECUTOR: Family[Executor] = Family(
+    "executor",
+    ExecutorProtocol,
+    Executor,
+    ("evaluate", "close"),
+    registry=EXECUTORS,
+    build=configured(EXECUTORS),
+)
 
 
 @EXECUTORS.register("local")

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from assay.config import ExecutorConfig
+from assay.config import AssayConfig, ExecutorConfig
 from assay.errors import ConfigError
 from assay.evaluation.bundle import Bundle, BundleTooLarge, pack
 from assay.evaluation.evaluator import Evaluator
@@ -60,6 +60,11 @@ def import_ray() -> Any:
 class RayExecutor(Executor):
     """Case runs as Ray tasks (see the module docstring). ``connect`` happens on first use; the preflight runs
     once per executor, on every alive node."""
+
+    @classmethod
+    def from_config(cls, config: AssayConfig) -> RayExecutor:
+        """The executor ``executor: {type: ray, ...}`` names."""
+        return cls(config.executor, config_path=config.path)
 
     def __init__(self, settings: ExecutorConfig | None = None, *, config_path: Path | None = None) -> None:
         self.settings = settings or ExecutorConfig(type="ray")

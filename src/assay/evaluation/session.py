@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,12 +18,14 @@ from assay.config import AssayConfig, CommandRunnerConfig, PythonRunnerConfig
 from assay.errors import ConfigError, UnreadableFile
 from assay.evaluation.confine import runner_jail
 from assay.evaluation.evaluator import EvalResult, Evaluator, EvaluatorRecipe
-from assay.evaluation.executor import Executor, LocalExecutor
+from assay.evaluation.executor import EXECUTOR, Executor, ExecutorProtocol
 from assay.evaluation.key_reach import refuse_exposed_key
 from assay.evaluation.traces import TracePolicy
 from assay.fsutil import atomic_write_text, safe_name
 from assay.model import Case, CaseResult, Split
-from assay.runners import RUNNERS, RunContext
+from assay.registry import pick
+from assay.runners import RunContext
+from assay.runners.base import RUNNER, RunnerProtocol
 from assay.sandbox import SandboxLimits
 from assay.static.report import StaticReport
 
@@ -141,12 +143,16 @@ def build_evaluator(
     concurrency: int | None = None,
     judge_votes: int | None = None,
     all_cases: list[tuple[Case, Split]] | None = None,
-    executor: Executor | None = None,
+    executor: ExecutorProtocol | str | None = None,
     bind: bool = True,
+    runner: RunnerProtocol | str | None = None,
+    checks: Mapping[str, object] | None = None,
 ) -> Evaluator:
     """The runner (with the candidates' jail, :mod:`assay.evaluation.confine`), the judge (when the cases need
     one) and the evaluator, with every check bound. ``all_cases`` (default ``cases``) are the cases whose check
-    files the jail hides.
+    files the jail hides. ``runner``, ``executor`` and ``checks`` (check types) given as objects or registered
+    names are used instead of the configured ones (:func:`assay.registry.pick`); an evaluator with a runner or
+    checks given as objects runs its cases here (an executor elsewhere rebuilds its evaluator from assay.yaml).
 
     Raises ConfigError (naming assay.yaml) for a missing judge, a bad runner or a check that cannot be prepared.
     ``judge_votes`` (a preset's) applies unless ``judge.votes`` is set explicitly. ``executor`` defaults to the
@@ -166,7 +172,7 @@ def build_evaluator(
     )
     # The runner first: its own problems (a missing prompt file, a bad command) come before the judge's.
     with in_config(config):
-        runner = RUNNERS.get(config.runner.type)(config.runner, context)
+        made = pick(RUNNER, runner, config.runner.type, config.runner, context)
     judge = None
     if uses_judge(cases):
         if config.judge is None:
@@ -183,29 +189,32 @@ def build_evaluator(
     votes = 3 if judge_votes is None else judge_votes
     if config.judge is not None and (judge_votes is None or "votes" in config.judge.model_fields_set):
         votes = config.judge.votes
+    own = (runner is not None and not isinstance(runner, str)) or bool(checks)
     evaluator = Evaluator(
-        runner,
+        made,
         judge=judge,
         judge_votes=votes,
-        executor=make_executor(config) if executor is None else executor,
+        executor=make_executor(config, executor),
         concurrency=concurrency or config.concurrency,
         limits=script_limits(config),
         project_dir=config.base_dir,
-        recipe=EvaluatorRecipe(config, list(cases), all_cases, use_cache, concurrency, judge_votes),
+        recipe=None
+        if own
+        else EvaluatorRecipe(config, list(cases), all_cases, use_cache, concurrency, judge_votes),
         traces=TracePolicy.from_config(config.traces),
+        checks=checks,
     )
     if bind:
         evaluator.bind(cases)
     return evaluator
 
 
-def make_executor(config: AssayConfig) -> Executor:
-    """The executor ``executor.type`` names (the Ray one is imported only when named)."""
-    if config.executor.type == "ray":
-        from assay.evaluation.ray_executor import RayExecutor
-
-        return RayExecutor(config.executor, config_path=config.path)
-    return LocalExecutor()
+def make_executor(config: AssayConfig, given: ExecutorProtocol | str | None = None) -> Executor:
+    """The executor given (an object, used as it is, or a registered name), else the one ``executor.type``
+    names (the Ray one is imported only when named)."""
+    if given == "ray" or (given is None and config.executor.type == "ray"):
+        import assay.evaluation.ray_executor  # noqa: F401 - registers the executor named ray
+    return pick(EXECUTOR, given, config.executor.type, config)
 
 
 async def evaluate_project(
@@ -217,8 +226,12 @@ async def evaluate_project(
     use_cache: bool = True,
     eval_dir: Path | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
+    runner: RunnerProtocol | str | None = None,
+    executor: ExecutorProtocol | str | None = None,
+    checks: Mapping[str, object] | None = None,
 ) -> EvalResult:
-    """Run L1 (static) and then every selected case. Writes traces and ``summary.json`` under ``eval_dir``."""
+    """Run L1 (static) and then every selected case. Writes traces and ``summary.json`` under ``eval_dir``.
+    ``runner``, ``executor`` and ``checks`` replace the configured ones (see :func:`build_evaluator`)."""
     workdir = (workdir or config.artifact_dir).resolve()
     eval_dir = eval_dir or new_eval_dir(config)
     static = static_report(config, workdir)
@@ -232,6 +245,9 @@ async def evaluate_project(
         use_cache=use_cache,
         concurrency=concurrency,
         all_cases=selection.everything or None,
+        runner=runner,
+        executor=executor,
+        checks=checks,
     )
     try:
         result = await evaluator.run(

@@ -7,24 +7,36 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from assay.config import AssayConfig
 from assay.errors import ConfigError
 from assay.evaluation.key_redactor import key_redactor
 from assay.evaluation.session import in_config, select_cases
+from assay.extensions import (
+    CHECK,
+    EXECUTOR,
+    GATE,
+    PAIRWISE_JUDGE,
+    PARENT_SELECTOR,
+    PROPOSER,
+    RATING_BACKEND,
+    RUNNER,
+    conform,
+    pick,
+    resolve,
+)
 from assay.gates import Gate
-from assay.gates.factory import is_paired, make_gate
+from assay.gates.factory import is_paired
 from assay.history.git import Git
 from assay.history.records import RunRecord
 from assay.history.runfiles import RunFiles
 from assay.history.scope import artifact_files, out_of_scope
 from assay.history.store import RunStore
 from assay.loop.events import Event
-from assay.loop.judging import make_match_judge
 from assay.loop.measure import Measurer
 from assay.loop.noise import NoiseSampler, sequential_options
 from assay.loop.runlog import RunLog
@@ -32,15 +44,14 @@ from assay.loop.state import LoopState, apply
 from assay.model import Case, Split
 from assay.presets import EvolveSettings
 from assay.proposers import Proposer
-from assay.proposers.factory import make_proposer
 from assay.proposers.fingerprint import content_size as content_size_of
 from assay.proposers.fingerprint import fingerprint
 from assay.proposers.redaction import Redactor
-from assay.protocols import StopRuleProtocol
-from assay.ratings import RATINGS
-from assay.registry import UnknownName
-from assay.search import ParentSelector, SearchError, make_selector
+from assay.ratings import make_rating
+from assay.registry import Family, UnknownName
+from assay.search import ParentSelector, SearchError
 from assay.stats import NoiseEstimate
+from assay.stopping import STOP_RULE, StopRule
 from assay.tournament import PairwiseJudge
 
 
@@ -82,7 +93,7 @@ class Parts:
     selector: ParentSelector
     match_judge: PairwiseJudge
     gate: Gate | None = None  # an object given through the Python API; else from the configuration
-    stop_rules: list[StopRuleProtocol] = field(default_factory=list)
+    stop_rules: list[StopRule] = field(default_factory=list)
 
     def unsandboxed(self) -> dict[str, str]:
         """What runs without the jail in this session, and why: ``runner`` (the cases) and ``proposer``."""
@@ -96,6 +107,43 @@ class Parts:
         return found
 
 
+@dataclass(frozen=True)
+class Given:
+    """The parts given through the Python API (:func:`assay.evolve`), each an object — checked, and used as it
+    is whatever assay.yaml says — or a registered name, built as assay.yaml would build it; None: the configured
+    one. ``checks`` maps a check type to an object (used for every check of that type) or a class (built with
+    each check's spec)."""
+
+    proposer: object = None
+    gate: object = None
+    search: object = None
+    judge: object = None
+    stop_rules: tuple[object, ...] = ()
+    runner: object = None
+    executor: object = None
+    ratings: object = None
+    checks: Mapping[str, object] = field(default_factory=dict)
+
+    def checked(self) -> Given:
+        """Every object here checked against its family now, before anything runs (names are resolved when
+        the run's parts are built)."""
+        parts: list[tuple[Family[Any], object]] = [
+            (PROPOSER, self.proposer),
+            (GATE, self.gate),
+            (PARENT_SELECTOR, self.search),
+            (PAIRWISE_JUDGE, self.judge),
+            (RUNNER, self.runner),
+            (EXECUTOR, self.executor),
+            (RATING_BACKEND, self.ratings),
+            *((STOP_RULE, rule) for rule in self.stop_rules),
+            *((CHECK, check) for check in self.checks.values() if not isinstance(check, type)),
+        ]
+        for family, part in parts:
+            if part is not None and not isinstance(part, str):
+                conform(family, part)
+        return self
+
+
 def build_parts(
     config: AssayConfig,
     settings: EvolveSettings,
@@ -104,29 +152,47 @@ def build_parts(
     git: Git,
     store: RunStore,
     use_cache: bool = True,
-    proposer: Proposer | None = None,
-    gate: Gate | None = None,
-    selector: ParentSelector | None = None,
-    judge: PairwiseJudge | None = None,
-    stop_rules: Sequence[StopRuleProtocol] = (),
+    given: Given | None = None,
 ) -> Parts:
-    """Load and split the cases, build the runner, judge and proposer (errors name assay.yaml)."""
+    """Load and split the cases, build the runner, judge and proposer (errors name assay.yaml); a part ``given``
+    through the Python API is used instead of the configured one."""
+    given = given or Given()
     selection = select_cases(config, "all")
     cases = {s: [c for c, cs in selection.cases if cs == s] for s in Split}
     dev = [c for c, split in selection.cases if split == Split.DEV]
     redactor = key_redactor(config, dev, cases[Split.HOLDOUT] + cases[Split.REGRESSION])
+    evolve = config.evolve
     with in_config(config):
-        measurer = Measurer(config, cases, use_cache=use_cache, judge_votes=settings.judge_votes)
-        made = proposer or make_proposer(config, use_cache=use_cache)
+        measurer = Measurer(
+            config,
+            cases,
+            use_cache=use_cache,
+            judge_votes=settings.judge_votes,
+            runner=given.runner,  # type: ignore[arg-type]
+            executor=given.executor,  # type: ignore[arg-type]
+            checks=given.checks,
+        )
+        made = pick(PROPOSER, given.proposer, evolve.proposer.type, config, use_cache=use_cache)
         try:
-            chosen = selector or make_selector(config.evolve.search, **config.evolve.search_options)
-        except (SearchError, TypeError) as exc:
+            chosen = pick(PARENT_SELECTOR, given.search, evolve.search, **evolve.search_options)
+        except (SearchError, TypeError, UnknownName) as exc:
             raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
-        match_judge = judge or make_match_judge(config, redactor, use_cache=use_cache)
+        match_judge = pick(
+            PAIRWISE_JUDGE,
+            given.judge,
+            evolve.tournament.judge,
+            config,
+            redactor=redactor,
+            use_cache=use_cache,
+        )
         try:
-            RATINGS.get(config.evolve.tournament.rating)
+            make_rating(given.ratings or evolve.tournament.rating)  # type: ignore[arg-type]
         except UnknownName as exc:
             raise ConfigError(str(exc), file=config.path, field="evolve.tournament.rating") from None
+        rules = [pick(STOP_RULE, rule, "") for rule in given.stop_rules]
+    gate = given.gate if given.gate is not None and not isinstance(given.gate, str) else None
+    selector = given.search if given.search is not None and not isinstance(given.search, str) else None
+    judge = given.judge if given.judge is not None and not isinstance(given.judge, str) else None
     evolve = config.evolve
     if evolve.gate_input == "tournament" and (
         not evolve.tournament.enabled or evolve.gate not in ("backpressure", "trend") or gate is not None
@@ -177,8 +243,8 @@ def build_parts(
         proposer=made,
         selector=chosen,
         match_judge=match_judge,
-        gate=gate,
-        stop_rules=list(stop_rules),
+        gate=conform(GATE, gate) if gate is not None else None,
+        stop_rules=rules,
     )
 
 
@@ -232,7 +298,8 @@ class LoopContext:
         noisy = estimate is not None and not estimate.deterministic
         if noisy not in self._gates:
             evolve = self.config.evolve
-            gate = self.parts.gate or make_gate(
+            gate = self.parts.gate or resolve(
+                GATE,
                 evolve.gate,
                 self.parts.settings.gate_options,
                 noisy=noisy,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -23,8 +23,8 @@ from assay.config import AssayConfig
 from assay.errors import AssayError, ConfigError
 from assay.evaluation.deadend import DeadEnd, dead_end
 from assay.evaluation.treecheck import check_tree, outside_line, refuse
-from assay.extensions import GATE, PAIRWISE_JUDGE, PARENT_SELECTOR, PROPOSER, STOP_RULE, conform
-from assay.gates.factory import make_gate, min_gain
+from assay.extensions import GATE
+from assay.gates.factory import min_gain
 from assay.history.git import Git
 from assay.history.owner import RunOwner, live_status, resumable
 from assay.history.records import CandidateRecord, RunRecord
@@ -32,7 +32,7 @@ from assay.history.runfiles import RunFiles, read_events
 from assay.history.store import RunStore
 from assay.history.worktree import clear_run_locks
 from assay.loop.baseline import measure_baseline
-from assay.loop.context import Clock, LoopContext, Parts, build_parts
+from assay.loop.context import Clock, Given, LoopContext, Parts, build_parts
 from assay.loop.events import (
     Dropped,
     Event,
@@ -61,13 +61,17 @@ from assay.loop.stops import firing, standard_rules
 from assay.loop.summary import RunResult, caveat, classify
 from assay.presets import EvolveSettings, resolve
 from assay.protocols import (
+    ExecutorProtocol,
     GateProtocol,
     PairwiseJudgeProtocol,
     ParentSelectorProtocol,
     ProposerProtocol,
+    RatingBackendProtocol,
+    RunnerProtocol,
     StopRuleProtocol,
 )
 from assay.registry import UnknownName
+from assay.registry import resolve as build_part
 
 
 @dataclass
@@ -98,10 +102,13 @@ def new_run_id() -> str:
 class Evolution:
     """One evolve run of a project (``start`` a new one or ``resume`` a stopped or killed one).
 
-    ``proposer``, ``gate``, ``search`` and ``judge`` (the tournament's pairwise judge) replace the configured
-    ones (an object, or for gate and search a registry name); ``stop_rules`` are checked besides the standard
-    ones. An object is checked against its Protocol (:mod:`assay.protocols`) by
-    :func:`assay.extensions.conform`: one that does not conform is an ExtensionError, never replaced.
+    ``proposer``, ``gate``, ``search``, ``judge`` (the tournament's pairwise judge), ``runner``, ``executor``
+    and ``ratings`` (the tournament's rating backend) replace the configured ones, each an object or a
+    registered name; ``checks`` maps check types to objects (or classes built with each check's spec) used
+    instead of the registered ones; ``stop_rules`` (objects or names of built-in rules) are checked besides the
+    standard ones. An object is checked against its Protocol (:mod:`assay.protocols`) by
+    :func:`assay.extensions.conform` and always used, whatever the configuration says: one that does not
+    conform is an ExtensionError, never replaced.
     ``preset``, ``max_generations``, ``executor`` and ``use_cache`` override assay.yaml as the command line does;
     a run records them and ``resume`` takes them up (:mod:`assay.loop.overrides`).
     """
@@ -113,34 +120,42 @@ class Evolution:
         preset: str | None = None,
         max_generations: int | None = None,
         use_cache: bool = True,
-        executor: Literal["local", "ray"] | None = None,
+        executor: ExecutorProtocol | Literal["local", "ray"] | None = None,
         report: Callable[[str], None] | None = None,
-        proposer: ProposerProtocol | None = None,
+        proposer: ProposerProtocol | str | None = None,
         gate: GateProtocol | str | None = None,
         search: ParentSelectorProtocol | str | None = None,
-        judge: PairwiseJudgeProtocol | None = None,
-        stop_rules: Sequence[StopRuleProtocol] = (),
+        judge: PairwiseJudgeProtocol | str | None = None,
+        stop_rules: Sequence[StopRuleProtocol | str] = (),
+        runner: RunnerProtocol | str | None = None,
+        ratings: RatingBackendProtocol | str | None = None,
+        checks: Mapping[str, object] | None = None,
     ) -> None:
         if isinstance(gate, str):
             config = config.model_copy(update={"evolve": config.evolve.model_copy(update={"gate": gate})})
         if isinstance(search, str):
             config = config.model_copy(update={"evolve": config.evolve.model_copy(update={"search": search})})
         self._config = config  # what the overrides apply to
+        named_executor = executor if isinstance(executor, str) else None
         self._told = Overrides(
-            max_generations=max_generations, preset=preset, executor=executor, no_cache=not use_cache
+            max_generations=max_generations, preset=preset, executor=named_executor, no_cache=not use_cache
         )
         self._reopened: str | None = None  # the run `reopen` chose
         self._resume_lines: list[str] = []  # what `reopen` changed, said once the run goes on
         self._take(self._told)
         self.report = report or (lambda line: None)
-        # A name went into the configuration above; an object is checked, never replaced by the default.
-        self._proposer = None if proposer is None else conform(PROPOSER, proposer)
-        self._gate = None if gate is None or isinstance(gate, str) else conform(GATE, gate)
-        self._selector = (
-            None if search is None or isinstance(search, str) else conform(PARENT_SELECTOR, search)
-        )
-        self._stop_rules = [conform(STOP_RULE, rule) for rule in stop_rules]
-        self._judge = None if judge is None else conform(PAIRWISE_JUDGE, judge)
+        # A gate or search name went into the configuration above; an object is checked now, and used as it is.
+        self._given = Given(
+            proposer=proposer,
+            gate=None if isinstance(gate, str) else gate,
+            search=None if isinstance(search, str) else search,
+            judge=judge,
+            stop_rules=tuple(stop_rules),
+            runner=runner,
+            executor=None if isinstance(executor, str) else executor,
+            ratings=ratings,
+            checks=dict(checks or {}),
+        ).checked()
         self._state: LoopState | None = None  # the run's state, once a run has started
         self._view: RunView | None = None
         self._measurer: Measurer | None = None
@@ -150,9 +165,9 @@ class Evolution:
         self.git = git
         config.ensure_data_path()
         self.store = RunStore(f"sqlite:///{config.data_path / 'assay.db'}")
-        if self._gate is None:
+        if self._given.gate is None:
             try:
-                make_gate(config.evolve.gate, self.settings.gate_options)
+                build_part(GATE, config.evolve.gate, self.settings.gate_options)
             except (UnknownName, TypeError) as exc:
                 raise ConfigError(str(exc), file=config.path, field="evolve.gate") from None
 
@@ -249,11 +264,7 @@ class Evolution:
             git=self.git,
             store=self.store,
             use_cache=self.use_cache,
-            proposer=self._proposer,
-            gate=self._gate,
-            selector=self._selector,
-            judge=self._judge,
-            stop_rules=self._stop_rules,
+            given=self._given,
         )
 
     # -- the run ---------------------------------------------------------------------------------------
@@ -277,8 +288,9 @@ class Evolution:
         return new_state(
             self.config,
             self.settings,
-            own_proposer=self._proposer is not None,
-            own_selector=self._selector is not None,
+            own_proposer=self._given.proposer is not None,
+            own_selector=self._given.search is not None,
+            ratings=self._given.ratings,  # type: ignore[arg-type]
         )
 
     async def _run(self, parts: Parts, run: RunRecord) -> RunOutcome:
@@ -393,7 +405,7 @@ class Evolution:
                 if fired or ctx.tidying is not None:
                     # A rule that says the search is done lets the proposer tidy the best first; a limit on
                     # time or money (or a user's own rule) ends the run at once, tidying or not.
-                    hard = [why for rule, why in fired if not getattr(rule, "tidy_first", False)]
+                    hard = [why for rule, why in fired if not rule.tidy_first]
                     reason = hard[0] if hard else ctx.tidying or fired[0][1]
                     if hard or ahead is not None or not tidy_due(ctx, state):
                         return reason
@@ -508,7 +520,7 @@ class Evolution:
         noisy = state.spend.noise is not None and not state.spend.noise.deterministic
         tie = (
             0.0
-            if self._gate is not None
+            if self._given.gate is not None
             else min_gain(self.config.evolve.gate, self.settings.gate_options, noisy=noisy)
         )
         return classify(
@@ -521,10 +533,16 @@ class Evolution:
 
 
 def new_state(
-    config: AssayConfig, settings: EvolveSettings, *, own_proposer: bool = False, own_selector: bool = False
+    config: AssayConfig,
+    settings: EvolveSettings,
+    *,
+    own_proposer: bool = False,
+    own_selector: bool = False,
+    ratings: RatingBackendProtocol | str | None = None,
 ) -> LoopState:
     """The empty state a run of ``config`` folds its events into (``own_proposer``, ``own_selector``: the
-    caller gave a proposer or a parent selector of its own)."""
+    caller gave a proposer or a parent selector of its own; ``ratings``: the tournament's rating backend, if not
+    the configured one)."""
     evolve = config.evolve
     return LoopState.new(
         LayerTracker(
@@ -538,6 +556,7 @@ def new_state(
             if evolve.tournament.enabled
             else None
         ),
+        ratings=ratings,
     )
 
 

@@ -3,16 +3,18 @@ across generations."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from assay.config import AssayConfig
 from assay.evaluation.evaluator import EvalResult
+from assay.evaluation.executor import ExecutorProtocol
 from assay.evaluation.session import build_evaluator, static_report
 from assay.history.records import CandidateRecord, Decision, candidate_id
 from assay.llm.base import RUN_INDEX
 from assay.model import Case, CaseResult, Split
+from assay.runners.base import RunnerProtocol
 from assay.static.report import StaticReport
 
 OUTPUT_KEPT = 2000  # characters of each output kept in the event log (the trace file has all of it)
@@ -114,11 +116,22 @@ class Measurer:
         *,
         use_cache: bool = True,
         judge_votes: int = 3,
+        runner: RunnerProtocol | str | None = None,
+        executor: ExecutorProtocol | str | None = None,
+        checks: Mapping[str, object] | None = None,
     ) -> None:
         self.config = config
         self.cases = cases
         everything = [(c, s) for s, group in cases.items() for c in group]
-        self.evaluator = build_evaluator(config, everything, use_cache=use_cache, judge_votes=judge_votes)
+        self.evaluator = build_evaluator(
+            config,
+            everything,
+            use_cache=use_cache,
+            judge_votes=judge_votes,
+            runner=runner,
+            executor=executor,
+            checks=checks,
+        )
         self.case_runs = 0
         self.batch = (0, 0)  # (done, total) of the evaluation in progress, for progress lines
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from assay.config import TournamentConfig
 from assay.evaluation.evaluator import EvalResult
 from assay.loop.events import MatchesPlayed, MatchLog, MatchOutcomeData
-from assay.ratings import EloRating, make_rating
+from assay.ratings import EloRating, RatingBackendProtocol, make_rating
 from assay.ratings.base import MatchOutcome, RatingBackend
 from assay.search import Archive, adaptive_next, top_k
 from assay.tournament import (
@@ -33,9 +33,14 @@ RECORDED_K = 32.0
 TIE_DIGITS = 6  # Elo points to 1e-6: far below any difference a judge can make, far above float noise
 
 
-def rating_backend(settings: TournamentConfig) -> RatingBackend:
-    """A fresh backend for the tournament: ``settings.rating``, an Elo one with ``settings.k_factor``."""
-    backend = make_rating(settings.rating)
+def rating_backend(
+    settings: TournamentConfig, given: RatingBackendProtocol | str | None = None
+) -> RatingBackend:
+    """The backend for the tournament: the one ``given`` (an object, used as it is, or a name), else a fresh
+    ``settings.rating``; an Elo one built here with ``settings.k_factor``."""
+    if given is not None and not isinstance(given, str):
+        return make_rating(given)
+    backend = make_rating(given or settings.rating)
     if isinstance(backend, EloRating):
         backend.k = settings.k_factor
     return backend
@@ -59,13 +64,20 @@ class Ratings:
 
     @classmethod
     def start(
-        cls, settings: TournamentConfig, baseline_id: str, baseline: EvalResult | None, commit: str
+        cls,
+        settings: TournamentConfig,
+        baseline_id: str,
+        baseline: EvalResult | None,
+        commit: str,
+        *,
+        backend: RatingBackendProtocol | str | None = None,
     ) -> Ratings:
-        """Ratings of a run whose baseline is ``baseline_id`` at ``commit``."""
+        """Ratings of a run whose baseline is ``baseline_id`` at ``commit`` (``backend``: see
+        :func:`rating_backend`)."""
         return cls(
             settings,
             baseline_id,
-            rating_backend(settings),
+            rating_backend(settings, backend),
             results={baseline_id: baseline},
             commits={baseline_id: commit},
         )

@@ -7,39 +7,23 @@ it themselves. Each built-in rule also says what it watches (``describe``), for 
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
+
+from assay.stopping import STOP_RULE, STOP_RULES, StopRule
 
 if TYPE_CHECKING:
     from assay.config import EvolveConfig
     from assay.loop.state.view import RunView
     from assay.presets import EvolveSettings
-    from assay.protocols import StopRuleProtocol
+
+__all__ = ["STOP_RULE", "STOP_RULES", "StopRule", "firing", "standard_rules"]
 
 
-class StopRule(ABC):
-    """Returns a one-line reason to stop, or None to go on, from the run as ``run`` shows it (frozen: a rule
-    that tries to change it raises).
-
-    ``tidy_first``: whether the proposer may first tidy the best (:meth:`~assay.proposers.Proposer.tidies`)
-    when this rule ends the run. True for the rules that say the search is done (a target, a plateau, the
-    generations used); False for a limit on time, money or evaluations, and for a user's own rule."""
-
-    tidy_first: ClassVar[bool] = False
-
-    @abstractmethod
-    def check(self, run: RunView) -> str | None: ...
-
-    def describe(self) -> str:
-        """What the rule stops on, in a few words (plan.md lists the rules in force by these); by default the
-        class's name."""
-        return type(self).__name__
-
-
+@STOP_RULES.register("generations")
 @dataclass
 class MaxGenerations(StopRule):
     tidy_first = True
@@ -52,6 +36,7 @@ class MaxGenerations(StopRule):
         return f"{self.limit} generations"
 
 
+@STOP_RULES.register("wall_clock")
 @dataclass
 class WallClock(StopRule):
     """The run's running time (``now``: seconds, sessions before a resume included) reached ``seconds``."""
@@ -66,6 +51,7 @@ class WallClock(StopRule):
         return f"{self.seconds:g}s wall clock"
 
 
+@STOP_RULES.register("budget")
 @dataclass
 class Budget(StopRule):
     tokens: int | None = None
@@ -100,6 +86,7 @@ class Budget(StopRule):
         return any(v is not None for v in (self.tokens, self.cost_usd, self.evaluations, self.judge_calls))
 
 
+@STOP_RULES.register("target")
 @dataclass
 class TargetReached(StopRule):
     tidy_first = True
@@ -116,6 +103,7 @@ class TargetReached(StopRule):
         return f"target dev pass rate {self.pass_rate:g}"
 
 
+@STOP_RULES.register("plateau")
 @dataclass
 class Plateau(StopRule):
     tidy_first = True
@@ -139,6 +127,7 @@ def alternates(seq: Sequence[Hashable], period: int = 2, cycles: int = 2) -> boo
     return all(value == tail[index % period] for index, value in enumerate(tail))
 
 
+@STOP_RULES.register("oscillation")
 @dataclass
 class Oscillation(StopRule):
     """Seed 003's oscillation: the candidates bounce A → B → A → B, in artifact content or in the set of failing
@@ -163,6 +152,7 @@ class Oscillation(StopRule):
         return "oscillation (content or traded failing cases A -> B -> A -> B)"
 
 
+@STOP_RULES.register("regression")
 @dataclass
 class ScoreRegression(StopRule):
     """Seed 003's score regression, on what can fall under a ratchet: the best candidate's holdout score, as L3
@@ -184,6 +174,7 @@ class ScoreRegression(StopRule):
         return f"regression (the best's holdout score falling twice in a row{by})"
 
 
+@STOP_RULES.register("layers_exhausted")
 class LayersExhausted(StopRule):
     tidy_first = True
 
@@ -194,6 +185,7 @@ class LayersExhausted(StopRule):
         return "all layers exhausted"
 
 
+@STOP_RULES.register("search_exhausted")
 class SearchExhausted(StopRule):
     """The last proposal found nothing new at any layer: every draw repeated an earlier candidate."""
 
@@ -208,6 +200,7 @@ class SearchExhausted(StopRule):
         return "search exhausted (no layer gives a new candidate)"
 
 
+@STOP_RULES.register("failed_in_a_row")
 @dataclass
 class FailedInARow(StopRule):
     """A dead end found during the run: the last ``limit`` candidates could not be proposed or evaluated (a
@@ -229,6 +222,7 @@ class FailedInARow(StopRule):
         return f"dead end ({self.limit} candidates in a row not proposed or not evaluated)"
 
 
+@STOP_RULES.register("stop_file")
 @dataclass
 class StopFile(StopRule):
     """A file named STOP in the run directory ends the run after the current generation."""
@@ -242,6 +236,7 @@ class StopFile(StopRule):
         return "a STOP file in this folder"
 
 
+@STOP_RULES.register("interrupt")
 @dataclass
 class InterruptPressed(StopRule):
     """Ctrl-C once: ``pressed`` says so, and the run ends after the current generation."""
@@ -255,7 +250,7 @@ class InterruptPressed(StopRule):
         return "Ctrl-C"
 
 
-def firing(rules: Sequence[StopRuleProtocol], run: RunView) -> list[tuple[StopRuleProtocol, str]]:
+def firing(rules: Sequence[StopRule], run: RunView) -> list[tuple[StopRule, str]]:
     """Every rule that says stop, in order, with its reason."""
     return [(rule, reason) for rule in rules if (reason := rule.check(run))]
 

@@ -30,6 +30,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from assay.config import AssayConfig
 from assay.errors import ConfigError
 from assay.fsutil import atomic_write_bytes, atomic_write_text
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
@@ -185,6 +186,34 @@ class AgentProposer(Proposer):
                 "`allow_unsandboxed: true` to run the agent without one (it could then read the cases)",
                 field="evolve.proposer.allow_unsandboxed",
             )
+
+    @classmethod
+    def from_config(cls, config: AssayConfig, *, use_cache: bool = True) -> AgentProposer:
+        """The proposer ``proposer: {type: agent, command: ...}`` names. The agent works on a copy outside the
+        project; the project, its repository and the run data stay out of its jail even where a readable path
+        (a ``home_ro`` entry, a PATH directory) would show them."""
+        spec = config.evolve.proposer
+        if spec.command is None:
+            raise ConfigError(
+                "the agent proposer needs its command: set `proposer: {type: agent, command: ...}`",
+                file=config.path,
+                field="evolve.proposer.command",
+            )
+        base = config.base_dir.resolve()
+        repository = [p for p in (base, *base.parents) if (p / ".git").exists()][:1]
+        try:
+            return cls(
+                spec.command,
+                timeout=spec.timeout,
+                env_allow=spec.env_allow,
+                env=spec.env,
+                home_ro=spec.home_ro,
+                network=spec.network,
+                allow_unsandboxed=spec.allow_unsandboxed,
+                protected=[base, config.data_path, *repository],
+            )
+        except ConfigError as exc:
+            raise ConfigError(exc.message, file=config.path, field=exc.field) from None
 
     def jail(self, workspace: Path, env: Mapping[str, str]) -> Jail | None:
         """The agent's jail for one workspace (None when it runs unsandboxed)."""

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, TypedDict
 
-from assay.config import LLMSettings
+from assay.config import AssayConfig, LLMSettings
 from assay.errors import ConfigError
 from assay.llm import make_llm
 from assay.llm.base import LLMError
@@ -115,6 +115,18 @@ class LLMProposer(Proposer):
         explicit = "max_tokens" in settings.model_fields_set
         self.max_tokens = settings.max_tokens if explicit else DEFAULT_MAX_TOKENS
         self._calls = 0
+
+    @classmethod
+    def from_config(cls, config: AssayConfig, *, use_cache: bool = True) -> LLMProposer:
+        """The proposer ``proposer: {type: llm, llm: {...}}`` names."""
+        settings = config.evolve.proposer.llm
+        if settings is None:
+            raise ConfigError(
+                "the llm proposer needs a model: set `proposer: {type: llm, llm: {model: provider:model}}`",
+                file=config.path,
+                field="evolve.proposer.llm",
+            )
+        return cls(settings, cache_dir=config.data_path / "cache" / "llm", use_cache=use_cache)
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         """Ask the model once and apply its answer to ``worktree``; see the class docstring."""

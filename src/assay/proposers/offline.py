@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from assay.config import ParameterSpec
+from assay.config import AssayConfig, ParameterSpec
 from assay.layer_names import layer_name
 from assay.proposers.base import PROPOSERS, HistoryEntry, Proposal, Proposer, ProposerView
 from assay.proposers.mutate import Mutation, mutate
@@ -41,7 +41,6 @@ CROSSOVER_SHARE = 0.2
 ELSEWHERE_SHARE = 0.2
 
 
-@PROPOSERS.register("mutate")
 class MutateProposer(Proposer):
     """Built-in operators, no LLM. Deterministic per (seed, generation, draw), so a resumed generation proposes
     the same change again."""
@@ -80,8 +79,10 @@ def _recent(view: ProposerView) -> list[HistoryEntry]:
     return view.history[-RECENT:]
 
 
+@PROPOSERS.register("mutate")
 class OfflineProposer(Proposer):
-    """The offline default: a structural edit (``mutate``) or numeric tuning (``tune``) per generation.
+    """The offline default (``proposer: {type: mutate}``): a structural edit (``mutate``) or numeric tuning
+    (``tune``) per generation; with ``tuning: false``, the structural edits alone (:class:`MutateProposer`).
 
     Right after a keep, the kept program is first proposed without each branch it added over the baseline, one
     per generation (:mod:`~assay.proposers.mutate.python_prune`): the gate keeps a removal only when nothing
@@ -138,6 +139,17 @@ class OfflineProposer(Proposer):
         self.operators = MutateProposer(seed)
         self.tuner = TuneProposer(seed, parameters)
         self._files: dict[str, dict[str, str]] = {}  # a commit's files never change
+
+    @classmethod
+    def from_config(cls, config: AssayConfig | None = None, *, use_cache: bool = True) -> Proposer:
+        """The proposer ``proposer: {type: mutate}`` names: this one, or the structural edits alone with
+        ``tuning: false`` (None: the defaults)."""
+        if config is None:
+            return cls()
+        evolve = config.evolve
+        if not evolve.proposer.tuning:
+            return MutateProposer(seed=evolve.seed)
+        return cls(seed=evolve.seed, parameters=evolve.parameters, layers=evolve.layers)
 
     def choose(self, view: ProposerView) -> str:
         """The family to draw from first, from the history of decisions."""

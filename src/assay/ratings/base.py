@@ -6,7 +6,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol, runtime_checkable
 
 MIN_COMPARISONS = 5
 
@@ -70,6 +70,27 @@ class _Counts:
     @property
     def comparisons(self) -> int:
         return self.wins + self.losses + self.ties
+
+
+@runtime_checkable
+class RatingBackendProtocol(Protocol):
+    """Rates candidates from pairwise outcomes (the tournament's ratings)."""
+
+    def update(self, outcomes: Sequence[MatchOutcome]) -> None:
+        """Rate a batch of outcomes (in order, for online backends)."""
+        ...
+
+    def rating(self, name: str) -> Rating:
+        """The standing of one name (the start rating for a name never seen)."""
+        ...
+
+    def ratings(self) -> dict[str, Rating]:
+        """Every rated name's standing."""
+        ...
+
+    def win_probability(self, a: str, b: str) -> float:
+        """The probability that ``a`` beats ``b``."""
+        ...
 
 
 class RatingBackend(ABC):

@@ -6,10 +6,10 @@ import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from assay.model import Case, Output
-from assay.registry import Registry
+from assay.registry import Family, Registry, built_from
 from assay.sandbox.jail import WorkdirJail
 
 if TYPE_CHECKING:
@@ -76,4 +76,26 @@ class Runner(ABC):
             await self.workers.close()
 
 
+@runtime_checkable
+class RunnerProtocol(Protocol):
+    """Turns the artifact plus one case into an Output, never raising for the case's sake.
+
+    Optional: ``sandbox`` (default None: it starts no process), ``default_concurrency()``,
+    ``async release(workdir)`` and ``async aclose()`` (default: nothing to release), ``io_bound``."""
+
+    async def run(self, case: Case, workdir: Path) -> Output:
+        """The output of the artifact in ``workdir`` on ``case``."""
+        ...
+
+
 RUNNERS: Registry[type[Runner]] = Registry("runner type")
+RUNNER: Family[Runner] = Family(
+    "runner",
+    RunnerProtocol,
+    Runner,
+    ("name", "io_bound", "sandbox", "default_concurrency", "release", "aclose", "context", "workers"),
+    # The base's sandbox reads a RunContext an object of another class need not have.
+    defaults={"sandbox": None},
+    registry=RUNNERS,
+    build=built_from(RUNNERS),
+)

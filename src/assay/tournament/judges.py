@@ -10,7 +10,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from assay.config import AssayConfig
+from assay.errors import ConfigError
 from assay.evaluation.evaluator import EvalResult
+from assay.llm import make_llm
 from assay.llm.base import LLM, Completion, LLMError
 from assay.proposers.redaction import Redactor
 from assay.registry import Registry
@@ -78,6 +81,11 @@ class ScoresJudge(PairwiseJudge):
     name: ClassVar[str] = "scores"
     tolerance: float = 1e-9
 
+    @classmethod
+    def from_config(cls, config: AssayConfig | None = None, **context: object) -> ScoresJudge:
+        """The judge ``tournament: {judge: scores}`` names."""
+        return cls()
+
     def __init__(self, sample: float | None = 0.5) -> None:
         if sample is not None and not 0 < sample <= 1:
             raise ValueError(f"sample must be a fraction in (0, 1], got {sample}")
@@ -110,6 +118,18 @@ class ScoresJudge(PairwiseJudge):
         picked = rng.sample(differ, min(size, len(differ)))
         picked += rng.sample(same, size - len(picked))
         return sorted(picked)
+
+
+JUDGE_FIELD = "evolve.tournament.judge_llm"
+
+
+def task_text(config: AssayConfig) -> str:
+    """What the llm judge is told the artifact is for (never the checks: those stay hidden)."""
+    paths = ", ".join(config.artifact.paths)
+    return (
+        f"a {config.artifact.kind} artifact ({paths}) that is run on many cases of one task; "
+        "the better version handles that task more correctly and more robustly"
+    )
 
 
 def round_half_up(value: float) -> int:
@@ -149,6 +169,36 @@ class LLMPairJudge(PairwiseJudge):
     """
 
     name = "llm"
+
+    @classmethod
+    def from_config(cls, config: AssayConfig, *, redactor: Redactor, use_cache: bool = True) -> LLMPairJudge:
+        """The judge ``tournament: {judge: llm}`` names: ``judge_llm``'s model, else the project's ``judge``
+        model, told what the artifact is for (never the checks: those stay hidden); every text it is shown
+        passes through ``redactor``."""
+        settings = config.evolve.tournament
+        llm_settings = settings.judge_llm or config.judge
+        if llm_settings is None:
+            raise ConfigError(
+                "the llm tournament judge needs a model: set `evolve.tournament.judge_llm: "
+                "{model: provider:model}` or a top-level `judge:`",
+                file=config.path,
+                field=JUDGE_FIELD,
+            )
+        llm = make_llm(
+            llm_settings,
+            cache_dir=config.data_path / "cache" / "llm",
+            use_cache=use_cache,
+            section=JUDGE_FIELD,
+        )
+        return cls(
+            llm,
+            task_text(config),
+            redactor=redactor,
+            votes=settings.judge_votes,
+            both_orders=settings.judge_both_orders,
+            show=settings.judge_show,
+            seed=config.evolve.seed,
+        )
 
     def __init__(
         self,

@@ -33,6 +33,7 @@ from assay.loop.state.proposals import Pipeline
 from assay.loop.state.spend import Spending
 from assay.loop.state.view import CandidateView, RunView
 from assay.loop.state.watchers import Watchers
+from assay.ratings import RatingBackendProtocol
 
 __all__ = [
     "SUSPECT_AFTER",
@@ -71,11 +72,15 @@ class LoopState:
         *,
         keep_all_measurements: bool = False,
         tournament: TournamentConfig | None = None,
+        ratings: RatingBackendProtocol | str | None = None,
     ) -> LoopState:
         """An empty state: the layers as ``tracker`` counts them, every measurement kept or only the kept
-        candidates' (a greedy search builds on the best only), ratings when a ``tournament`` is played."""
+        candidates' (a greedy search builds on the best only), ratings when a ``tournament`` is played (by the
+        ``ratings`` backend given, an object or a name, else the configured one)."""
         return cls(
-            lineage=Lineage(keep_all_measurements=keep_all_measurements, tournament=tournament),
+            lineage=Lineage(
+                keep_all_measurements=keep_all_measurements, tournament=tournament, rating_backend=ratings
+            ),
             feedback=ProposerFeedback(tracker=tracker or LayerTracker()),
         )
 

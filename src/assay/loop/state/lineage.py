@@ -27,6 +27,7 @@ from assay.loop.events import (
 from assay.loop.flags import Flag
 from assay.loop.measure import Measurement
 from assay.loop.rating import Ratings
+from assay.ratings import RatingBackendProtocol
 from assay.search import Archive, Node
 
 
@@ -118,6 +119,7 @@ class Lineage:
 
     keep_all_measurements: bool = False  # a non-greedy search may build on a discarded candidate
     tournament: TournamentConfig | None = None
+    rating_backend: RatingBackendProtocol | str | None = None  # the backend given, instead of the configured
     ratings: Ratings | None = None
     generation: int = 0
     records: list[CandidateRecord] = field(default_factory=list)
@@ -214,7 +216,9 @@ class Lineage:
         self.best = Best(record, measurement, size)
         self.archive = Archive([Node(commit, None, _unit(record.dev_score))])
         if self.tournament is not None:
-            self.ratings = Ratings.start(self.tournament, record.candidate_id, measurement.dev, commit)
+            self.ratings = Ratings.start(
+                self.tournament, record.candidate_id, measurement.dev, commit, backend=self.rating_backend
+            )
             self.ratings.rank_archive(self.archive)
 
     def _decided(self, record: CandidateRecord, extra: ExtraRuns) -> Outcome:

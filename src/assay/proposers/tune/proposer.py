@@ -27,7 +27,7 @@ import optuna
 from optuna.samplers import BaseSampler, CmaEsSampler, TPESampler
 from optuna.trial import create_trial
 
-from assay.config import ParameterSpec
+from assay.config import AssayConfig, ParameterSpec
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
 from assay.proposers.tune.evidence import Evidence, EvidenceReader, Trial
 from assay.proposers.tune.sites import write_values
@@ -64,6 +64,13 @@ class TuneProposer(Proposer):
         self.parameters = dict(parameters or {})
         self.sampler = sampler
         self.evidence = EvidenceReader(self.parameters)
+
+    @classmethod
+    def from_config(cls, config: AssayConfig | None = None, *, use_cache: bool = True) -> TuneProposer:
+        """The proposer ``proposer: {type: tune}`` names (None: the defaults)."""
+        if config is None:
+            return cls()
+        return cls(seed=config.evolve.seed, parameters=config.evolve.parameters)
 
     def space(self, files: dict[str, str]) -> SearchSpace:
         return search_space(files, self.parameters)
