@@ -176,7 +176,13 @@ def test_nothing_is_judged_without_both_splits_measured_on_both_sides() -> None:
     assert judge_overfitting(baseline, no_holdout, PAIRED) is None
     assert judge_overfitting(baseline, no_holdout, GAP) is None
     baseline_without_holdout = Measurement(dev=baseline.dev)  # the paired rule needs the baseline's too
-    assert judge_overfitting(baseline_without_holdout, candidate, PAIRED) is None
+    unpaired = judge_overfitting(baseline_without_holdout, candidate, PAIRED)
+    assert unpaired is not None and not unpaired.flagged and unpaired.reason.startswith("not judged: ")
+    assert unpaired.numbers == {"dev_cases": 14, "holdout_cases": 0}
+    # Recorded on a verification, it is this assay's verdict, not an older assay's missing one (the 0.15 gap
+    # would flag 1 of 4 holdout cases against 6 of 14 dev cases).
+    verified = Verified(candidate_id="c", commit="c", holdout=candidate.holdout, overfitting=unpaired)
+    assert verified.verdict(6 / 14) == unpaired
     gap = judge_overfitting(baseline_without_holdout, candidate, GAP)  # the gap rule does not
     assert gap is not None and gap.flagged
     empty = Measurement(dev=candidate.dev, holdout=EvalResult())

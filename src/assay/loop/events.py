@@ -233,7 +233,8 @@ class Decided(_Event):
 
 class Verified(_Event):
     """L3 on the best candidate after its record was written (before a layer promotion and at the end), and the
-    overfitting rule's verdict on it (None: an older assay's event, whose rule was the 0.15 gap)."""
+    overfitting rule's verdict on it. An assay that keeps verdicts gives one whenever the holdout was measured;
+    None with a measured holdout is an older assay's event, whose rule was the 0.15 gap."""
 
     type: Literal["verified"] = "verified"
     candidate_id: str
@@ -245,7 +246,9 @@ class Verified(_Event):
     def verdict(self, dev_pass_rate: float | None) -> OverfitVerdict | None:
         """The overfitting verdict of this verification: the one recorded, or for an event recorded before
         verdicts were, the rule of the assay that recorded it on ``dev_pass_rate`` (the candidate's)."""
-        return self.overfitting or legacy_verdict(dev_pass_rate, self.holdout)
+        if self.overfitting is not None:
+            return self.overfitting
+        return legacy_verdict(dev_pass_rate, self.holdout)
 
     def update(self, record: CandidateRecord) -> CandidateRecord:
         """``record`` with what this verification measured: its holdout score and regression pass rate, its

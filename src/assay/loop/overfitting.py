@@ -40,8 +40,9 @@ LEGACY_REASON = f"its holdout pass rate was more than {LEGACY_GAP:g} below its d
 def judge_overfitting(
     baseline: Measurement, candidate: Measurement, setting: OverfittingConfig
 ) -> OverfitVerdict | None:
-    """The verdict on ``candidate``'s holdout under ``setting`` (None when its dev or holdout cases, or under the
-    paired rule the baseline's on the same cases, were not measured: nothing is known against it)."""
+    """The verdict on ``candidate``'s holdout under ``setting`` (None when its dev or holdout cases were not
+    measured). Under the paired rule, a split with no case the baseline was measured on too is not judged: the
+    verdict says so and does not flag."""
     dev, holdout = candidate.dev, candidate.holdout
     if dev is None or holdout is None or not dev.total or not holdout.total:
         return None
@@ -49,7 +50,12 @@ def judge_overfitting(
         return gap_verdict(dev.pass_rate, holdout.pass_rate, setting.gap)
     dev_gains, holdout_gains = gains(baseline.dev, dev), gains(baseline.holdout, holdout)
     if not len(dev_gains) or not len(holdout_gains):
-        return None
+        return OverfitVerdict(
+            rule="paired",
+            flagged=False,
+            reason="not judged: no dev or no holdout case was measured on both the baseline and the candidate",
+            numbers={"dev_cases": len(dev_gains), "holdout_cases": len(holdout_gains)},
+        )
     return paired_verdict(dev_gains, holdout_gains, setting.alpha)
 
 
