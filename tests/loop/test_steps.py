@@ -157,8 +157,8 @@ def test_one_read_gives_the_size_the_content_hash_and_the_same_fingerprint_as_th
     ctx, _ = loop_context
     priority = ctx.worktree / "priority.py"
     priority.write_bytes(priority.read_bytes().replace(b"\n", b"\r\n") + b"# \xff\r\n")
-    size, content, tree = ctx.artifact_identity(ctx.worktree)
-    assert size == priority.stat().st_size
-    assert tree == ctx.tree(ctx.worktree)  # as the proposer's draws are fingerprinted
+    identity = ctx.artifact_identity(ctx.worktree)
+    assert identity.size == priority.stat().st_size
+    assert identity.tree == ctx.tree(ctx.worktree)  # as the proposer's draws are fingerprinted
     priority.write_bytes(priority.read_bytes() + b" ")
-    assert ctx.artifact_identity(ctx.worktree)[1] != content
+    assert ctx.artifact_identity(ctx.worktree).content != identity.content
