@@ -115,11 +115,15 @@ def test_the_plan_names_the_trend_aware_threshold_of_the_presets_ratchet() -> No
 
 def test_the_plan_says_how_l3_flags_overfitting() -> None:
     assert line(plan({}), "- overfitting") == (
-        "- overfitting (L3): a gain over the baseline on holdout cases short of the gain on dev cases by more than"
-        " chance allows (paired rule: a permutation test of the per-case gains, alpha 0.05)"
+        "- overfitting, when the holdout is measured: a gain over the baseline on holdout cases short of the gain"
+        " on dev cases by more than chance allows (paired rule: a permutation test of the per-case gains, alpha"
+        " 0.05)"
     )
     seed_rule = line(plan({}, tiers={"overfitting": {"rule": "gap", "gap": 0.2}}), "- overfitting")
-    assert seed_rule == "- overfitting (L3): a holdout pass rate more than 0.2 below the dev pass rate (gap rule)"
+    assert seed_rule == (
+        "- overfitting, when the holdout is measured: a holdout pass rate more than 0.2 below the dev pass rate"
+        " (gap rule)"
+    )
 
 
 class Weekends:

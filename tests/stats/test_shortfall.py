@@ -68,6 +68,8 @@ def test_gains_that_are_all_equal_show_no_shortfall() -> None:
         ([[1.0, 0.1]], [[1.0]], "different numbers of measures"),
     ],
 )
-def test_gains_without_cases_or_with_unequal_measures_are_refused(dev, holdout, message) -> None:  # type: ignore[no-untyped-def]
+def test_gains_without_cases_or_with_unequal_measures_are_refused(
+    dev: object, holdout: object, message: str
+) -> None:
     with pytest.raises(ValueError, match=message):
         shortfall_p_values(dev, holdout)

@@ -188,9 +188,10 @@ def baseline_lines(state: LoopState) -> list[str]:
 
 def _overfitting_line(setting: OverfittingConfig) -> str:
     """How L3 flags overfitting, as plan.md says it."""
+    lead = "- overfitting, when the holdout is measured:"
     if setting.rule == "gap":
-        return f"- overfitting (L3): a holdout pass rate more than {setting.gap:g} below the dev pass rate (gap rule)"
+        return f"{lead} a holdout pass rate more than {setting.gap:g} below the dev pass rate (gap rule)"
     return (
-        "- overfitting (L3): a gain over the baseline on holdout cases short of the gain on dev cases by more than"
-        f" chance allows (paired rule: a permutation test of the per-case gains, alpha {setting.alpha:g})"
+        f"{lead} a gain over the baseline on holdout cases short of the gain on dev cases by more than chance"
+        f" allows (paired rule: a permutation test of the per-case gains, alpha {setting.alpha:g})"
     )

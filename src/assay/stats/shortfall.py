@@ -12,8 +12,9 @@ shortfall is the share of those samples whose sum is no more than the holdout's.
 The distribution is enumerated exactly when the pooled cases have at most :data:`EXACT_LIMIT` ways to be split
 (4 holdout cases beside 14 dev cases: 3,060), else sampled by :data:`RESAMPLES` random splits drawn with a
 fixed seed, whose Monte Carlo p-value (b + 1) / (R + 1) is valid at any R. Either way the same gains give the
-same p-values every time they are judged (and the splits of one size are drawn once, then reused). The test needs no model of the gains: discrete pass changes, graded
-scores with any spread and a holdout of four cases are all judged at their stated level.
+same p-values every time they are judged (the splits of one size are drawn once, then reused). The test needs
+no model of the gains: discrete pass changes, graded scores with any spread and a holdout of four cases are all
+judged at their stated level.
 """
 
 from __future__ import annotations
