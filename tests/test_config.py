@@ -23,6 +23,10 @@ def write(tmp_path, text):
 def test_loads_a_valid_config(tmp_path):
     config = load_config(write(tmp_path, GOOD))
     assert config.runner.type == "command"
+    overfitting = config.tiers.overfitting  # the paired rule unless told otherwise
+    assert (overfitting.rule, overfitting.alpha, overfitting.gap) == ("paired", 0.05, 0.15)
+    seed_rule = load_config(write(tmp_path, GOOD + "tiers: {overfitting: {rule: gap, gap: 0.2}}\n"))
+    assert (seed_rule.tiers.overfitting.rule, seed_rule.tiers.overfitting.gap) == ("gap", 0.2)
     assert config.runner.timeout == 5
     assert config.cases.files == ["cases.yaml"]
     assert config.checks[0].type == "contains"
@@ -49,6 +53,11 @@ def test_loads_a_valid_config(tmp_path):
             "unknown layer 'cor'; did you mean 'core'?",
         ),
         (GOOD + "evolve: {layers: [L3]}\n", "evolve.layers[0]", "names a verification tier, not a layer"),
+        (GOOD + "tiers: {overfitting: {rule: gapp}}\n", "tiers.overfitting.rule", "'paired' or 'gap'"),
+        (GOOD + "tiers: {overfitting: {alpha: 0.5}}\n", "tiers.overfitting.alpha", "less than 0.5"),
+        (GOOD + "tiers: {overfitting: {gap: 0}}\n", "tiers.overfitting.gap", "greater than 0"),
+        (GOOD + "tiers: {overfitting: {gap: .nan}}\n", "tiers.overfitting.gap", "finite number"),
+        (GOOD + "tiers: {overfitting: {rules: gap}}\n", "tiers.overfitting.rules", "unknown field"),
         (
             GOOD.replace("{files: cases.yaml}", "{files: cases.yaml, split: {dev: 0.9}}"),
             "cases.split",

@@ -214,6 +214,19 @@ RunnerConfig = Annotated[
 ]
 
 
+class OverfittingConfig(Strict):
+    """How L3 decides that a candidate overfits its dev cases (docs/evolve.md, "Overfitting").
+
+    ``paired`` (the default): its gain over the baseline on the holdout cases falls short of its gain on the dev
+    cases by more than chance allows, on the pass rate or the graded score (a one-sided permutation test of the
+    per-case gains, each measure at ``alpha`` / 2). ``gap``: the seed's fixed rule, a holdout pass rate more than
+    ``gap`` below the dev pass rate."""
+
+    rule: Literal["paired", "gap"] = "paired"
+    alpha: float = Field(default=0.05, gt=0, lt=0.5)
+    gap: float = Field(default=0.15, gt=0, le=1)
+
+
 class TiersConfig(Strict):
     """Which tiers run. L1 static runs first and stops the artifact on a critical finding."""
 
@@ -224,6 +237,7 @@ class TiersConfig(Strict):
     # L3's blind A/B (seed 001): the tournament's pairwise judge compares the new best with the old, without
     # labels; a candidate the judge finds worse than the best it would replace is not kept.
     l3_compare: bool = False
+    overfitting: OverfittingConfig = Field(default_factory=OverfittingConfig)
 
 
 class JudgeConfig(LLMSettings):

@@ -6,7 +6,7 @@ These are plain pydantic models so that every record can be written to a trace f
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -152,4 +152,17 @@ class Dimension(BaseModel):
 
     passed: bool
     detail: str = ""
+    numbers: dict[str, Any] = Field(default_factory=dict)
+
+
+class OverfitVerdict(BaseModel):
+    """What the overfitting rule (:func:`assay.loop.overfitting.judge_overfitting`) said of a candidate's
+    holdout: whether it is ``flagged``, under which ``rule`` (``paired``: its gain on holdout against its gain on
+    dev, each over the baseline on the same cases; ``gap``: the seed's fixed gap between the pass rates), the
+    reason in one line with its figures, and the numbers behind it. It names holdout figures: it never reaches
+    a proposer."""
+
+    rule: Literal["paired", "gap"]
+    flagged: bool
+    reason: str
     numbers: dict[str, Any] = Field(default_factory=dict)

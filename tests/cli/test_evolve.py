@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 from pathlib import Path
 
@@ -10,13 +11,13 @@ import pytest
 from assay.cli.evolve import outcome_lines
 from assay.history.runfiles import read_events
 from assay.loop.engine import RunOutcome
-from assay.loop.events import Decided, Finished, Overrides, Started, typed_events
+from assay.loop.events import Decided, Finished, Overrides, Started, Verified, typed_events
 from assay.loop.flags import Flag
 from assay.loop.summary import caveat, classify
 from tests.loop.conftest import make_project
 from tests.loop.test_summary import record
 
-from .conftest import assay, git
+from .conftest import EXAMPLE, assay, git
 
 
 @pytest.mark.e2e
@@ -51,6 +52,33 @@ def test_init_evolve_status_log_diff_adopt(project):
     resume = assay("resume", cwd=project)
     assert resume.returncode == 2
     assert "no run to resume" in resume.stderr and "Traceback" not in resume.stderr
+
+
+@pytest.mark.e2e
+def test_the_readme_main_job_ends_with_its_gain_and_no_caveat(tmp_path: Path) -> None:
+    """The README's first command on examples/binpack as it is. Its best passes some dev cases and one of the
+    four holdout cases, its holdout score up about as much as its dev score (README: 0.9573 -> 0.9729 on dev,
+    0.9550 -> 0.9704 on holdout): it is not flagged overfitting, and `assay adopt best` takes it without
+    --force. The verdict it stands on is in the run's log."""
+    root = tmp_path / "main-job"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".assay", "__pycache__"))
+    assert assay("init", cwd=root).returncode == 0
+    evolve = assay("evolve", cwd=root)
+    assert evolve.returncode == 0, evolve.stderr
+    summary = [line.strip() for line in evolve.stdout.splitlines()]
+    assert summary[-2].startswith("result: gain: dev score +"), evolve.stdout
+    assert summary[-1].endswith("`assay adopt best` merges the best candidate into your branch")
+    assert not any(line.startswith("caveat:") for line in summary)
+    (run_dir,) = (root / ".assay" / "runs").iterdir()
+    verified = [e for e in typed_events(read_events(run_dir)) if isinstance(e, Verified)]
+    assert verified and all(e.overfitting is not None for e in verified)
+    last = verified[-1].overfitting
+    assert last is not None and last.rule == "paired" and not last.flagged
+    assert last.reason.startswith(
+        "its gain over the baseline on 4 holdout cases is within noise of its gain on 14 dev cases: pass rate"
+    )
+    adopt = assay("adopt", "best", cwd=root)
+    assert adopt.returncode == 0 and "caveat" not in adopt.stdout, adopt.stdout + adopt.stderr
 
 
 @pytest.mark.e2e

@@ -25,7 +25,7 @@ from assay.errors import AssayError
 from assay.history.records import CandidateRecord, RunRecord
 from assay.history.store import RunStore
 from assay.loop.flags import Flag
-from assay.model import Dimension
+from assay.model import Dimension, OverfitVerdict
 from tests.loop.test_summary import record
 
 from .conftest import assay, git
@@ -113,6 +113,31 @@ def test_adopt_refuses_a_candidate_with_a_caveat_in_one_line(project):
     assert str(named.value) == (
         "not adopted: cand-0004 has a holdout score 0.9677 below the baseline's 0.9700; pass --force to adopt anyway"
     )
+
+
+SHORT_OF_DEV = OverfitVerdict(
+    rule="paired",
+    flagged=True,
+    reason="its gain over the baseline on 10 holdout cases fell short of its gain on 35 dev cases by more than"
+    " noise allows: score -0.0100 against +0.0200 (p=0.001)",
+    numbers={"dev_cases": 35, "holdout_cases": 10, "level": 0.025},
+)
+
+
+def test_status_adopt_and_log_say_what_the_overfitting_rule_recorded(project, capsys):
+    best = record(7, holdout_score=0.97, flags=[Flag.OVERFITTING], overfitting=SHORT_OF_DEV)
+    store = stored_run(project, [record(0, holdout_score=0.96), best])
+    assert store.candidates("r")[1].overfitting == SHORT_OF_DEV  # the store keeps the verdict whole
+    said = f"cand-0007 was flagged overfitting ({SHORT_OF_DEV.reason})"
+    status_command(config=project / "assay.yaml")
+    assert f"r caveat: {said}; `assay adopt` asks for --force" in capsys.readouterr().out.splitlines()
+    with pytest.raises(AssayError) as refused:
+        adopt_command(candidate="best", config=project / "assay.yaml", run_id=None, force=False)
+    assert str(refused.value) == f"not adopted: {said}; pass --force to adopt anyway"
+    runs.log_command(config=project / "assay.yaml", run_id=None, as_json=True)
+    entries = json.loads(capsys.readouterr().out)
+    assert entries[0]["overfitting"] is None
+    assert entries[1]["overfitting"] == SHORT_OF_DEV.model_dump() and entries[1]["flags"] == ["overfitting"]
 
 
 @pytest.mark.e2e

@@ -14,6 +14,7 @@ from assay.errors import AssayError
 from assay.history.runfiles import RunFiles
 from assay.history.store import RunStore
 from assay.loop.engine import Evolution
+from assay.loop.flags import Flag
 from assay.loop.summary import caveat
 
 from .conftest import git, make_project
@@ -281,3 +282,20 @@ def test_a_run_whose_candidates_cannot_be_proposed_or_evaluated_stops_naming_the
         "dead end: the last 3 candidates could not be proposed or evaluated (1 of 3: "
     )
     assert "No module named 'helpers_" in outcome.stop_reason
+
+
+def test_l3_at_a_decision_records_the_overfitting_verdict_everywhere_a_record_goes(tmp_path):
+    """With L3 due at every generation, each kept candidate is judged by the overfitting rule when it is decided:
+    its record (experiments.jsonl, the run store) carries the verdict, and the flag follows the verdict."""
+    root = make_project(tmp_path / "proj", cases=20, extra="evolve: {l3_every: 1, max_generations: 6}\n")
+    outcome, _ = evolve(root)
+    records = RunFiles(root / ".assay" / "runs" / outcome.run_id).read_candidates()
+    kept = [r for r in records[1:] if r.decision == "keep"]
+    assert kept, "the run kept nothing: no decision ran L3"
+    for rec in kept:
+        assert rec.overfitting is not None and rec.overfitting.rule == "paired", rec
+        assert (Flag.OVERFITTING in rec.flags) == rec.overfitting.flagged
+        assert rec.overfitting.numbers["holdout_cases"] == 4 and rec.overfitting.numbers["dev_cases"] == 14
+    assert all(r.overfitting is None for r in records if r.decision != "keep")  # L3 runs on kept ones only
+    store = RunStore(f"sqlite:///{root / '.assay' / 'assay.db'}")
+    assert [r.overfitting for r in store.candidates(outcome.run_id)] == [r.overfitting for r in records]

@@ -17,7 +17,7 @@ import pytest
 from assay.config import load_config
 from assay.history.runfiles import read_events
 from assay.loop.engine import new_state
-from assay.loop.events import Committed, Decided, Finished, Overrides, Started, typed_events
+from assay.loop.events import Committed, Decided, Finished, Overrides, Started, Verified, typed_events
 from assay.loop.flags import Flag, retried
 from assay.loop.state import LoopState, apply
 from assay.presets import resolve
@@ -52,10 +52,12 @@ def summary(state: LoopState, points: dict[str, TunedPoint]) -> dict[str, Any]:
     best, retry = lineage.best, feedback.retry
     return {
         "generation": lineage.generation,
-        # "reason" and the operator, sites and places came after the recording: empty ones are not part of what
-        # that fold gave.
+        # "reason", "overfitting" (the overfitting rule's verdict) and the operator, sites and places came after
+        # the recording: empty ones are not part of what that fold gave.
         "records": [
-            r.model_dump(mode="json", exclude={"time", "reason", "operator", "sites", "places"})
+            r.model_dump(
+                mode="json", exclude={"time", "reason", "overfitting", "operator", "sites", "places"}
+            )
             for r in lineage.records
         ],
         "baseline": lineage.baseline.record.candidate_id if lineage.baseline else None,
@@ -139,6 +141,10 @@ def test_the_recorded_events_fold_to_what_the_assay_that_wrote_them_folded(tmp_p
     flags = {flag for e in events if isinstance(e, Decided) for flag in e.record.flags}
     assert {Flag.GATE_RETRY, Flag.GATE_ROLLBACK, Flag.SCREENED_OUT} <= flags
     assert any(retried(e.record.flags) for e in events if isinstance(e, Decided))
+    # That assay kept no overfitting verdicts: its verifications fold to none (a flag would be the 0.15 gap's).
+    verified = [e for e in events if isinstance(e, Verified)]
+    assert verified and all(e.overfitting is None for e in verified)
+    assert all(r.overfitting is None for r in state.lineage.records)
 
 
 @pytest.mark.e2e

@@ -72,8 +72,10 @@ def test_a_decided_commit_gets_its_reason_as_its_note_and_a_refused_note_is_said
     ]
 
 
-def plan(evolve: dict[str, object], *, own: tuple[object, ...] = ()) -> list[str]:
-    """plan.md's lines for a project with this ``evolve:`` section (20 generations)."""
+def plan(
+    evolve: dict[str, object], *, own: tuple[object, ...] = (), tiers: dict[str, object] | None = None
+) -> list[str]:
+    """plan.md's lines for a project with this ``evolve:`` section (and ``tiers:``; 20 generations)."""
     from assay.config import AssayConfig
     from assay.history.records import RunRecord
     from assay.loop.report import plan_text
@@ -85,6 +87,7 @@ def plan(evolve: dict[str, object], *, own: tuple[object, ...] = ()) -> list[str
             "cases": {"files": ["cases.yaml"]},
             "runner": {"type": "command", "command": "python p.py"},
             "evolve": evolve,
+            "tiers": tiers or {},
         }
     )
     run = RunRecord(run_id="r", branch="assay/r", base_commit="c" * 40)
@@ -108,6 +111,19 @@ def test_the_plan_names_the_trend_aware_threshold_of_the_presets_ratchet() -> No
     assert "(a higher dev pass rate, or the same and a higher mean score)" in untouched
     trend = line(plan({"gate": "trend", "preset": "deep"}), "- gate:")
     assert trend.startswith("- gate: trend (backpressure with min_delta 0.002,") and "3 rollbacks" in trend
+
+
+def test_the_plan_says_how_l3_flags_overfitting() -> None:
+    assert line(plan({}), "- overfitting") == (
+        "- overfitting, when the holdout is measured: a gain over the baseline on holdout cases short of the gain"
+        " on dev cases by more than chance allows (paired rule: a permutation test of the per-case gains, alpha"
+        " 0.05)"
+    )
+    seed_rule = line(plan({}, tiers={"overfitting": {"rule": "gap", "gap": 0.2}}), "- overfitting")
+    assert seed_rule == (
+        "- overfitting, when the holdout is measured: a holdout pass rate more than 0.2 below the dev pass rate"
+        " (gap rule)"
+    )
 
 
 class Weekends:

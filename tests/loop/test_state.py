@@ -31,7 +31,7 @@ from assay.loop.layers import LayerTracker
 from assay.loop.state import SUSPECT_AFTER, LoopState, apply, fold
 from assay.loop.state.lineage import Size
 from assay.loop.summary import caveat
-from assay.model import CaseResult, Dimension, Output, Split
+from assay.model import CaseResult, Dimension, Output, OverfitVerdict, Split
 from assay.search import RankedSelector
 from assay.search.archive import accuracy_ranks
 from assay.static.report import StaticReport
@@ -258,7 +258,25 @@ def test_a_verification_puts_the_holdout_on_the_best_and_its_record() -> None:
     assert state.lineage.best.record.holdout_score == 1.0 and state.lineage.records[1].holdout_score == 1.0
 
 
-def test_a_best_verified_later_with_the_overfitting_gap_is_flagged_as_at_a_decision() -> None:
+def test_a_best_verified_later_carries_the_verification_verdict() -> None:
+    state = fold(new_state(), baseline_events() + generation(1, "keep", DEV, dev_pass_rate=1.0))
+    short = OverfitVerdict(rule="paired", flagged=True, reason="its gain on holdout fell short (...)")
+    apply(state, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(1.0), overfitting=short))
+    best = state.lineage.best
+    assert best is not None and best.record.flags == [Flag.OVERFITTING] and best.record.overfitting == short
+    assert state.lineage.records[1] == best.record  # the record `assay status` and the summary read
+    assert caveat(
+        state.lineage.records[0], best.record
+    ) == "cand-0001 was flagged overfitting (its gain on" + (" holdout fell short (...))")
+    clear = fold(new_state(), baseline_events() + generation(1, "keep", DEV, dev_pass_rate=1.0))
+    within = OverfitVerdict(rule="paired", flagged=False, reason="within noise")
+    # A holdout pass rate far below dev, but the verdict (the paired rule) does not flag it: no flag.
+    apply(clear, Verified(candidate_id="cand-0001", commit="c1", holdout=holdout(0.0), overfitting=within))
+    assert clear.lineage.records[1].flags == [] and clear.lineage.records[1].overfitting == within
+
+
+def test_a_verification_an_older_assay_recorded_flags_by_its_overfitting_gap() -> None:
+    """Its ``verified`` event has no verdict: the rule of the assay that wrote it, a 0.15 gap, applies."""
     state = fold(new_state(), baseline_events() + generation(1, "keep", DEV, dev_pass_rate=1.0))
     assert state.lineage.records[1].flags == []  # L3 was not due at its decision
     apply(

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.aio import run_sync
+from assay.config import OverfittingConfig
 from assay.evaluation.evaluator import EvalResult
 from assay.loop.baseline import measure_baseline
 from assay.loop.events import Committed, Decided, Measured
@@ -92,21 +93,37 @@ def test_l3_discards_a_lost_regression_case_and_flags_overfitting(loop_context) 
 
     ctx, state = loop_context
     run_sync(measure_baseline(ctx, state))
-    assert state.lineage.best is not None
+    assert state.lineage.best is not None and state.lineage.baseline is not None
+    setting = ctx.config.tiers.overfitting
+    assert setting.rule == "paired"
     state.lineage.best.measurement.regression = result(Split.REGRESSION, True, False)
     lost = Judgement(True, {}, [])
     candidate = Measurement(dev=result(Split.DEV, True), regression=result(Split.REGRESSION, False, True))
-    assert not l3_holds(state, candidate, lost)
+    assert not l3_holds(state, candidate, lost, setting)
     assert lost.gate["l3_regression"] == Dimension(
         passed=False, detail="the regression split lost 1 cases", numbers={"lost": ["regression0"]}
     )
+    # Against the baseline on the same cases: it failed all 8 dev and 4 holdout cases; the candidate passes
+    # every dev case and no holdout case (one split in C(12, 4) = 495 puts the 8 gains all on dev).
+    state.lineage.baseline.measurement.dev = result(Split.DEV, *[False] * 8)
+    state.lineage.baseline.measurement.holdout = result(Split.HOLDOUT, *[False] * 4)
     overfit = Judgement(True, {}, [])
     candidate = Measurement(
-        dev=result(Split.DEV, True, True),
-        holdout=result(Split.HOLDOUT, True, False, False),
+        dev=result(Split.DEV, *[True] * 8),
+        holdout=result(Split.HOLDOUT, *[False] * 4),
         regression=result(Split.REGRESSION, True, True),
     )
-    assert l3_holds(state, candidate, overfit) and overfit.flags == ["overfitting"]
+    assert l3_holds(state, candidate, overfit, setting) and overfit.flags == ["overfitting"]
+    assert overfit.overfitting is not None and overfit.overfitting.numbers["pass_rate"]["p"] == 1 / 495
+    # Half the holdout passes too: a gain on both splits, within noise of each other.
+    general = Judgement(True, {}, [])
+    candidate.holdout = result(Split.HOLDOUT, True, True, False, False)
+    assert l3_holds(state, candidate, general, setting) and general.flags == []
+    assert general.overfitting is not None and not general.overfitting.flagged
+    # The seed's rule, as a setting: 0.5 on holdout is more than 0.15 below 1.0 on dev.
+    gap = Judgement(True, {}, [])
+    assert l3_holds(state, candidate, gap, OverfittingConfig(rule="gap")) and gap.flags == ["overfitting"]
+    assert gap.overfitting is not None and gap.overfitting.rule == "gap"
 
 
 def test_l3s_blind_comparison_keeps_a_candidate_only_if_the_judge_does_not_prefer_the_best(

@@ -154,9 +154,14 @@ def test_a_shared_run_report_leaves_out_evidence_and_holdout_cases(binpack_run: 
     }
     holdout = {c.id for n in report.nodes for c in n.holdout}
     assert evidence and holdout and "holdout cases <span" in full
+    # The overfitting rule's verdict names holdout figures: shown in full, left out when shared.
+    judged = [n for n in report.nodes if n.overfitting is not None]
+    assert judged and all((n.overfitting.flagged) == ("overfitting" in n.flags) for n in judged)  # type: ignore[union-attr]
+    assert all(str(escape(n.overfitting.reason)) in full for n in judged)  # type: ignore[union-attr]
     done = assay("report", "--share", "-o", "shared.html", cwd=binpack_run)
     assert done.returncode == 0, done.stderr
     shared = (binpack_run / "shared.html").read_text()
     assert "shared version" in shared and "holdout cases <span" not in shared
     assert not [text for text in evidence if text in shared]
     assert not [cid for cid in holdout if f">{cid}<" in shared]
+    assert "paired rule)" in full and "paired rule)" not in shared

@@ -237,6 +237,7 @@ LOG_FIELDS = (
     "delta",
     "description",
     "flags",
+    "overfitting",
     "tokens",
     "cost_usd",
     "seconds",
@@ -274,7 +275,7 @@ def adopt_command(
     force: bool = typer.Option(
         False,
         "--force",
-        help="Adopt a candidate with a caveat (flagged overfitting, holdout below the baseline's).",
+        help="Adopt a candidate with a caveat (flagged overfitting, holdout score below the baseline's).",
     ),
 ) -> None:
     """Bring a candidate into your branch: fast-forward when possible, else a merge commit built in a temporary

@@ -12,7 +12,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.model import Dimension
+from assay.model import Dimension, OverfitVerdict
 
 SCHEMA_VERSION = 1
 
@@ -66,7 +66,9 @@ class CandidateRecord(_Record):
     ``gate`` holds each gate dimension's verdict and numbers; ``reason`` the decision in one line, naming the
     deciding dimension and its numbers (:mod:`assay.history.reasons`; empty in runs recorded before it);
     ``evidence`` the trace paths behind the decision; ``citations`` the traces a proposer said its change is based on; ``flags`` markers such as
-    ``many-files``, ``scope-violation`` or ``overfitting`` (:class:`assay.loop.flags.Flag`, kept as strings).
+    ``many-files``, ``scope-violation`` or ``overfitting`` (:class:`assay.loop.flags.Flag`, kept as strings);
+    ``overfitting`` the overfitting rule's verdict once its holdout was measured (None before, and in runs
+    recorded before verdicts were kept, whose flag was raised by a 0.15 gap between the pass rates).
     ``operator`` is what made the change (``py.guard``, ``tune``, ``llm.edit``), ``sites`` what it touched by name
     (``priority.py:priority#2``) and ``places`` where (``priority.py:12-14 (priority)``), all empty in runs
     recorded before them.
@@ -99,6 +101,7 @@ class CandidateRecord(_Record):
     evidence: list[str] = Field(default_factory=list)
     citations: list[str] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list)
+    overfitting: OverfitVerdict | None = None
 
     @property
     def key(self) -> tuple[str, str]:

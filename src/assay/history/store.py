@@ -50,7 +50,7 @@ def _column(name: str, annotation: Any, key: bool) -> sa.Column[Any]:
     kind: sa.types.TypeEngine[Any]
     if annotation is str:
         kind = sa.String(255) if key else sa.Text()
-    elif origin in (dict, list):
+    elif origin in (dict, list) or (isinstance(origin, type) and issubclass(origin, BaseModel)):
         kind = _JSONText()
     elif origin is Literal:
         kind = sa.String(32)

@@ -17,7 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from assay.evaluation.evaluator import EvalResult
 from assay.history.records import CandidateRecord, EventRecord
-from assay.loop.flags import Flag, overfits
+from assay.loop.flags import Flag
+from assay.loop.overfitting import later_verdict, legacy_verdict
+from assay.model import OverfitVerdict
 from assay.proposers.base import TunedPoint
 from assay.static.report import StaticReport
 
@@ -237,31 +239,37 @@ class Decided(_Event):
 
 
 class Verified(_Event):
-    """L3 on the best candidate after its record was written (before a layer promotion and at the end)."""
+    """L3 on the best candidate after its record was written (before a layer promotion and at the end), and the
+    overfitting rule's verdict on it. An assay that keeps verdicts gives one whenever the holdout was measured;
+    None with a measured holdout is an older assay's event, whose rule was the 0.15 gap."""
 
     type: Literal["verified"] = "verified"
     candidate_id: str
     commit: str
     holdout: EvalResult | None = None
     regression: EvalResult | None = None
+    overfitting: OverfitVerdict | None = None
 
-    def overfitting(self, dev_pass_rate: float | None) -> bool:
-        """Whether the holdout pass rate measured here is too far below ``dev_pass_rate`` (the candidate's)."""
-        if self.holdout is None or not self.holdout.total:
-            return False
-        return overfits(dev_pass_rate, self.holdout.pass_rate)
+    def verdict(self, dev_pass_rate: float | None) -> OverfitVerdict | None:
+        """The overfitting verdict of this verification: the one recorded, or for an event recorded before
+        verdicts were, the rule of the assay that recorded it on ``dev_pass_rate`` (the candidate's)."""
+        if self.overfitting is not None:
+            return self.overfitting
+        return legacy_verdict(dev_pass_rate, self.holdout)
 
     def update(self, record: CandidateRecord) -> CandidateRecord:
-        """``record`` with what this verification measured: its holdout score and regression pass rate, and the
-        ``overfitting`` flag when its holdout pass rate is too far below its dev pass rate (as at a decision)."""
-        flags = list(record.flags)
-        if self.overfitting(record.dev_pass_rate) and Flag.OVERFITTING not in flags:
+        """``record`` with what this verification measured: its holdout score and regression pass rate, its
+        overfitting verdict, and the ``overfitting`` flag when the verdict flags it (as at a decision). A flag,
+        and the verdict that raised it, stay when a later verification does not flag."""
+        flags, verdict = list(record.flags), self.verdict(record.dev_pass_rate)
+        if verdict is not None and verdict.flagged and Flag.OVERFITTING not in flags:
             flags.append(Flag.OVERFITTING)
         return record.model_copy(
             update={
                 "holdout_score": self.holdout.mean_score if self.holdout else None,
                 "regression_pass_rate": self.regression.pass_rate if self.regression else None,
                 "flags": flags,
+                "overfitting": later_verdict(record.overfitting, self.overfitting),
             }
         )
 

@@ -12,7 +12,6 @@ from collections.abc import Collection
 from enum import StrEnum
 
 TUNING_PROPOSER = "tune"  # the name numeric tuning records as a candidate's proposer (TuneProposer.name)
-OVERFIT_GAP = 0.15  # a holdout pass rate more than this below the dev pass rate is flagged overfitting
 
 
 class Flag(StrEnum):
@@ -23,17 +22,9 @@ class Flag(StrEnum):
     NO_NEW_CANDIDATE = "no-new-candidate"  # every layer's draws repeated earlier candidates
     SCREENED_OUT = "screened-out"  # L2's first dev cases all crashed: not evaluated further
     SCREENED_BY_JUDGE = "screened-by-judge"  # the judge did not prefer it to its parent: not evaluated
-    OVERFITTING = "overfitting"  # its holdout pass rate is far below its dev pass rate
+    OVERFITTING = "overfitting"  # its holdout gain fell short of its dev gain (assay.loop.overfitting)
     GATE_RETRY = "gate-retry"  # the gate asked for another try from the same parent
     GATE_ROLLBACK = "gate-rollback"  # the gate rolled back at once
-
-
-def overfits(dev_pass_rate: float | None, holdout_pass_rate: float | None) -> bool:
-    """Whether a holdout pass rate is more than :data:`OVERFIT_GAP` below the dev pass rate (False when either
-    was not measured): L3 flags the candidate ``overfitting``, when it decides it and when it verifies the best."""
-    if dev_pass_rate is None or holdout_pass_rate is None:
-        return False
-    return holdout_pass_rate < dev_pass_rate - OVERFIT_GAP
 
 
 def gate_flag(action: str) -> str:

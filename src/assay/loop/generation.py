@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.config import OverfittingConfig
 from assay.evaluation.evaluator import EvalResult
 from assay.gates import GateInput
 from assay.history.records import CandidateRecord, candidate_id
@@ -27,15 +28,16 @@ from assay.loop.events import (
     Spend,
     Verified,
 )
-from assay.loop.flags import Flag, gate_flag, overfits
+from assay.loop.flags import Flag, gate_flag
 from assay.loop.measure import Measurement, slim, verdicts
+from assay.loop.overfitting import judge_overfitting
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
 from assay.loop.rating import play_matches, play_screening
 from assay.loop.report import explain
 from assay.loop.state import LoopState, Pending
 from assay.loop.state.lineage import Size, compared
-from assay.model import Dimension, Split
+from assay.model import Dimension, OverfitVerdict, Split
 from assay.tournament import Contestant
 
 PROBE_CASES = 3
@@ -52,6 +54,7 @@ class Judgement:
     extra: ExtraRuns = field(default_factory=ExtraRuns)
     spend: Spend = field(default_factory=Spend)
     gate_state: dict[str, Any] | None = None
+    overfitting: OverfitVerdict | None = None  # L3's verdict, when L3 ran at the decision
 
 
 @dataclass
@@ -96,7 +99,7 @@ async def run_generation(
         if pending.l3 is None:
             await measure_l3(ctx, state, generation, pending.commit)
             measurement = pending.measurement()
-        judgement.keep = l3_holds(state, measurement, judgement)
+        judgement.keep = l3_holds(state, measurement, judgement, ctx.config.tiers.overfitting)
         if judgement.keep and ctx.config.tiers.l3_compare:
             judgement.keep = await l3_compare(ctx, state, pending, measurement, judgement)
     if rated and measurement.dev is not None:
@@ -312,9 +315,11 @@ def l3_due(ctx: LoopContext, generation: int, measurement: Measurement) -> bool:
     )
 
 
-def l3_holds(state: LoopState, measurement: Measurement, judgement: Judgement) -> bool:
-    """L3: the regression split must not lose a case the best candidate passed; a holdout far below dev is
-    flagged as overfitting."""
+def l3_holds(
+    state: LoopState, measurement: Measurement, judgement: Judgement, setting: OverfittingConfig
+) -> bool:
+    """L3: the regression split must not lose a case the best candidate passed; a holdout whose gain falls short
+    of the dev gain by more than noise allows (``setting``'s rule) is flagged as overfitting."""
     assert state.lineage.best is not None and state.lineage.baseline is not None
     best_regression = (
         state.lineage.best.measurement.regression or state.lineage.baseline.measurement.regression
@@ -330,8 +335,8 @@ def l3_holds(state: LoopState, measurement: Measurement, judgement: Judgement) -
         )
         if lost:
             return False
-    dev, holdout = measurement.dev, measurement.holdout
-    if dev and holdout and overfits(dev.pass_rate, holdout.pass_rate):
+    judgement.overfitting = judge_overfitting(state.lineage.baseline.measurement, measurement, setting)
+    if judgement.overfitting is not None and judgement.overfitting.flagged:
         judgement.flags.append(Flag.OVERFITTING)
     return True
 
@@ -513,6 +518,7 @@ def decide(
     record.tokens += proposal.tokens + judgement.spend.tokens + matches.tokens
     record.cost_usd += proposal.cost_usd + judgement.spend.cost_usd + matches.cost_usd
     record.gate, record.regressions, record.flags = judgement.gate, judgement.regressions, judgement.flags
+    record.overfitting = judgement.overfitting
     record.citations = list(proposal.citations)
     dev = measurement.dev
     record.evidence = [c.trace_path for c in (dev.cases if dev else []) if not c.passed and c.trace_path][:20]
@@ -554,6 +560,12 @@ async def verify_best(ctx: LoopContext, state: LoopState) -> float | None:
     if best.measurement.holdout is None and has_l3(ctx):
         ctx.git.reset_worktree(ctx.worktree, best.commit)
         measured = await l3_measurement(ctx, best.record.generation, best.commit)
+        assert state.lineage.baseline is not None
+        verdict = judge_overfitting(
+            state.lineage.baseline.measurement,
+            Measurement(dev=best.measurement.dev, holdout=measured.holdout),
+            ctx.config.tiers.overfitting,
+        )
         ctx.emit(
             state,
             Verified(
@@ -561,6 +573,7 @@ async def verify_best(ctx: LoopContext, state: LoopState) -> float | None:
                 commit=best.commit,
                 holdout=measured.holdout,
                 regression=measured.regression,
+                overfitting=verdict,
                 spent=measured.spent,
             ),
         )

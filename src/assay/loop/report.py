@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.config import AssayConfig
+from assay.config import AssayConfig, OverfittingConfig
 from assay.gates.relax import floor
 from assay.history.git import Git
 from assay.history.gitrun import GitError
@@ -56,6 +56,7 @@ def plan_text(
         "- tiers: L1 static (structure, syntax, security) -> L2 dev cases -> L3 holdout + regression"
         f" (every {settings.l3_every} generations, when dev pass rate > {config.tiers.l3_when_dev_above},"
         " before a layer promotion, and at the end)",
+        _overfitting_line(config.tiers.overfitting),
         _gate_line(config, settings, noise),
         f"- budget: {max_generations} generations, {settings.wall_clock_s:g}s wall clock, {plateau},"
         f" target dev pass rate {evolve.target_pass_rate}",
@@ -183,3 +184,14 @@ def baseline_lines(state: LoopState) -> list[str]:
         f" holdout score {score(record.holdout_score)}"
     )
     return lines
+
+
+def _overfitting_line(setting: OverfittingConfig) -> str:
+    """How L3 flags overfitting, as plan.md says it."""
+    lead = "- overfitting, when the holdout is measured:"
+    if setting.rule == "gap":
+        return f"{lead} a holdout pass rate more than {setting.gap:g} below the dev pass rate (gap rule)"
+    return (
+        f"{lead} a gain over the baseline on holdout cases short of the gain on dev cases by more than chance"
+        f" allows (paired rule: a permutation test of the per-case gains, alpha {setting.alpha:g})"
+    )

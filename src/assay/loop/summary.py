@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from assay.history.records import CandidateRecord
-from assay.loop.flags import OVERFIT_GAP, Flag
+from assay.loop.overfitting import overfitting_reason
 
 EPSILON = 1e-9  # float sums of case scores are not exact: a difference this small is none
 SMALLER = 0.05  # an artifact or a token count at least this fraction lower counts (the ratchet's tie benefit)
@@ -95,10 +95,9 @@ def caveat(baseline: CandidateRecord, candidate: CandidateRecord) -> str:
     """Why ``candidate`` should not be adopted without a look ("" when nothing is known against it): it was
     flagged overfitting, or its holdout score is below the baseline's."""
     reasons = []
-    if Flag.OVERFITTING in candidate.flags:
-        reasons.append(
-            f"was flagged overfitting (its holdout pass rate was more than {OVERFIT_GAP:g} below its dev pass rate)"
-        )
+    overfitting = overfitting_reason(candidate)
+    if overfitting:
+        reasons.append(f"was flagged overfitting ({overfitting})")
     ours, theirs = candidate.holdout_score, baseline.holdout_score
     if ours is not None and theirs is not None and ours < theirs - EPSILON:
         reasons.append(f"has a holdout score {ours:.4f} below the baseline's {theirs:.4f}")

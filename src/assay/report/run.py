@@ -35,8 +35,9 @@ from assay.loop.events import (
 from assay.loop.flags import Flag, retried
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement
+from assay.loop.overfitting import later_verdict
 from assay.loop.state import LoopState, Pending, apply
-from assay.model import Dimension
+from assay.model import Dimension, OverfitVerdict
 from assay.report.views import CaseView, DiffLine, diff_lines
 from assay.static.report import Finding
 
@@ -67,6 +68,7 @@ class CandidateNode:
     decision: str
     reason: str = ""
     flags: list[str] = field(default_factory=list)
+    overfitting: OverfitVerdict | None = None  # the overfitting rule's verdict on its holdout
     dev_score: float | None = None
     dev_pass_rate: float | None = None
     holdout_score: float | None = None
@@ -340,8 +342,10 @@ class _Builder:
                 )
                 if event.holdout:
                     node.holdout = [CaseView.of(c, limit=CHANGED_OUTPUT_CHARS) for c in event.holdout.cases]
-                    if event.overfitting(node.dev_pass_rate) and Flag.OVERFITTING not in node.flags:
+                    verdict = event.verdict(node.dev_pass_rate)
+                    if verdict is not None and verdict.flagged and Flag.OVERFITTING not in node.flags:
                         node.flags.append(Flag.OVERFITTING)
+                    node.overfitting = later_verdict(node.overfitting, event.overfitting)
                 if event.regression:
                     node.regression = [
                         CaseView.of(c, limit=CHANGED_OUTPUT_CHARS) for c in event.regression.cases
@@ -373,6 +377,7 @@ def _node(record: CandidateRecord) -> CandidateNode:
         decision=record.decision,
         reason=reason_of(record),
         flags=list(record.flags),
+        overfitting=record.overfitting,
         dev_score=record.dev_score,
         dev_pass_rate=record.dev_pass_rate,
         holdout_score=record.holdout_score,

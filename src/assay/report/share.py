@@ -71,6 +71,7 @@ def share_run(report: RunReport, sharer: Sharer) -> RunReport:
                 regression=[],
                 holdout_score=None,
                 regression_pass_rate=None,
+                overfitting=None,
                 gate={name: d.model_copy(update={"detail": ""}) for name, d in node.gate.items()},
             )
         )
