@@ -21,9 +21,7 @@ def scored(*scores: float, static: StaticReport | None = None) -> EvalResult:
 
 
 async def step(gate, best: float, score: float, parent: str = "p1"):
-    data = GateInput(
-        parent=scored(best), candidate=scored(score), baseline=scored(best), extra={"parent": parent}
-    )
+    data = GateInput(parent=scored(best), candidate=scored(score), baseline=scored(best), parent_id=parent)
     return await gate.decide(data)
 
 

@@ -28,13 +28,13 @@ def scored(*scores: float) -> EvalResult:
 
 def better() -> GateInput:
     return GateInput(
-        parent=scored(0, 0, 1), candidate=scored(1, 1, 1), baseline=scored(0, 0, 1), extra={"parent": "p"}
+        parent=scored(0, 0, 1), candidate=scored(1, 1, 1), baseline=scored(0, 0, 1), parent_id="p"
     )
 
 
 def worse() -> GateInput:
     return GateInput(
-        parent=scored(1, 1, 1), candidate=scored(0, 0, 1), baseline=scored(0, 0, 1), extra={"parent": "p"}
+        parent=scored(1, 1, 1), candidate=scored(0, 0, 1), baseline=scored(0, 0, 1), parent_id="p"
     )
 
 

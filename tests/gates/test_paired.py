@@ -42,11 +42,15 @@ def gain_input(**kwargs) -> GateInput:
     parent_runs = {cid: [0.0, 1.0, 0.0] for cid in IDS}
     parent = result(dict.fromkeys(IDS, False), tokens=kwargs.pop("parent_tokens", 0))
     candidate = result(dict.fromkeys(IDS, True), tokens=kwargs.pop("tokens", 0))
-    extra = {
-        "sampler": sampler_for(dict.fromkeys(IDS, 0.3), dict.fromkeys(IDS, 0.95), kwargs.pop("calls", None)),
-        "parent_runs": parent_runs,
-    }
-    return GateInput(parent=parent, candidate=candidate, baseline=parent, extra=extra, **kwargs)
+    sampler = sampler_for(dict.fromkeys(IDS, 0.3), dict.fromkeys(IDS, 0.95), kwargs.pop("calls", None))
+    return GateInput(
+        parent=parent,
+        candidate=candidate,
+        baseline=parent,
+        sampler=sampler,
+        parent_runs=parent_runs,
+        **kwargs,
+    )
 
 
 def test_registry_names():
@@ -73,7 +77,8 @@ async def test_noise_only_change_is_discarded():
         parent=result(verdicts),
         candidate=result({cid: not ok for cid, ok in verdicts.items()}),
         baseline=result(verdicts),
-        extra={"sampler": sampler_for(truth, truth), "parent_runs": parent_runs},
+        sampler=sampler_for(truth, truth),
+        parent_runs=parent_runs,
     )
     decision = await PairedGate().decide(data)
     assert not decision.keep
@@ -104,10 +109,8 @@ async def test_deterministic_pass_to_fail_blocks_a_net_gain():
         parent=result({**dict.fromkeys(IDS, False), "fragile": True}),
         candidate=result({**dict.fromkeys(IDS, True), "fragile": False}),
         baseline=result(dict.fromkeys(ids, False)),
-        extra={
-            "sampler": sampler_for(parent_p, cand_p),
-            "parent_runs": {**{cid: [0.0, 1.0, 0.0] for cid in IDS}, "fragile": [1.0, 1.0, 1.0]},
-        },
+        sampler=sampler_for(parent_p, cand_p),
+        parent_runs={**{cid: [0.0, 1.0, 0.0] for cid in IDS}, "fragile": [1.0, 1.0, 1.0]},
     )
     decision = await PairedGate().decide(data)
     assert not decision.keep

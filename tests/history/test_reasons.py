@@ -135,9 +135,7 @@ async def test_backpressure_names_retry_and_rollback_with_the_delta() -> None:
     gate = BackpressureGate()
 
     async def step(best: float, score: float) -> str:
-        data = GateInput(
-            parent=scored(best), candidate=scored(score), baseline=scored(best), extra={"parent": "p"}
-        )
+        data = GateInput(parent=scored(best), candidate=scored(score), baseline=scored(best), parent_id="p")
         return said(await gate.decide(data))
 
     assert await step(0.5, 0.52) == "keep: dev score +0.0200 (≥ 0.0050)"
@@ -149,12 +147,10 @@ async def test_backpressure_names_retry_and_rollback_with_the_delta() -> None:
 
 async def test_the_trend_gate_says_its_threshold_was_relaxed() -> None:
     gate = TrendGate()
-    data = GateInput(parent=scored(0.5), candidate=scored(0.49), baseline=scored(0.5), extra={"parent": "p"})
+    data = GateInput(parent=scored(0.5), candidate=scored(0.49), baseline=scored(0.5), parent_id="p")
     for _ in range(3):
         await gate.decide(data)  # three rollbacks in a row relax the threshold
-    small = GateInput(
-        parent=scored(0.5), candidate=scored(0.504), baseline=scored(0.5), extra={"parent": "p"}
-    )
+    small = GateInput(parent=scored(0.5), candidate=scored(0.504), baseline=scored(0.5), parent_id="p")
     assert said(await gate.decide(small)) == "keep: dev score +0.0040 (≥ 0.0025, relaxed)"
 
 
@@ -189,7 +185,7 @@ async def test_the_paired_gate_names_the_test_it_decided_by() -> None:
     parent, candidate = result(dict.fromkeys(ids, False)), result(dict.fromkeys(ids, True))
     runs = {"parent_runs": {cid: [0.0] * 6 for cid in ids}, "candidate_runs": {cid: [1.0] * 6 for cid in ids}}
     better = await PairedGate().decide(
-        GateInput(parent=parent, candidate=candidate, baseline=parent, extra=runs)
+        GateInput(parent=parent, candidate=candidate, baseline=parent, **runs)  # type: ignore[arg-type]
     )
     assert said(better).startswith("keep: significantly better, effect +1.000 [")
     same = {
@@ -197,7 +193,7 @@ async def test_the_paired_gate_names_the_test_it_decided_by() -> None:
         "candidate_runs": {cid: [0.0, 1.0] for cid in ids},
     }
     flat = await PairedGate().decide(
-        GateInput(parent=parent, candidate=candidate, baseline=parent, extra=same)
+        GateInput(parent=parent, candidate=candidate, baseline=parent, **same)  # type: ignore[arg-type]
     )
     assert said(flat).startswith("discard: no significant gain, effect +0.000 [")
 

@@ -8,7 +8,7 @@ score rather than pass rate so partial credit counts).
 - otherwise → ``keep=False``, action ``"retry"``, at most ``max_retries`` consecutive times for the same
   parent; the next one becomes ``"rollback"``.
 
-The retry counter is state kept across calls. The parent is identified by ``GateInput.extra["parent"]``
+The retry counter is state kept across calls. The parent is identified by ``GateInput.parent_id``
 (the engine passes the parent commit); a missing key counts as the same parent as the previous call.
 The counter resets on an advance, on a rollback and when the parent changes.
 """
@@ -65,9 +65,8 @@ class BackpressureGate(Gate):
 
     def judge(self, data: GateInput, threshold: float) -> GateDecision:
         """Decide against ``threshold`` instead of ``min_delta`` (used by the trend gate), updating state."""
-        parent = data.extra.get("parent")
-        if parent is not None and str(parent) != self.parent:
-            self.parent = str(parent)
+        if data.parent_id and data.parent_id != self.parent:
+            self.parent = data.parent_id
             self.retries = 0
         parent, candidate = data.for_progress()
         best, score = data.scores or (parent.mean_score, candidate.mean_score)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -13,6 +13,7 @@ from assay.evaluation.evaluator import EvalResult
 from assay.model import Dimension as Dimension  # re-exported: gates build their decisions from it
 from assay.registry import Registry
 from assay.static.report import StaticReport
+from assay.stats import Sampler
 
 # Re-runs one dev case of the candidate ``n`` times and returns how many runs passed (the noise rule).
 Rerun = Callable[[str, int], Awaitable[int]]
@@ -41,7 +42,13 @@ def subset_note(kept: int, left_out: int) -> str:
 class GateInput:
     """What a gate judges: parent and candidate dev results, their L1 reports, the baseline's per-case
     cost/time, artifact sizes (in ``size_unit``), a way to re-run a case of the candidate, and the cases to leave
-    out of progress."""
+    out of progress.
+
+    For the gates that need more: ``parent_id`` names the parent (the backpressure gate's retry counter
+    restarts with a new parent); the paired gate takes ``parent_runs`` (``{case_id: [run, ...]}``, 1 pass and 0
+    fail, the parent's runs from its own measurement; default its dev verdicts) and ``candidate_runs`` (the
+    candidate's runs already made; default its dev verdicts) and asks ``sampler`` for new runs of either side
+    (:class:`~assay.stats.Sampler`; None: it judges the runs it has)."""
 
     parent: EvalResult
     candidate: EvalResult
@@ -52,7 +59,10 @@ class GateInput:
     candidate_size: int = 0
     size_unit: str = "bytes"  # or "characters of content": comments and formatting left out
     rerun: Rerun | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    parent_id: str = ""
+    parent_runs: dict[str, list[float]] | None = None
+    candidate_runs: dict[str, list[float]] | None = None
+    sampler: Sampler | None = None
     unfixable: frozenset[str] = frozenset()
     scores: tuple[float, float] | None = None  # (parent, candidate) scores that replace the dev means
 

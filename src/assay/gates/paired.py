@@ -5,7 +5,7 @@ sequential comparison of `assay.stats.compare_sequential`: the candidate must be
 the parent over repeated runs. Regression: no case may be significantly worse on its own, and a case whose
 parent runs all passed may not fail all its candidate runs once confirmed (docs/noise.md).
 
-``GateInput.extra`` keys read (all optional; without them the gate judges the one run per case it has):
+``GateInput`` fields read (all optional; without them the gate judges the one run per case it has):
 
 - ``sampler``: an `assay.stats.Sampler`, ``async (case_id, "parent" | "candidate", n) -> list[float]``,
   returning n new runs (1 pass, 0 fail) of that side.
@@ -55,14 +55,14 @@ class PairedGate(RatchetGate):
             # Unfixable cases (the best fails them generation after generation) cannot regress: they are left
             # out of the test, so they do not count toward progress either.
             parent, candidate = data.for_progress()
-            parent_runs = data.extra.get("parent_runs") or _verdicts(parent)
-            candidate_runs = data.extra.get("candidate_runs") or _verdicts(candidate)
+            parent_runs = data.parent_runs or _verdicts(parent)
+            candidate_runs = data.candidate_runs or _verdicts(candidate)
             compared = {k: v for k, v in candidate_runs.items() if k not in data.unfixable}
             measured = {*candidate_runs, *(c.id for c in data.candidate.judged)}
             scope = subset_note(len(compared), len(measured) - len(compared))
             result = await compare_sequential(
                 {k: v for k, v in parent_runs.items() if k not in data.unfixable},
-                data.extra.get("sampler"),
+                data.sampler,
                 candidate_runs=compared,
                 options=self.options,
             )

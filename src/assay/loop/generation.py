@@ -262,13 +262,8 @@ async def judge(
     gate, paired = ctx.gate_for(state.spend.noise)
     extra = ExtraRuns()
     before = measurer.case_runs
-    noise_extra = (
-        ctx.noise.gate_extra(
-            best.commit, state.spend.runs.get(best.commit) or verdicts(best.dev), ctx.workdir, extra
-        )
-        if paired
-        else {}
-    )
+    known = state.spend.runs.get(best.commit) or verdicts(best.dev)
+    sampler = ctx.noise.gate_extra(best.commit, known, ctx.workdir, extra) if paired else None
     measured = pending.measured
     parent_size, candidate_size, size_unit = compared(best.size, Size(measured.size, measured.content_size))
     gate.restore(state.feedback.gate_state)
@@ -283,7 +278,9 @@ async def judge(
             candidate_size=candidate_size,
             size_unit=size_unit,
             rerun=lambda case_id, times: measurer.rerun(case_id, times, ctx.workdir),
-            extra={"parent": best.commit, **noise_extra},
+            parent_id=best.commit,
+            parent_runs=known if paired else None,
+            sampler=sampler,
             unfixable=frozenset()
             if ctx.config.evolve.unfixable_in_progress
             else frozenset(state.watchers.suspects),

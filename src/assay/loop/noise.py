@@ -19,7 +19,7 @@ from assay.history.git import Git
 from assay.loop.events import ExtraRuns, Runs
 from assay.loop.measure import Measurer, verdicts
 from assay.model import Split
-from assay.stats import SequentialOptions, default_repeats
+from assay.stats import Sampler, SequentialOptions, default_repeats
 
 
 def baseline_runs(config: AssayConfig, cases: dict[Split, list[Any]]) -> int:
@@ -63,10 +63,8 @@ class NoiseSampler:
                 self.cost_usd += case.cost_usd
         return runs
 
-    def gate_extra(
-        self, parent: str, known: Runs, candidate_workdir: Path, extra: ExtraRuns
-    ) -> dict[str, Any]:
-        """The paired gate's inputs: the parent's known runs and a sampler for new runs on both sides, which
+    def gate_extra(self, parent: str, known: Runs, candidate_workdir: Path, extra: ExtraRuns) -> Sampler:
+        """The paired gate's sampler of new runs on both sides (the parent's ``known`` runs counted), which
         records every run it makes in ``extra``."""
         extra.parent = parent
         # The test asks for runs of many cases at once: keep to the evaluator's concurrency.
@@ -87,7 +85,7 @@ class NoiseSampler:
             collected.setdefault(case_id, []).extend(out)
             return out
 
-        return {"sampler": sample, "parent_runs": known}
+        return sample
 
     def take_cost(self) -> tuple[int, float]:
         """Tokens and cost of the runs made since the last call (to charge the candidate that needed them)."""
