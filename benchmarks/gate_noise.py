@@ -94,12 +94,10 @@ async def _trial(gain: int, seed: int, trial: int, r0: int, options: SequentialO
         p = (base if side == "parent" else cand)[int(case_id[5:])]
         return [float(v) for v in rng.random(n) < p]
 
-    extra = {
-        "sampler": sample,
-        "parent_runs": {f"case-{i:02d}": [float(v) for v in parent_runs[i]] for i in range(N_CASES)},
-    }
+    known = {f"case-{i:02d}": [float(v) for v in parent_runs[i]] for i in range(N_CASES)}
     gate = PairedGate(options=options) if options != SequentialOptions() else GATES.get("noisy")()
-    decision = await gate.decide(GateInput(parent=parent, candidate=candidate, baseline=parent, extra=extra))
+    data = GateInput(parent=parent, candidate=candidate, baseline=parent, sampler=sample, parent_runs=known)
+    decision = await gate.decide(data)
     numbers = decision.dimensions["progress"].numbers
     out += [
         float(decision.keep),

@@ -256,7 +256,7 @@ async def _kept_share(
 
         parent = _result(parent_runs[t])
         data = GateInput(
-            parent=parent, candidate=_result(cand_runs[t]), baseline=parent, rerun=rerun, extra={"parent": t}
+            parent=parent, candidate=_result(cand_runs[t]), baseline=parent, rerun=rerun, parent_id=str(t)
         )
         kept += (await gate.decide(data)).keep
     return kept / cand.shape[0]

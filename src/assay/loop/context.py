@@ -287,7 +287,7 @@ class LoopContext:
 
     def emit(self, state: LoopState, event: Event) -> None:
         """Log ``event`` (with the run's running time) and fold it into ``state``."""
-        event.elapsed = self.clock.now()
+        event = event.model_copy(update={"elapsed": self.clock.now()})
         self.log.append(event)
         apply(state, event)
         if self.on_event is not None:

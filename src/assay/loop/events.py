@@ -49,9 +49,10 @@ class Spend(BaseModel):
 
 class _Event(BaseModel):
     """Fields every event has: the run's running time in seconds when it was made (time between a kill and a
-    resume does not count) and what the step that made it spent."""
+    resume does not count) and what the step that made it spent. Events are frozen: what happened stays as it
+    was logged (``model_copy(update=...)`` makes another)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     elapsed: float = 0.0
     spent: Spend = Field(default_factory=Spend)
@@ -79,7 +80,7 @@ class Started(_Event):
     resumed: bool = False
     overrides: Overrides | None = None
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
 
 class Measured(_Event):
@@ -124,7 +125,7 @@ class ProposalMade(BaseModel):
     made at); ``point``, in runs recorded before proposers derived their own state, was its place in numeric
     tuning's search (read, never written)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     parent: str
     layer: int

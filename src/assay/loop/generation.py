@@ -351,8 +351,9 @@ async def screen(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
         read_files=ctx.files_at,
         file_cache=ctx.file_cache,
     )
-    event.spent = Spend(tokens=tokens, cost_usd=cost, judge_calls=calls)
-    ctx.emit(state, event)
+    ctx.emit(
+        state, event.model_copy(update={"spent": Spend(tokens=tokens, cost_usd=cost, judge_calls=calls)})
+    )
 
 
 def beats_parent(state: LoopState, pending: Pending) -> bool:
@@ -468,9 +469,8 @@ async def play(
         event, spend = played or await matches(ctx, state, pending, dev)
         evolve = ctx.config.evolve
         only_kept = evolve.gate_input == "tournament" or evolve.tournament.opponents == "pool"
-        event = event.model_copy(update={"kept": judgement.keep, "rated": judgement.keep or not only_kept})
-        event.spent = spend
-        ctx.emit(state, event)
+        rated = judgement.keep or not only_kept
+        ctx.emit(state, event.model_copy(update={"kept": judgement.keep, "rated": rated, "spent": spend}))
     logged = pending.matches
     assert logged is not None
     judgement.gate["tournament"] = Dimension(

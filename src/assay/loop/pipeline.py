@@ -114,10 +114,10 @@ async def start_ahead(
 
     async def make(number: int, basis: Basis) -> Proposed:
         parent, _ = choose_parent(ctx, basis, f"proposal:{number}")
-        proposal = await make_proposal(
+        made = await make_proposal(
             ctx, state, basis, worktree=tree, parent=parent, number=number, label="proposal"
         )
-        proposal.number = number
+        proposal = made.model_copy(update={"number": number})
         if proposal.commit is not None:
             ctx.git.set_ref(f"refs/assay/{ctx.run.run_id}/proposal-{number:04d}", proposal.commit)
         event = Proposed(
