@@ -12,6 +12,7 @@ from rich.text import Text
 
 from assay.cli.console import make_console
 from assay.errors import ConfigError
+from assay.words import plural
 
 if TYPE_CHECKING:  # the loaders import every format's checks: only when the command runs (start-up time)
     from assay.cases.loader import LoadedFile
@@ -77,7 +78,7 @@ def _print_file(path: Path, loaded: LoadedFile | None, error: str | None) -> Non
         out.print(Text("error:", style="red"), error or "", highlight=False, soft_wrap=True)
         return
     unjudged = len(loaded.unjudged)
-    summary = f"{path} ({loaded.format}): {len(loaded.cases)} cases"
+    summary = f"{path} ({loaded.format}): {plural(len(loaded.cases), 'case')}"
     if unjudged:
         summary += f", {unjudged} unjudged (no checks)"
     out.print(Text(summary, style="bold"), highlight=False, soft_wrap=True)

@@ -12,6 +12,7 @@ import typer
 
 from assay.cli.console import LazyConsole
 from assay.cli.executor_option import EXECUTOR, checked_executor
+from assay.words import plural
 
 if TYPE_CHECKING:
     from assay.config import AssayConfig
@@ -38,7 +39,8 @@ def _print_outcome(outcome: RunOutcome) -> None:
     show("dev pass rate", base.dev_pass_rate, best.dev_pass_rate)
     show("holdout score", base.holdout_score, best.holdout_score)
     out.print(
-        f"  {outcome.generations} generations, {outcome.case_runs} case runs, {outcome.seconds:.1f}s;"
+        f"  {plural(outcome.generations, 'generation')}, {plural(outcome.case_runs, 'case run')},"
+        f" {outcome.seconds:.1f}s;"
         f" best {best.candidate_id} ({(best.commit or '')[:12]})",
         highlight=False,
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from assay.cli.console import make_console
+from assay.words import plural
 
 out = make_console()
 
@@ -43,7 +44,7 @@ def report_command(
     html = render_run(report, share=share)
     target = write_report(cfg, output or default_run_output(cfg, report.run.run_id), html)
     out.print(
-        f"report of run {report.run.run_id} ({len(report.nodes)} candidates): {target}"
+        f"report of run {report.run.run_id} ({plural(len(report.nodes), 'candidate')}): {target}"
         f" ({len(html.encode()) / 1024:.0f} KiB, {time.perf_counter() - start:.1f}s)",
         highlight=False,
         soft_wrap=True,

@@ -170,8 +170,9 @@ def log_command(
     from rich.table import Table
 
     from assay.config import load_config
-    from assay.history.reasons import reason_of
+    from assay.history.reasons import evaluated, reason_of
     from assay.layer_names import layer_name
+    from assay.words import cut_at_word
 
     cfg = load_config(config)
     run, records = _run(cfg, run_id)
@@ -197,18 +198,19 @@ def log_command(
     if tested:
         table.add_column("paired test", overflow="fold")
     for r in records:
-        delta = "-" if r.delta is None else f"{r.delta:+.4f}"
+        measured = evaluated(r)
+        delta = "-" if r.delta is None or not measured else f"{r.delta:+.4f}"
         row = [
             str(r.generation),
             r.candidate_id,
             layer_name(r.layer),
             r.decision,
-            _score(r.dev_score),
-            _score(r.dev_pass_rate),
-            _score(r.holdout_score),
+            _score(r.dev_score if measured else None),
+            _score(r.dev_pass_rate if measured else None),
+            _score(r.holdout_score if measured else None),
             delta,
             reason_of(r),
-            r.description[:70],
+            cut_at_word(r.description, 70),
         ]
         table.add_row(*row, *([_test(r)] if tested else []))
     out.print(table)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.loop.events import Event, Overrides, Started
+from assay.words import plural
 
 
 def last_session(events: Sequence[Event]) -> Started | None:
@@ -40,7 +41,7 @@ def take_up(told: Overrides, session: Started | None, *, generations: int) -> tu
         was = (
             f"-n {before.max_generations}"
             if before.max_generations
-            else f"without -n: {generations} generations"
+            else f"without -n: {plural(generations, 'generation')}"
         )
         lines.append(_line(f"-n {told.max_generations}", ran, was))
     for flag, now, then in (

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from assay.words import plural
+
 if TYPE_CHECKING:
     from assay.config import EvolveConfig
     from assay.loop.state.view import RunView
@@ -46,10 +48,10 @@ class MaxGenerations(StopRule):
     limit: int
 
     def check(self, run: RunView) -> str | None:
-        return f"reached {self.limit} generations" if run.generation >= self.limit else None
+        return f"reached {plural(self.limit, 'generation')}" if run.generation >= self.limit else None
 
     def describe(self) -> str:
-        return f"{self.limit} generations"
+        return plural(self.limit, "generation")
 
 
 @dataclass
@@ -123,11 +125,11 @@ class Plateau(StopRule):
 
     def check(self, run: RunView) -> str | None:
         if run.since_keep >= self.generations:
-            return f"plateau: no candidate kept in {self.generations} generations"
+            return f"plateau: no candidate kept in {plural(self.generations, 'generation')}"
         return None
 
     def describe(self) -> str:
-        return f"plateau after {self.generations} generations without a keep"
+        return f"plateau after {plural(self.generations, 'generation')} without a keep"
 
 
 def alternates(seq: Sequence[Hashable], period: int = 2, cycles: int = 2) -> bool:
@@ -220,13 +222,11 @@ class FailedInARow(StopRule):
         if len(failures) < self.limit:
             return None
         error, count = Counter(failures[-self.limit :]).most_common(1)[0]
-        return (
-            f"dead end: the last {self.limit} candidates could not be proposed or evaluated"
-            f" ({count} of {self.limit}: {error})"
-        )
+        last = "the last candidate" if self.limit == 1 else f"the last {self.limit} candidates"
+        return f"dead end: {last} could not be proposed or evaluated ({count} of {self.limit}: {error})"
 
     def describe(self) -> str:
-        return f"dead end ({self.limit} candidates in a row not proposed or not evaluated)"
+        return f"dead end ({plural(self.limit, 'candidate')} in a row not proposed or not evaluated)"
 
 
 @dataclass
