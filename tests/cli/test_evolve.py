@@ -45,7 +45,7 @@ def test_init_evolve_status_log_diff_adopt(project):
 
     adopt = assay("adopt", "best", cwd=project)
     assert adopt.returncode == 0, adopt.stderr
-    assert "main:" in adopt.stdout
+    assert "adopted cand-" in adopt.stdout and "into main by" in adopt.stdout
     assert git(project, "status", "--porcelain") == ""
 
     resume = assay("resume", cwd=project)
@@ -112,7 +112,7 @@ def outcome(best, *, sizes=(0, 0, "bytes"), baseline=None) -> RunOutcome:
 def test_the_summary_names_a_gain_and_says_how_to_adopt_it():
     assert outcome_lines(outcome(record(3, dev_score=0.9))) == [
         "result: gain: dev score +0.1000 (0.8000 -> 0.9000)",
-        "run r: `assay adopt best` merges the best candidate into your branch",
+        "run r: a gain: `assay adopt best` merges the best candidate into your branch",
     ]
 
 
@@ -120,16 +120,20 @@ def test_the_summary_calls_a_kept_tie_that_shrank_the_artifact_a_simplification(
     lines = outcome_lines(outcome(record(2), sizes=(812, 640, "bytes")))
     assert lines[0].startswith("result: simplification at equal score: dev score +0.0000 (0.8000 -> 0.8000)")
     assert "artifact 812 -> 640 bytes (-21%): it removed text" in lines[0]
-    assert lines[1] == "run r: `assay adopt best` merges the best candidate into your branch"
+    assert lines[1] == (
+        "run r: a simplification at equal score: `assay adopt best` merges the best candidate into your branch"
+    )
 
 
 def test_no_gain_gives_no_adopt_advice():
     lines = outcome_lines(outcome(record(2), sizes=(812, 812, "bytes")))
     assert lines[0].startswith("result: no gain: cand-0002 scores as the baseline")
-    assert lines[1] == "run r: nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
+    assert lines[1] == (
+        "run r: no gain, nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
+    )
     assert not any("assay adopt" in line for line in lines)
     baseline = outcome_lines(outcome(record(0)))
-    assert baseline[-1] == "run r: nothing to adopt (the best is the baseline)"
+    assert baseline[-1] == "run r: no gain, nothing to adopt (the best is the baseline)"
 
 
 def test_a_best_with_a_caveat_says_so_and_that_adopt_needs_force():
@@ -139,7 +143,8 @@ def test_a_best_with_a_caveat_says_so_and_that_adopt_needs_force():
         "result: gain: dev score +0.1000 (0.8000 -> 0.9000)",
         "caveat: cand-0005 was flagged overfitting (its holdout pass rate was more than 0.15 below its dev pass"
         " rate) and has a holdout score 0.9652 below the baseline's 0.9677",
-        "run r: `assay adopt best` refuses because of the caveat; `assay adopt best --force` merges it anyway",
+        "run r: a gain with a caveat: `assay adopt best` refuses because of it; `assay adopt best --force`"
+        " merges it anyway",
     ]
 
 

@@ -153,7 +153,7 @@ def test_status_log_diff_and_adopt_show_the_best_the_summary_printed(project):
     assert diff.stdout == git(project, "diff", base, best_commit) + ("\n" if diff.stdout else "")
     adopt = assay("adopt", "best", cwd=project)
     assert adopt.returncode == 0, adopt.stderr
-    assert f"to {best_id} ({best_commit})" in adopt.stdout
+    assert f"adopted {best_id} ({best_commit}" in adopt.stdout
 
 
 @pytest.mark.e2e
@@ -180,7 +180,9 @@ def test_adopt_of_a_best_with_a_caveat_needs_force(project):
     forced = assay("adopt", "best", "--force", cwd=project)
     assert forced.returncode == 0, forced.stderr
     assert forced.stdout.startswith(f"caveat: {best.candidate_id} was flagged overfitting")
-    assert f"main: fast-forward to {best.candidate_id}" in forced.stdout
+    assert forced.stdout.splitlines()[0].endswith("(adopting with --force)")
+    assert forced.stdout.splitlines()[-1].startswith(f"adopted {best.candidate_id} (")
+    assert forced.stdout.splitlines()[-1].endswith(" into main by fast-forward")
     assert git(project, "rev-parse", "HEAD") == best.commit
 
 

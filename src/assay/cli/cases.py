@@ -11,6 +11,7 @@ import typer
 from rich.text import Text
 
 from assay.cli.console import make_console
+from assay.cli.exits import CONFIG, OK
 from assay.errors import ConfigError
 from assay.words import plural
 
@@ -112,7 +113,7 @@ def cases_command(
     else:
         for path, loaded, error in results:
             _print_file(path, loaded, error)
-    raise typer.Exit(0 if all(loaded is not None for _, loaded, _ in results) else 2)
+    raise typer.Exit(OK if all(loaded is not None for _, loaded, _ in results) else CONFIG)
 
 
 def register(app: typer.Typer) -> None:

@@ -12,6 +12,8 @@ import typer
 
 from assay.cli.console import LazyConsole
 from assay.cli.executor_option import EXECUTOR, apply_executor
+from assay.cli.exits import COULD_NOT_RUN, FAILING, OK
+from assay.errors import AssayError
 from assay.limits import MAX_CONCURRENCY
 
 if TYPE_CHECKING:
@@ -83,7 +85,7 @@ def eval_command(
     executor: str | None = EXECUTOR,
 ) -> None:
     """Evaluate the artifact on its cases. Exit 0 if every selected case passes, 1 if some fail, 2 on a
-    configuration error."""
+    configuration error, 3 when every case failed before the artifact ran (the runner is broken)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
@@ -108,8 +110,7 @@ def eval_command(
     for warning in selection.warnings:
         err.print(Text("warning:", style="yellow"), warning, highlight=False)
     if not selection.cases:
-        err.print(f"no cases in split {split!r}")
-        raise typer.Exit(1)
+        raise AssayError(f"no cases in split {split!r} (--split all runs every case)")
 
     show_progress = not quiet and err.is_terminal
     progress = Progress(
@@ -167,7 +168,8 @@ def eval_command(
             err.print(
                 "  (the cases ran on a copy of the work tree: ignored files are not in it)", markup=False
             )
-    raise typer.Exit(0 if result.total and result.failed == 0 and not result.blocked else 1)
+        raise typer.Exit(COULD_NOT_RUN)
+    raise typer.Exit(OK if result.total and result.failed == 0 and not result.blocked else FAILING)
 
 
 def _to_stderr(line: str) -> None:

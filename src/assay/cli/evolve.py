@@ -12,6 +12,7 @@ import typer
 
 from assay.cli.console import LazyConsole
 from assay.cli.executor_option import EXECUTOR, checked_executor
+from assay.cli.exits import INTERRUPTED, run_status
 from assay.words import plural
 
 if TYPE_CHECKING:
@@ -22,13 +23,19 @@ out = LazyConsole()
 err = LazyConsole(stderr=True)
 
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
+RESULT_WORDS = {
+    "gain": "a gain",
+    "simplification": "a simplification at equal score",
+    "cheaper": "cheaper at equal score",
+    "no gain": "no gain",
+}
 
 
 def _print_outcome(outcome: RunOutcome) -> None:
     from rich.text import Text
 
     base, best = outcome.baseline, outcome.best
-    out.print(Text("stopped:", style="bold"), outcome.stop_reason, highlight=False)
+    out.print(Text("stopped:", style="bold"), outcome.stop_reason, highlight=False, soft_wrap=True)
 
     def show(label: str, before: float | None, after: float | None) -> None:
         if before is None or after is None:
@@ -51,33 +58,40 @@ def _print_outcome(outcome: RunOutcome) -> None:
         out.print(
             f"  unfixable cases (the best failed them 5+ generations in a row; check them): {shown}",
             highlight=False,
+            soft_wrap=True,
         )
     if outcome.unsandboxed:
         out.print(
             Text("  ran unsandboxed:", style="yellow bold"), ", ".join(outcome.unsandboxed), highlight=False
         )
     for line in outcome_lines(outcome):
-        out.print(f"  {line}", highlight=False)
+        out.print(f"  {line}", highlight=False, soft_wrap=True)
 
 
 def outcome_lines(outcome: RunOutcome) -> list[str]:
-    """The end of the summary: the kind of result, the caveat on the best, and whether and how to adopt it."""
+    """The end of the summary: the kind of result, the caveat on the best, and a last line that states the
+    result again (``no gain`` is a result) with whether and how to adopt it."""
     result, run = outcome.result, outcome.run_id
     lines = [f"result: {result.line()}"]
     if outcome.caveat:
         lines.append(f"caveat: {outcome.caveat}")
+    found = RESULT_WORDS[result.kind] + (" so far" if outcome.status == "stopped" else "")
     if outcome.best.candidate_id == outcome.baseline.candidate_id:
-        lines.append(f"run {run}: nothing to adopt (the best is the baseline)")
+        advice = f"{found}, nothing to adopt (the best is the baseline)"
     elif not result.adoptable:
-        lines.append(
-            f"run {run}: nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
-        )
+        advice = f"{found}, nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
     elif outcome.caveat:
-        lines.append(
-            f"run {run}: `assay adopt best` refuses because of the caveat; `assay adopt best --force` merges it anyway"
+        advice = (
+            f"{found} with a caveat: `assay adopt best` refuses because of it;"
+            " `assay adopt best --force` merges it anyway"
         )
     else:
-        lines.append(f"run {run}: `assay adopt best` merges the best candidate into your branch")
+        advice = f"{found}: `assay adopt best` merges the best candidate into your branch"
+    if outcome.status == "stopped":
+        advice += "; the run stopped before its end, `assay resume` continues it"
+    elif outcome.dead_end:
+        advice += "; the run could not go on (a dead end: fix what the stop reason names)"
+    lines.append(f"run {run}: {advice}")
     return lines
 
 
@@ -195,8 +209,9 @@ def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolut
                 outcome = run_command(start())
     except KeyboardInterrupt:
         err.print("interrupted: the current generation was abandoned; `assay resume` continues the run")
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     _print_outcome(outcome)
+    raise typer.Exit(run_status(outcome))
 
 
 def _status_line(evolution: Evolution, session_s: float) -> str:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from assay.cli.console import LazyConsole
+from assay.cli.exits import COULD_NOT_RUN
 from assay.errors import AssayError, ConfigError
 
 if TYPE_CHECKING:
@@ -106,8 +107,10 @@ def init_command(
             "  (the cases ran on a copy of the last commit: uncommitted and ignored files are not in it)",
             markup=False,
         )
-        out.print("next: fix the runner, then `assay eval` (`assay evolve` refuses a dead end)", markup=False)
-        return
+        out.print(
+            "next: fix the runner, then `assay eval` (`assay evolve` stops at a dead end)", markup=False
+        )
+        raise typer.Exit(COULD_NOT_RUN)
     out.print("next: `assay evolve` (runs on its own branch; your branch is untouched until `assay adopt`)")
 
 

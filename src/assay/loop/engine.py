@@ -57,7 +57,7 @@ from assay.loop.report import baseline_lines, generation_line, plan_text
 from assay.loop.runlog import RunLog
 from assay.loop.state import Best, LoopState, RunView, fold
 from assay.loop.state.lineage import compared
-from assay.loop.stops import firing, standard_rules
+from assay.loop.stops import DEAD_END, firing, standard_rules
 from assay.loop.summary import RunResult, caveat, classify
 from assay.presets import EvolveSettings, resolve
 from assay.protocols import (
@@ -85,6 +85,13 @@ class RunOutcome:
     unsandboxed: list[str] = field(default_factory=list)
     result: RunResult = field(default_factory=lambda: RunResult("no gain", "not classified"))
     caveat: str = ""  # why the best should not be adopted without a look ("" for none)
+    status: Literal["finished", "stopped"] = "finished"  # stopped: by Ctrl-C or a STOP file, resumable
+
+    @property
+    def dead_end(self) -> bool:
+        """Whether the run stopped because it could not go on: every baseline case failed before the artifact
+        ran, or candidates in a row could not be proposed or evaluated (the runner or the proposer is broken)."""
+        return self.stop_reason.startswith(DEAD_END)
 
 
 def _tokens_per_case(known: Best) -> float:
@@ -339,7 +346,7 @@ class Evolution:
             if stuck is not None:
                 for line in stuck.lines():
                     self.report(line)
-                return await self._finish(ctx, state, f"dead end: {stuck.case_id}: {stuck.error}")
+                return await self._finish(ctx, state, f"{DEAD_END}: {stuck.case_id}: {stuck.error}")
             reason = await self._loop(ctx, state, events)
             return await self._finish(ctx, state, reason)
         finally:
@@ -499,6 +506,7 @@ class Evolution:
             unsandboxed=list(run.unsandboxed),
             result=self._result(state),
             caveat=caveat(baseline, best.record),
+            status=finished.status,
         )
 
     def _result(self, state: LoopState) -> RunResult:

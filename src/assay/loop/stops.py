@@ -210,6 +210,11 @@ class SearchExhausted(StopRule):
         return "search exhausted (no layer gives a new candidate)"
 
 
+DEAD_END = (
+    "dead end"  # how a stop reason begins when the run could not go on: the runner or proposer is broken
+)
+
+
 @dataclass
 class FailedInARow(StopRule):
     """A dead end found during the run: the last ``limit`` candidates could not be proposed or evaluated (a
@@ -223,7 +228,7 @@ class FailedInARow(StopRule):
             return None
         error, count = Counter(failures[-self.limit :]).most_common(1)[0]
         last = "the last candidate" if self.limit == 1 else f"the last {self.limit} candidates"
-        return f"dead end: {last} could not be proposed or evaluated ({count} of {self.limit}: {error})"
+        return f"{DEAD_END}: {last} could not be proposed or evaluated ({count} of {self.limit}: {error})"
 
     def describe(self) -> str:
         return f"dead end ({plural(self.limit, 'candidate')} in a row not proposed or not evaluated)"
