@@ -55,7 +55,9 @@ def test_adopt_killed_before_the_branch_moves_changes_nothing_and_the_next_adopt
     assert re.fullmatch(
         r"an earlier assay adopt \(pid \d+ on .+\) was interrupted before it finished; .+", notice
     )
-    assert result.startswith(f"adopted {best_id} ({best[:12]}): ") and result.endswith(" into main by a merge commit")
+    assert result.startswith(f"adopted {best_id} ({best[:12]}): ") and result.endswith(
+        " into main by a merge commit"
+    )
     assert git(project, "rev-parse", "HEAD^1", "HEAD^2").split() == [user, best]
     assert not merging(project) and git(project, "status", "--porcelain") == ""
     assert len(git(project, "worktree", "list").splitlines()) == 1  # its temporary work tree is gone
@@ -105,13 +107,17 @@ def test_an_older_adopts_merge_is_aborted_and_the_users_own_merge_refused(projec
 
 def test_a_conflicting_adopt_says_adopted_nowhere_and_the_option_it_offers_exists(project):
     best_id, best = evolved(project)
-    user = commit_as_user(project, "priority.py", "def priority(item, bins):\n    return bins  # the user's\n")
+    user = commit_as_user(
+        project, "priority.py", "def priority(item, bins):\n    return bins  # the user's\n"
+    )
 
     refused = assay("adopt", "best", cwd=project)
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert "adopted" not in refused.stdout
     (line,) = refused.stderr.strip().splitlines()
-    assert line.startswith(f"error: not adopted: {best_id} conflicts with main in priority.py; nothing was changed")
+    assert line.startswith(
+        f"error: not adopted: {best_id} conflicts with main in priority.py; nothing was changed"
+    )
     assert line.endswith("`assay adopt best --branch NAME` puts it on a new branch to merge by hand")
     assert git(project, "rev-parse", "HEAD") == user and git(project, "status", "--porcelain") == ""
 

@@ -294,3 +294,23 @@ def test_resume_changes_the_limit_only_when_told_and_says_so(tmp_path: Path) -> 
     assert resumed.stdout.splitlines()[0] == "resuming with -n 3 (the run was started with -n 2)"
     assert "stopped: reached 3 generations" in resumed.stdout
     assert decided_and_finished(run_dir) == ([0, 1, 2, 3], "reached 3 generations")
+
+
+@pytest.mark.e2e
+def test_evolve_refuses_a_baseline_that_cannot_be_measured_and_names_a_missing_path(project):
+    assert assay("init", cwd=project).returncode == 0
+    as_user = ("-c", "user.name=u", "-c", "user.email=u@x")
+    (project / "priority.py").write_text("def priority(item, bins:\n")  # L1 stops it: a syntax error
+    git(project, *as_user, "commit", "-qam", "broken")
+    refused = assay("evolve", "-n", "2", cwd=project)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "assay.yaml: the baseline cannot be measured:" in line
+    assert "1 critical finding: priority.py:1 " in line
+    assert not (project / ".assay" / "runs").exists() or not any((project / ".assay" / "runs").iterdir())
+    git(project, *as_user, "mv", "priority.py", "prio.py")
+    git(project, *as_user, "commit", "-qm", "moved")
+    missing = assay("evolve", "-n", "2", cwd=project)
+    assert missing.returncode == 2
+    assert "assay.yaml: artifact.paths[0]: no file matches 'priority.py' in" in missing.stderr
+    assert "did you mean 'prio.py'?" in missing.stderr

@@ -350,7 +350,9 @@ def test_log_says_each_reason_in_the_numbers_of_its_own_line(project, capsys, mo
         "discard: regression, weibull-06 PASS→FAIL although the mean score rose (0.957 → 0.962)"
     )
     assert table["cand-0003"][4:8] == ["-", "-", "-", "-"]
-    assert table["cand-0003"][8] == "not evaluated: the first 3 dev cases crashed, timed out or printed nothing"
+    assert (
+        table["cand-0003"][8] == "not evaluated: the first 3 dev cases crashed, timed out or printed nothing"
+    )
 
 
 def test_a_run_recorded_without_reasons_lists_with_reasons_from_its_gate(project, capsys, monkeypatch):

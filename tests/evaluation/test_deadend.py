@@ -125,7 +125,11 @@ def test_evolve_stops_at_a_dead_end_but_evolves_a_crashing_artifact(tmp_path: Pa
     assert done.returncode == 3, done.stderr  # could not run
     assert "stopped: dead end: c" in done.stdout and "0 generations" in done.stdout
     assert "clasify.py" in done.stdout and "nothing to adopt" in done.stdout
-    assert done.stdout.rstrip().splitlines()[-1].endswith("the run could not go on (a dead end: fix what the stop reason names)")
+    assert (
+        done.stdout.rstrip()
+        .splitlines()[-1]
+        .endswith("the run could not go on (a dead end: fix what the stop reason names)")
+    )
     crashing = _project(tmp_path / "crashing", "python3 classify.py {input}", "raise SystemExit(1 / 0)\n")
     done = _assay(crashing, "evolve", "-n", "2")
     assert done.returncode == 0, done.stderr

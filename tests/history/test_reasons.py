@@ -83,7 +83,8 @@ async def test_what_else_failed_is_said_as_a_plain_fact_never_as_also() -> None:
     graded = {"weibull-01": 1.0, "weibull-02": 0.2, "weibull-03": 0.2, "weibull-06": 1.0}
     parent = result(BASE, scores=graded)
     broke = result(
-        {**BASE, "weibull-06": False}, scores={**graded, "weibull-02": 0.9, "weibull-03": 0.9, "weibull-06": 0.8}
+        {**BASE, "weibull-06": False},
+        scores={**graded, "weibull-02": 0.9, "weibull-03": 0.9, "weibull-06": 0.8},
     )
     reason = said(await ratchet(parent, broke))
     assert reason == "discard: regression, weibull-06 PASS→FAIL although the mean score rose (0.600 → 0.900)"
@@ -102,7 +103,10 @@ async def test_what_else_failed_is_said_as_a_plain_fact_never_as_also() -> None:
 
 async def test_worse_and_trade_off_name_the_scores() -> None:
     worse = await ratchet(result(BASE), result({**BASE, "weibull-01": False}, scores={"weibull-01": 0.5}))
-    assert said(worse) == "discard: regression, weibull-01 PASS→FAIL; and the mean score fell too (0.500 → 0.375)"
+    assert (
+        said(worse)
+        == "discard: regression, weibull-01 PASS→FAIL; and the mean score fell too (0.500 → 0.375)"
+    )
     graded = {"weibull-01": 1.0, "weibull-02": 0.9, "weibull-03": 0.9, "weibull-06": 1.0}
     parent = result(BASE, scores=graded)
     traded = result({**BASE, "weibull-02": True}, scores={**graded, "weibull-02": 1.0, "weibull-03": 0.0})
@@ -151,7 +155,9 @@ def test_a_candidate_not_evaluated_says_why() -> None:
     assert screened == "not evaluated: the first 3 dev cases crashed, timed out or printed nothing"
     long = decision_reason("invalid", {}, description="x" * 400)
     assert len(long) == MAX_CHARS and long.endswith("…")
-    words = decision_reason("invalid", {}, description="proposal failed: " + "the model answered nothing " * 9)
+    words = decision_reason(
+        "invalid", {}, description="proposal failed: " + "the model answered nothing " * 9
+    )
     assert len(words) <= MAX_CHARS and words.endswith("…")
     assert words[:-1].split()[-1] in ("the", "model", "answered", "nothing")  # a whole word before the cut
     one = Dimension(passed=False, detail="...", numbers={"probe": ["a"]})
@@ -296,7 +302,9 @@ async def test_figures_of_the_fixable_cases_only_name_the_subset_and_its_size() 
         "keep: pass rate 0.333 → 0.667, score +0.333 on the 3 dev cases not yet marked unfixable"
     )
     # A run recorded before the gate counted its subset: named without its size.
-    numbers = {k: v for k, v in decision.dimensions["progress"].numbers.items() if k not in ("cases", "left_out")}
+    numbers = {
+        k: v for k, v in decision.dimensions["progress"].numbers.items() if k not in ("cases", "left_out")
+    }
     old = {"progress": decision.dimensions["progress"].model_copy(update={"numbers": numbers})}
     assert "tie on the dev cases not yet marked unfixable (score 1.000" in decision_reason(
         "discard", old, dev_score=0.5, dev_pass_rate=0.5

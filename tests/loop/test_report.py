@@ -46,8 +46,12 @@ def test_a_candidate_not_evaluated_shows_no_score_and_its_description_is_cut_at_
     failed = generation_line(
         record(decision="invalid", dev_score=None, description="proposal failed: the model timed out")
     )
-    assert "dev score" not in failed and failed.endswith("— not evaluated: proposal failed: the model timed out")
-    words = "tune on a structure scoring 0.9491: priority.py:priority#1 1.0 -> 0.01041, priority.py:priority#3"
+    assert "dev score" not in failed and failed.endswith(
+        "— not evaluated: proposal failed: the model timed out"
+    )
+    words = (
+        "tune on a structure scoring 0.9491: priority.py:priority#1 1.0 -> 0.01041, priority.py:priority#3"
+    )
     line = generation_line(record(description=words))
     cut = line.split(") ", 1)[1].split(" — ")[0]
     assert cut.endswith("…") and words.startswith(cut[:-1]) and words[len(cut) - 1] in " ,"

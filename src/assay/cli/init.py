@@ -85,7 +85,11 @@ def init_command(
     with project_copy(cfg, git, commit=git.head()) as workdir:
         result = run_command(evaluate_project(cfg, selection, workdir=workdir))
     if result.blocked:
-        raise AssayError("the L1 static tier found critical problems; run `assay eval` to see them")
+        assert result.static is not None
+        raise AssayError(
+            f"the baseline cannot be measured: the L1 static tier stops the artifact"
+            f" ({result.static.blocked_line()}); fix it (`assay eval` lists every finding), then `assay init`"
+        )
     for split in Split:
         cases = [c for c in result.cases if c.split == split and not c.unjudged]
         unjudged = sum(1 for c in result.cases if c.split == split and c.unjudged)

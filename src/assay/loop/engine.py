@@ -181,6 +181,7 @@ class Evolution:
         try:
             status = check_tree(self.config, self.git, [c for cases in parts.cases.values() for c in cases])
             refuse(status, "assay evolve")
+            self._refuse_unmeasurable(parts)
         except BaseException:
             await parts.measurer.aclose()
             await close_proposer(parts.proposer)
@@ -201,6 +202,17 @@ class Evolution:
         with RunOwner(self._run_dir(run_id)):
             self.store.create_run(run)
             return await self._run(parts, run)
+
+    def _refuse_unmeasurable(self, parts: Parts) -> None:
+        """Refuse a run whose baseline could never be measured: the L1 static tier stops the artifact as it is
+        (the tree holds what the run starts from), so no case would run and no candidate would be compared."""
+        static = parts.measurer.static(self.config.artifact_dir)
+        if not static.passed:
+            raise ConfigError(
+                f"the baseline cannot be measured: the L1 static tier stops the artifact ({static.blocked_line()});"
+                " fix it first (`assay eval` lists every finding)",
+                file=self.config.path,
+            )
 
     def reopen(self, run_id: str | None = None) -> str:
         """The id of the run ``resume`` continues (default: the latest unfinished one), whose command line this
