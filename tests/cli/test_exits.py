@@ -87,7 +87,7 @@ def test_2_a_configuration_error(tmp_path: Path) -> None:
     done = assay("eval", cwd=root)
     assert done.returncode == CONFIG
     assert done.stderr.strip().splitlines() == [
-        "error: assay.yaml: runner.timeout: Input should be a valid number, unable to parse string as a number"
+        "error: assay.yaml: runner.timeout: expected a number, got 'ten' (text: write a number without quotes)"
     ]
 
 
