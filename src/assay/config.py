@@ -655,6 +655,32 @@ def is_promptfoo_config(data: Any) -> bool:
     )
 
 
+PROPOSER_TYPES: tuple[str, ...] = get_args(ProposerConfig.model_fields["type"].annotation)
+"""The proposers ``evolve.proposer.type`` (and ``assay evolve --proposer``) takes."""
+
+
+def with_proposer(config: AssayConfig, name: str) -> AssayConfig:
+    """``config`` with ``evolve.proposer.type`` set to ``name`` and its other options as assay.yaml gives them:
+    one ConfigError naming the field when ``name`` is unknown or the proposer misses what it needs (a model,
+    a command)."""
+    if name not in PROPOSER_TYPES:
+        raise ConfigError(
+            f"--proposer {name!r}: unknown proposer; expected one of {', '.join(PROPOSER_TYPES)}",
+            file=config.path,
+            field="evolve.proposer.type",
+        )
+    given = config.evolve.proposer.model_dump(exclude_unset=True)
+    try:
+        spec = ProposerConfig.model_validate({**given, "type": name})
+    except ValidationError as exc:
+        error = validation_error(exc, config.path or "assay.yaml", ("evolve", "proposer"))
+        raise ConfigError(
+            f"--proposer {name}: {error.message}", file=config.path, field=error.field
+        ) from None
+    evolve = config.evolve.model_copy(update={"proposer": spec})
+    return config.model_copy(update={"evolve": evolve})
+
+
 def load_config(path: str | Path) -> AssayConfig:
     """Load and validate ``assay.yaml``. Raises ConfigError (file, field, what is expected)."""
     path = Path(path)

@@ -13,16 +13,20 @@ import typer
 from assay.cli.console import LazyConsole
 from assay.cli.executor_option import EXECUTOR, checked_executor
 from assay.cli.exits import INTERRUPTED, run_status
-from assay.words import plural
+from assay.presets import budgets
+from assay.words import cut_at_word, plural
 
 if TYPE_CHECKING:
-    from assay.config import AssayConfig
+    from assay.config import AssayConfig, ProposerConfig
     from assay.loop.engine import Evolution, RunOutcome
 
 out = LazyConsole()
 err = LazyConsole(stderr=True)
 
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
+# The names evolve.proposer.type takes (assay.config.PROPOSER_TYPES, which a test holds this to): written out so
+# that `assay --help` does not import pydantic.
+PROPOSER_NAMES = ("mutate", "tune", "llm", "agent")
 RESULT_WORDS = {
     "gain": "a gain",
     "simplification": "a simplification at equal score",
@@ -98,7 +102,10 @@ def outcome_lines(outcome: RunOutcome) -> list[str]:
 def evolve_command(
     config: Path = CONFIG,
     preset: str | None = typer.Option(
-        None, "--preset", help="quick, standard or deep (overrides assay.yaml; `assay resume` keeps it)."
+        None,
+        "--preset",
+        help=f"quick, standard or deep (overrides assay.yaml; `assay resume` keeps it). {budgets()}"
+        " (the offline default proposer runs without a plateau).",
     ),
     max_generations: int | None = typer.Option(
         None, "--max-generations", "-n", min=1, help="Stop after N generations (`assay resume` keeps it)."
@@ -107,6 +114,14 @@ def evolve_command(
         False, "--no-cache", help="Bypass the LLM response cache (`assay resume` keeps it)."
     ),
     executor: str | None = EXECUTOR,
+    proposer: str | None = typer.Option(
+        None,
+        "--proposer",
+        metavar="NAME",
+        help=f"The proposer, any that evolve.proposer.type takes: {', '.join(PROPOSER_NAMES)} (overrides"
+        " assay.yaml, whose evolve.proposer options it uses: llm needs llm.model, agent a command;"
+        " `assay resume` keeps it).",
+    ),
     list_parameters: bool = typer.Option(
         False,
         "--list-parameters",
@@ -114,11 +129,14 @@ def evolve_command(
     ),
 ) -> None:
     """Improve the artifact: propose, commit, verify in tiers, gate, keep or roll back, until a stop rule.
-    The run records the options given here (-n, --preset, --executor, --no-cache); `assay resume` keeps them."""
+    The run records the options given here (-n, --preset, --executor, --no-cache, --proposer); `assay resume`
+    keeps them. The first line names the proposer and where the choice came from."""
     from assay.config import load_config
 
     if preset is not None and preset not in ("quick", "standard", "deep"):
         raise typer.BadParameter("expected quick, standard or deep", param_hint="--preset")
+    if proposer is not None and proposer not in PROPOSER_NAMES:
+        raise typer.BadParameter(f"expected one of {', '.join(PROPOSER_NAMES)}", param_hint="--proposer")
     where = checked_executor(executor)
     cfg = load_config(config)
     if list_parameters:
@@ -133,8 +151,74 @@ def evolve_command(
         use_cache=not no_cache,
         executor=where,
         report=lambda line: out.print(line, highlight=False, soft_wrap=True),
+        proposer_type=proposer,
     )
+    evolution.opening = header(evolution, "evolve")
     _run(lambda: evolution.start(), evolution)
+
+
+def header(evolution: Evolution, what: str, skip: str | None = None) -> list[str]:
+    """The first line of ``evolve`` and ``resume``: which proposer runs and where the choice came from, and the
+    limits; then a line when another run of the project is live (``skip``: the run being resumed)."""
+    cfg, told = evolution.config, evolution.overrides
+    spec = cfg.evolve.proposer
+    if told.proposer is not None:
+        source = "from --proposer" if what == "evolve" else "from the --proposer the run was started with"
+    elif "type" in spec.model_fields_set:
+        source = f"from {cfg.path.name if cfg.path else 'assay.yaml'}"
+    else:
+        source = "the default: assay.yaml sets no evolve.proposer"
+    settings = evolution.settings
+    preset = told.preset or cfg.evolve.preset
+    limits = (
+        f"{plural(evolution.max_generations, 'generation')} at most, {settings.wall_clock_s:g}s wall clock"
+        f" (preset {preset})"
+    )
+    lines = [f"{what}: proposer {describe_proposer(spec)} ({source}); {limits}"]
+    lines += [f"note: {line}" for line in _live_runs(cfg, skip)]
+    return lines
+
+
+def describe_proposer(spec: ProposerConfig) -> str:
+    """``mutate (offline: structural edits and numeric tuning)``, ``llm (openai:gpt-4o-mini)``, ..."""
+    if spec.type == "mutate":
+        return (
+            "mutate (offline: structural edits and numeric tuning)"
+            if spec.tuning
+            else "mutate (offline edits)"
+        )
+    if spec.type == "tune":
+        return "tune (offline numeric tuning)"
+    if spec.type == "llm" and spec.llm is not None:
+        return f"llm ({spec.llm.model})"
+    if spec.type == "agent" and spec.command:
+        return f"agent ({cut_at_word(spec.command, 48)})"
+    return spec.type
+
+
+def _live_runs(cfg: AssayConfig, skip: str | None) -> list[str]:
+    """One line per other run of the project that a live process is running now."""
+    from assay.history.owner import is_live, owner_text
+    from assay.history.store import RunStore
+
+    path = cfg.data_path / "assay.db"
+    if not path.exists():
+        return []
+    store = RunStore(f"sqlite:///{path}")
+    try:
+        runs = [r for r in store.list_runs() if r.status == "running" and r.run_id != skip]
+    finally:
+        store.close()
+    lines = []
+    for run in runs:
+        run_dir = cfg.data_path / "runs" / run.run_id
+        if is_live(run_dir):
+            who = owner_text(run_dir)
+            lines.append(
+                f"run {run.run_id} of this project is running in another process{f' ({who})' if who else ''}:"
+                " both share the machine, and their timings and cost checks with it"
+            )
+    return lines
 
 
 def _list_parameters(cfg: AssayConfig) -> None:
@@ -182,6 +266,7 @@ def resume_command(
         report=lambda line: out.print(line, highlight=False, soft_wrap=True),
     )
     run = evolution.reopen(run_id)  # before the live view: it shows the limits the run takes up
+    evolution.opening = header(evolution, f"resume run {run}", skip=run)
     _run(lambda: evolution.resume(run), evolution)
 
 

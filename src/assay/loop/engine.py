@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from assay.config import AssayConfig
+from assay.config import AssayConfig, with_proposer
 from assay.errors import AssayError, ConfigError
 from assay.evaluation.deadend import DeadEnd, dead_end
 from assay.evaluation.treecheck import check_tree, outside_line, refuse
@@ -109,8 +109,9 @@ class Evolution:
     ones (an object, or for gate and search a registry name); ``stop_rules`` are checked besides the standard
     ones. An object is checked against its Protocol (:mod:`assay.protocols`) by
     :func:`assay.extensions.conform`: one that does not conform is an ExtensionError, never replaced.
-    ``preset``, ``max_generations``, ``executor`` and ``use_cache`` override assay.yaml as the command line does;
-    a run records them and ``resume`` takes them up (:mod:`assay.loop.overrides`).
+    ``preset``, ``max_generations``, ``executor``, ``use_cache`` and ``proposer_type`` (a name
+    ``evolve.proposer.type`` takes) override assay.yaml as the command line does; a run records them and
+    ``resume`` takes them up (:mod:`assay.loop.overrides`).
     """
 
     def __init__(
@@ -127,6 +128,7 @@ class Evolution:
         search: ParentSelectorProtocol | str | None = None,
         judge: PairwiseJudgeProtocol | None = None,
         stop_rules: Sequence[StopRuleProtocol] = (),
+        proposer_type: str | None = None,
     ) -> None:
         if isinstance(gate, str):
             config = config.model_copy(update={"evolve": config.evolve.model_copy(update={"gate": gate})})
@@ -134,10 +136,17 @@ class Evolution:
             config = config.model_copy(update={"evolve": config.evolve.model_copy(update={"search": search})})
         self._config = config  # what the overrides apply to
         self._told = Overrides(
-            max_generations=max_generations, preset=preset, executor=executor, no_cache=not use_cache
+            max_generations=max_generations,
+            preset=preset,
+            executor=executor,
+            no_cache=not use_cache,
+            proposer=proposer_type,
         )
         self._reopened: str | None = None  # the run `reopen` chose
         self._resume_lines: list[str] = []  # what `reopen` changed, said once the run goes on
+        self.opening: list[
+            str
+        ] = []  # the caller's first lines (the command's header), said once nothing refused
         self._take(self._told)
         self.report = report or (lambda line: None)
         # A name went into the configuration above; an object is checked, never replaced by the default.
@@ -169,6 +178,8 @@ class Evolution:
         if overrides.executor is not None:
             executor = config.executor.model_copy(update={"type": overrides.executor})
             config = config.model_copy(update={"executor": executor})
+        if overrides.proposer is not None:
+            config = with_proposer(config, overrides.proposer)
         self.config, self.overrides = config, overrides
         self.settings = resolve(config.evolve, overrides.preset)
         self.max_generations = overrides.max_generations or self.settings.max_generations
@@ -186,6 +197,8 @@ class Evolution:
             await parts.measurer.aclose()
             await close_proposer(parts.proposer)
             raise
+        for line in self.opening:
+            self.report(line)
         if line := outside_line(status):
             self.report(line)
         run_id = new_run_id()
@@ -253,7 +266,7 @@ class Evolution:
             assert run is not None
             if run.status == "finished":
                 raise AssayError(f"run {run.run_id} already finished ({run.stop_reason}); start a new one")
-            for line in self._resume_lines:  # after every refusal, so a refusal comes alone
+            for line in [*self.opening, *self._resume_lines]:  # after every refusal: a refusal comes alone
                 self.report(line)
             return await self._run(parts, run)
 
