@@ -207,6 +207,10 @@ def _start(directory: Path, config: str, model: str | None = None) -> None:
         )
     for note in starter.notes:
         out.print(f"  note: {note}", markup=False)
+    if starter.needs:
+        out.print("  before `assay eval` can run its cases, this project needs:", markup=False)
+        for need in starter.needs:
+            out.print(f"  - {need}", markup=False, soft_wrap=True)
     out.print(f"next: {starter.next_step}", markup=False)
     out.print(
         "then `assay init` again starts the project (a git repository, the split and the baseline),"
