@@ -224,8 +224,8 @@ def _local_starter(directory: Path, config_name: str, prompts: list[str], cases:
     )
     if not shots.examples:
         starter.notes.append(
-            f"no dev case of {cases} has a label (`expected`, or an `equals` check): add labelled cases for "
-            "the examples"
+            f"no dev case of {cases} has a label (`expected`, or one equals, contains, icontains or starts_with"
+            " check with a short value): add labelled cases for the examples"
         )
     starter.next_step = "`assay init` again (the split and the baseline), then `assay eval`"
     return starter
