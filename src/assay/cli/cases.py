@@ -4,6 +4,7 @@ the suite's own loaders."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,17 +62,33 @@ def file_document(path: Path, loaded: LoadedFile | None, error: str | None) -> d
     }
 
 
-def load_one(path: Path) -> tuple[LoadedFile | None, str | None]:
-    """One file as loaded (its warnings end with the note naming its unjudged cases), or its error."""
+def load_one(path: Path, checks: Sequence[CheckSpec] = ()) -> tuple[LoadedFile | None, str | None]:
+    """One file as loaded (its warnings end with the note naming its unjudged cases), or its error; ``checks``
+    (a config's ``checks:``) are appended to every case, as an evaluation appends them."""
     from assay.cases.loader import read_case_file, unjudged_note
 
     try:
         loaded = read_case_file(path)
     except ConfigError as exc:
         return None, str(exc)
+    if checks:
+        loaded.cases = [
+            (case.model_copy(update={"checks": [*case.checks, *checks]}), loc) for case, loc in loaded.cases
+        ]
     if (note := unjudged_note(loaded)) is not None:
         loaded.warnings.append(note)
     return loaded, None
+
+
+def config_case_files(config: Path) -> tuple[list[Path], list[CheckSpec]]:
+    """The case files ``config`` lists (``cases.files`` and ``cases.dev_files``) and the checks it appends to
+    every case, or ``config`` itself when it is a promptfoo config (its tests are its cases)."""
+    from assay.config import is_promptfoo_config, load_config, read_yaml
+
+    if config.is_file() and is_promptfoo_config(read_yaml(config)):
+        return [config], []
+    loaded = load_config(config)
+    return [loaded.base_dir / name for name in loaded.cases.all_files], list(loaded.checks)
 
 
 def _print_file(path: Path, loaded: LoadedFile | None, error: str | None) -> None:
@@ -94,19 +111,37 @@ def _print_file(path: Path, loaded: LoadedFile | None, error: str | None) -> Non
 
 
 def cases_command(
-    files: list[Path] = typer.Argument(
-        ..., help="Case files: native YAML/JSON/JSONL, evals.json, promptfoo."
+    files: list[Path] | None = typer.Argument(
+        None,
+        metavar="FILE",
+        help="Case files: native YAML/JSON/JSONL, evals.json, promptfoo (default: the case files of -c).",
+        show_default=False,
+    ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        "-c",
+        help="The case files this config lists (an assay.yaml), or the promptfoo config itself, as `assay eval`"
+        " takes -c (default, without FILE: assay.yaml).",
+        envvar="ASSAY_CONFIG",
     ),
     as_json: bool = typer.Option(
         False, "--json", help="Print {files: [{file, ok, error, cases, warnings}]}."
     ),
 ) -> None:
     """Load case files and show what assay understood: per file its cases, each case's checks (type and a
-    short value) and every warning (a field not used, a feature assay does not have). No model and no
-    artifact is run; a test generator, var loader or transformVars that a file names (Python or
+    short value) and every warning (a field not used, a feature assay does not have). The files are those
+    given, or those the config given with -c (as `assay eval -c` takes it; default assay.yaml) lists. No model
+    and no artifact is run; a test generator, var loader or transformVars that a file names (Python or
     JavaScript) is the suite's own code and does run, as it does for promptfoo. Exit 0 when every file
     loads, 2 otherwise."""
-    results = [(path, *load_one(path)) for path in files]
+    if files and config is not None:
+        raise typer.BadParameter("give case files or a config (-c), not both", param_hint="--config")
+    if files:
+        results = [(path, *load_one(path)) for path in files]
+    else:
+        paths, checks = config_case_files(config or Path("assay.yaml"))
+        results = [(path, *load_one(path, checks)) for path in paths]
     if as_json:
         document = {"files": [file_document(path, loaded, error) for path, loaded, error in results]}
         print(json.dumps(document, indent=2, ensure_ascii=False))

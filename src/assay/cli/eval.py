@@ -36,11 +36,17 @@ ANSI = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m"}
 
 
 def eval_command(
-    config: Path = typer.Option(
-        Path("assay.yaml"),
+    config_file: Path | None = typer.Argument(
+        None,
+        metavar="CONFIG",
+        help="assay.yaml, or a promptfoo config to run as it is (the same as -c CONFIG).",
+        show_default=False,
+    ),
+    config_option: Path | None = typer.Option(
+        None,
         "--config",
         "-c",
-        help="Path to assay.yaml, or a promptfoo config to run as it is.",
+        help="Path to assay.yaml, or a promptfoo config to run as it is (default: assay.yaml).",
         envvar="ASSAY_CONFIG",
     ),
     split: str = typer.Option("all", "--split", "-s", help="Which cases: dev, holdout, regression or all."),
@@ -100,7 +106,7 @@ def eval_command(
     if split not in SPLITS:
         raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
     _check_html_options(html, compare, share)
-    loaded = load_eval_config(config)
+    loaded = load_eval_config(one_file(config_file, config_option, "CONFIG", "--config"))
     cfg = loaded.config
     for line in loaded.lines:
         err.print(line, highlight=False, markup=False, soft_wrap=True)
@@ -170,6 +176,13 @@ def eval_command(
             )
         raise typer.Exit(COULD_NOT_RUN)
     raise typer.Exit(OK if result.total and result.failed == 0 and not result.blocked else FAILING)
+
+
+def one_file(given: Path | None, option: Path | None, argument: str, flag: str) -> Path:
+    """The config named as an argument or with ``flag`` (either spelling; both only when they agree)."""
+    if given is not None and option is not None and given != option:
+        raise typer.BadParameter(f"names {option}, and {argument} names {given}: give one", param_hint=flag)
+    return given or option or Path("assay.yaml")
 
 
 def _to_stderr(line: str) -> None:
