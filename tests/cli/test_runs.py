@@ -326,10 +326,22 @@ def test_log_says_each_reason_in_the_numbers_of_its_own_line(project, capsys, mo
         numbers={"parent_pass_rate": 0.5, "pass_rate": 0.4, "parent_score": 0.957, "score": 0.962},
     )
     probe = Dimension(passed=False, numbers={"probe": ["a", "b", "c"]})
+    subset_gain = Dimension(
+        passed=True,
+        numbers={
+            "parent_pass_rate": 0.636,
+            "pass_rate": 1.0,
+            "parent_score": 0.9,
+            "score": 0.95,
+            "cases": 11,
+            "left_out": 7,
+        },
+    )
     stored_run(
         project,
         [
             record(0, dev_score=0.957, dev_pass_rate=0.389),
+            record(4, dev_pass_rate=0.611, gate={"progress": subset_gain}),
             record(1, decision="discard", dev_pass_rate=0.389, gate={"progress": subset_tie}),
             record(
                 2,
@@ -352,6 +364,11 @@ def test_log_says_each_reason_in_the_numbers_of_its_own_line(project, capsys, mo
     assert table["cand-0003"][4:8] == ["-", "-", "-", "-"]
     assert (
         table["cand-0003"][8] == "not evaluated: the first 3 dev cases crashed, timed out or printed nothing"
+    )
+    # `keep: fixable dev cases pass rate 0.636 → 1.000` beside `pass 0.611`: the figures name their cases.
+    assert table["cand-0004"][5] == "0.6110"
+    assert table["cand-0004"][8] == (
+        "keep: pass rate 0.636 → 1.000, score +0.050 on the 11 dev cases not yet marked unfixable"
     )
 
 
