@@ -197,8 +197,8 @@ class Evolution:
             await parts.measurer.aclose()
             await close_proposer(parts.proposer)
             raise
-        for line in self.opening:
-            self.report(line)
+        for opening in self.opening:
+            self.report(opening)
         if line := outside_line(status):
             self.report(line)
         run_id = new_run_id()
