@@ -24,7 +24,7 @@ from assay.history.records import CandidateRecord
 from assay.model import Dimension
 from assay.words import cut_at_word, plural
 
-MAX_CHARS = 160
+MAX_CHARS = 200  # a deciding dimension, what else failed and the subset its figures are on
 # What decides a discard when several dimensions failed: what blocked the candidate outright, then a case that
 # broke, then the score, then the cost, then L3 and the blind comparison; any other dimension after these.
 ORDER = ("screen", "structure", "safety", "regression", "progress", "cost", "l3_regression", "l3_compare")
