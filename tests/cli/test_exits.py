@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.cli.exits import CONFIG, COULD_NOT_RUN, FAILING, INTERRUPTED, OK
+from assay.cli.exits import CONFIG, COULD_NOT_RUN, FAILING, INTERRUPTED, OK, run_status
+from assay.loop.engine import RunOutcome
 from assay.loop.flags import Flag
 from tests.cli.test_runs import stored_run
 from tests.loop.test_summary import record
@@ -195,3 +196,56 @@ def test_130_evolve_interrupted(binpack: Path) -> None:
     assert process.returncode == INTERRUPTED, out + err
     assert "stopped: interrupted (Ctrl-C)" in out
     assert "`assay resume` continues it" in out.rstrip().splitlines()[-1]
+
+
+def outcome(stop_reason: str, status: str = "finished") -> RunOutcome:
+    return RunOutcome(
+        run_id="r",
+        stop_reason=stop_reason,
+        generations=5,
+        baseline=record(0),
+        best=record(0),
+        case_runs=10,
+        seconds=1.0,
+        status=status,  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize(
+    ("stop_reason", "status", "exit_status"),
+    [
+        ("reached 5 generations", "finished", OK),
+        ("plateau: no candidate kept in 25 generations", "finished", OK),
+        # The run's dead-end rule: the proposer (or the runner) broke during the run.
+        (
+            "dead end: the last 5 candidates could not be proposed or evaluated (5 of 5: proposal failed: timeout)",
+            "finished",
+            COULD_NOT_RUN,
+        ),
+        ("dead end: c0: python3: can't open file 'clasify.py'", "finished", COULD_NOT_RUN),
+        ("interrupted (Ctrl-C)", "stopped", INTERRUPTED),
+        ("STOP file found", "stopped", INTERRUPTED),
+    ],
+)
+def test_the_way_a_run_ended_is_its_exit_status(stop_reason: str, status: str, exit_status: int) -> None:
+    assert run_status(outcome(stop_reason, status)) == exit_status
+
+
+@pytest.mark.e2e
+def test_130_evolve_stopped_by_a_stop_file(binpack: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "assay", "evolve", "-n", "500"],
+        cwd=binpack,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("gen "):
+            break
+    (run_dir,) = (binpack / ".assay" / "runs").iterdir()
+    (run_dir / "STOP").touch()
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == INTERRUPTED, out + err
+    assert "stopped: STOP file found" in out
