@@ -291,7 +291,9 @@ def test_resume_changes_the_limit_only_when_told_and_says_so(tmp_path: Path) -> 
     run_dir = killed_after_second_record(root, "-n", "2")
     resumed = assay("resume", "-n", "3", cwd=root)
     assert resumed.returncode == 0, resumed.stderr
-    assert resumed.stdout.splitlines()[0] == "resuming with -n 3 (the run was started with -n 2)"
+    head, said = resumed.stdout.splitlines()[:2]
+    assert head.startswith("resume run ") and "; 3 generations at most" in head  # as evolve's first line
+    assert said == "resuming with -n 3 (the run was started with -n 2)"
     assert "stopped: reached 3 generations" in resumed.stdout
     assert decided_and_finished(run_dir) == ([0, 1, 2, 3], "reached 3 generations")
 
