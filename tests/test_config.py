@@ -58,6 +58,21 @@ def test_loads_a_valid_config(tmp_path):
         (GOOD + "tiers: {overfitting: {gap: 0}}\n", "tiers.overfitting.gap", "greater than 0"),
         (GOOD + "tiers: {overfitting: {gap: .nan}}\n", "tiers.overfitting.gap", "finite number"),
         (GOOD + "tiers: {overfitting: {rules: gap}}\n", "tiers.overfitting.rules", "unknown field"),
+        # Nested typos get the close name of their own section (before: only a missing sibling was offered).
+        (GOOD + "evolve: {max_generation: 5}\n", "evolve.max_generation", "did you mean 'max_generations'?"),
+        (
+            GOOD + "evolve: {tournament: {k_facter: 3}}\n",
+            "evolve.tournament.k_facter",
+            "did you mean 'k_factor'?",
+        ),
+        (GOOD.replace("timeout: 5", "timout: 5"), "runner.timout", "did you mean 'timeout'?"),
+        (
+            GOOD + "evolve: {proposer: {type: llm, llm: {model: 'openai:x', max_token: 3}}}\n",
+            "evolve.proposer.llm.max_token",
+            "did you mean 'max_tokens'?",
+        ),
+        (GOOD + "evolve: {parameters: {a: {hihg: 3}}}\n", "evolve.parameters.a.hihg", "did you mean 'high'?"),
+        (GOOD.replace("value: x}", "value: x, wieght: 2}"), "checks[0].wieght", "did you mean 'weight'?"),
         (
             GOOD.replace("{files: cases.yaml}", "{files: cases.yaml, split: {dev: 0.9}}"),
             "cases.split",

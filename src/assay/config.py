@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
 from pydantic import (
@@ -65,7 +66,11 @@ OutputBytes = Annotated[int, Field(gt=0, le=MAX_OUTPUT_BYTES)]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    """Every section of assay.yaml: unknown fields are errors, and values are taken as YAML typed them — no
+    ``true`` taken as 1, no ``'0.7'`` string as a number, no ``1`` as a boolean (an int is a number where a
+    float belongs)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 class ArtifactConfig(Strict):
@@ -525,25 +530,84 @@ class AssayConfig(Strict):
 _UNKNOWN = "unknown field (check the spelling; see docs/config.md)"
 
 
+def _members(annotation: Any) -> list[Any]:
+    """The types an annotation allows: ``Annotated`` unwrapped, a union's members, ``None`` left out."""
+    while get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    if get_origin(annotation) in (Union, UnionType):
+        return [m for arg in get_args(annotation) for m in _members(arg)]
+    return [] if annotation is type(None) else [annotation]
+
+
+def fields_at(loc: tuple[Any, ...], root: type[BaseModel] | None = None) -> set[str]:
+    """The field names of the section of assay.yaml at ``loc`` (as pydantic reports a location: field names,
+    list indices, mapping keys, a tagged union's tag), every member's for a union; empty for a leaf."""
+    types: list[Any] = [root or AssayConfig]
+    for part in loc:
+        found: list[Any] = []
+        for kind in types:
+            if isinstance(kind, type) and issubclass(kind, BaseModel):
+                field = kind.model_fields.get(str(part))
+                if field is not None:
+                    found += _members(field.annotation)
+                tag = kind.model_fields.get("type")
+                if (
+                    tag is not None
+                    and get_origin(tag.annotation) is Literal
+                    and part in get_args(tag.annotation)
+                ):
+                    found.append(kind)  # the tag pydantic puts in a tagged union's location
+            elif get_origin(kind) in (list, tuple) and isinstance(part, int):
+                found += _members(get_args(kind)[0])
+            elif get_origin(kind) is dict:
+                found += _members(get_args(kind)[1])
+        types = found
+    return {
+        name
+        for kind in types
+        if isinstance(kind, type) and issubclass(kind, BaseModel)
+        for name in kind.model_fields
+    }
+
+
 def _unknown_field(error: Any, errors: list[Any], prefix: tuple[Any, ...]) -> str:
     """The message of an unknown field, naming the closest field that belongs there: a sibling the same
-    mistake left missing, or at the top level of assay.yaml any of its sections."""
+    mistake left missing, or any field of the section it is in, at any depth (``evolve.max_generation``)."""
     loc = tuple(error.get("loc", ()))
     name, parent = str(loc[-1]) if loc else "", loc[:-1]
     known = {
         str(e["loc"][-1]) for e in errors if e.get("type") == "missing" and tuple(e["loc"][:-1]) == parent
     }
-    if not parent and not prefix:
-        known |= set(AssayConfig.model_fields)
+    if not prefix:
+        known |= fields_at(parent)
     close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     if close:
         return f"unknown field; did you mean {close[0]!r}? (see docs/config.md)"
     return _UNKNOWN
 
 
+_EXPECTED = {"int_type": "a whole number", "float_type": "a number", "bool_type": "true or false"}
+
+
+def _given(value: Any, expected: str) -> str:
+    """A value of the wrong type as the user wrote it: ``true (a boolean)``, ``'0.7' (text in quotes: ...)``."""
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, str):
+        if expected == "true or false":
+            return f"{value!r} (text: write true or false without quotes)"
+        return f"{value!r} (text: write a number without quotes)"
+    if isinstance(value, int | float):
+        return f"{value!r} (a number)" if expected == "true or false" else f"{value!r} (not a whole number)"
+    return f"a {type(value).__name__}"
+
+
 def describe_error(error: Any) -> str:
     """One pydantic error as a short phrase (the field path is rendered separately)."""
     kind = error.get("type", "")
+    if kind in _EXPECTED and "input" in error:
+        expected = _EXPECTED[kind]
+        return f"expected {expected}, got {_given(error['input'], expected)}"
     if kind == "finite_number":
         return "must be a finite number"
     if kind == "missing":
@@ -565,8 +629,15 @@ def validation_error(exc: ValidationError, file: str | Path, prefix: tuple[Any, 
     if unknown:
         first = {**first, "msg": _unknown_field(first, errors, prefix)}
     loc = tuple(p for p in (*prefix, *first.get("loc", ())) if not (isinstance(p, str) and p.endswith("]")))
-    # Drop the discriminator tag pydantic inserts into the location of tagged unions.
-    loc = tuple(p for p in loc if p not in ("command", "python", "llm", "agent") or p == loc[-1])
+    # Drop the discriminator tag pydantic inserts into the location of the runner's tagged union (``llm`` is a
+    # field elsewhere: evolve.proposer.llm.model).
+    loc = tuple(
+        p
+        for i, p in enumerate(loc)
+        if not (
+            i and loc[i - 1] == "runner" and p in ("command", "python", "llm", "agent") and i < len(loc) - 1
+        )
+    )
     # ... and the member type it appends for plain unions (gate_options.x.float).
     if len(loc) > 1 and loc[-1] in ("float", "int", "str", "bool"):
         loc = loc[:-1]
@@ -596,6 +667,32 @@ def is_promptfoo_config(data: Any) -> bool:
         and not data.keys() & {"artifact", "cases", "runner"}
         and bool(data.keys() & PROMPTFOO_KEYS)
     )
+
+
+PROPOSER_TYPES: tuple[str, ...] = get_args(ProposerConfig.model_fields["type"].annotation)
+"""The proposers ``evolve.proposer.type`` (and ``assay evolve --proposer``) takes."""
+
+
+def with_proposer(config: AssayConfig, name: str) -> AssayConfig:
+    """``config`` with ``evolve.proposer.type`` set to ``name`` and its other options as assay.yaml gives them:
+    one ConfigError naming the field when ``name`` is unknown or the proposer misses what it needs (a model,
+    a command)."""
+    if name not in PROPOSER_TYPES:
+        raise ConfigError(
+            f"--proposer {name!r}: unknown proposer; expected one of {', '.join(PROPOSER_TYPES)}",
+            file=config.path,
+            field="evolve.proposer.type",
+        )
+    given = config.evolve.proposer.model_dump(exclude_unset=True)
+    try:
+        spec = ProposerConfig.model_validate({**given, "type": name})
+    except ValidationError as exc:
+        error = validation_error(exc, config.path or "assay.yaml", ("evolve", "proposer"))
+        raise ConfigError(
+            f"--proposer {name}: {error.message}", file=config.path, field=error.field
+        ) from None
+    evolve = config.evolve.model_copy(update={"proposer": spec})
+    return config.model_copy(update={"evolve": evolve})
 
 
 def load_config(path: str | Path) -> AssayConfig:

@@ -36,7 +36,7 @@ def layer_number(value: object) -> object:
     if key in _NUMBERS:
         return _NUMBERS[key]
     if key.isdigit() and int(key) in LAYER_NAMES:
-        return int(key)
+        raise ValueError(f"{value!r} is text: write the layer as its number ({int(key)}) or its name")
     tier = _TIER.fullmatch(key)
     if tier:
         name = LAYER_NAMES[int(tier.group(1))]

@@ -28,7 +28,7 @@ class CheckSpec(BaseModel):
     the expectation (skill-creator) for ``grading.json``.
     """
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
     type: str
     value: Any = None

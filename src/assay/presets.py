@@ -26,8 +26,10 @@ Measured on FunSearch's bin packing task: a run whose first keep came at generat
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from assay.config import EvolveConfig
+if TYPE_CHECKING:  # `assay evolve --help` reads the presets: no pydantic import for it
+    from assay.config import EvolveConfig
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,21 @@ PRESETS: dict[str, Preset] = {
         matches_per_generation=5,
     ),
 }
+
+
+def _clock(seconds: float) -> str:
+    if seconds % 3600 == 0:
+        return f"{seconds / 3600:g} h"
+    return f"{seconds / 60:g} min" if seconds % 60 == 0 and seconds >= 600 else f"{seconds:g} s"
+
+
+def budgets() -> str:
+    """Each preset's budgets in a few words, for ``assay evolve --help``: ``quick: 20 generations, 180 s wall
+    clock, plateau 10; ...``."""
+    return "; ".join(
+        f"{name}: {p.max_generations} generations, {_clock(p.wall_clock_s)} wall clock, plateau {p.plateau}"
+        for name, p in PRESETS.items()
+    )
 
 
 @dataclass(frozen=True)

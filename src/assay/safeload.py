@@ -236,6 +236,11 @@ for _tag, _construct in (
     ("tag:yaml.org,2002:timestamp", SafeConstructor.construct_yaml_timestamp),
 ):
     SafeLoader.add_constructor(_tag, _checked(_construct))
+# YAML 1.1 (PyYAML) reads an exponent without a decimal point (``1e-3``) as a string, where YAML 1.2, JSON and
+# every user read a number: with strict number fields, ``min_delta: 1e-3`` would be refused as text.
+SafeLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$"), list("-+0123456789")
+)
 
 
 class CoreSchemaLoader(SafeLoader):

@@ -55,7 +55,9 @@ def test_adopt_killed_before_the_branch_moves_changes_nothing_and_the_next_adopt
     assert re.fullmatch(
         r"an earlier assay adopt \(pid \d+ on .+\) was interrupted before it finished; .+", notice
     )
-    assert result.startswith(f"main: merge to {best_id} ({best[:12]})")
+    assert result.startswith(f"adopted {best_id} ({best[:12]}): ") and result.endswith(
+        " into main by a merge commit"
+    )
     assert git(project, "rev-parse", "HEAD^1", "HEAD^2").split() == [user, best]
     assert not merging(project) and git(project, "status", "--porcelain") == ""
     assert len(git(project, "worktree", "list").splitlines()) == 1  # its temporary work tree is gone
@@ -98,6 +100,36 @@ def test_an_older_adopts_merge_is_aborted_and_the_users_own_merge_refused(projec
         notice
         == f"aborted the merge an interrupted assay adopt left in {project.resolve()} (MERGE_HEAD {best[:12]})"
     )
-    assert result.startswith(f"main: fast-forward to {best_id}")
+    assert result.startswith(f"adopted {best_id} (") and result.endswith(" into main by fast-forward")
     assert git(project, "rev-parse", "HEAD") == best
     assert not merging(project) and git(project, "status", "--porcelain") == ""
+
+
+def test_a_conflicting_adopt_says_adopted_nowhere_and_the_option_it_offers_exists(project):
+    best_id, best = evolved(project)
+    user = commit_as_user(
+        project, "priority.py", "def priority(item, bins):\n    return bins  # the user's\n"
+    )
+
+    refused = assay("adopt", "best", cwd=project)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "adopted" not in refused.stdout
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith(
+        f"error: not adopted: {best_id} conflicts with main in priority.py; nothing was changed"
+    )
+    assert line.endswith("`assay adopt best --branch NAME` puts it on a new branch to merge by hand")
+    assert git(project, "rev-parse", "HEAD") == user and git(project, "status", "--porcelain") == ""
+
+    offered = assay("adopt", "best", "--branch", "try-best", cwd=project)
+    assert offered.returncode == 0, offered.stderr
+    assert offered.stdout.splitlines() == [
+        f"adopted {best_id} into the new branch try-best at {best[:12]}: "
+        + offered.stdout.splitlines()[0].split(": ", 1)[1],
+        "main is unchanged: `git merge try-best` brings it in",
+    ]
+    assert git(project, "rev-parse", "try-best") == best and git(project, "rev-parse", "HEAD") == user
+    taken = assay("adopt", "best", "--branch", "try-best", cwd=project)
+    assert taken.returncode == 2 and "a branch 'try-best' exists already" in taken.stderr
+    bad = assay("adopt", "best", "--branch", "no..dots", cwd=project)
+    assert bad.returncode == 2 and "is not a name git takes for a branch" in bad.stderr

@@ -431,6 +431,42 @@ BAD = [
         "--config must name a file inside",
         args=("init", "-c", "../outside.yaml"),
     ),
+    # Misconfiguration named at once (issue 68): an editable path that is not there, named by `eval` and `init`
+    # before anything runs (it was an L1 finding of the artifact); a case file both editable and forbidden.
+    Bad(
+        "missing-artifact-path-eval",
+        {"assay.yaml": config().replace("paths: [slugify.py]", "paths: [slugfy.py]")},
+        "assay.yaml",
+        "artifact.paths[0]",
+        "no file matches 'slugfy.py' in",
+    ),
+    Bad(
+        "missing-artifact-path-init",
+        {"assay.yaml": config().replace("paths: [slugify.py]", "paths: [slugify.py, prompts/]")},
+        "assay.yaml",
+        "artifact.paths[1]",
+        "no file matches 'prompts/' in",
+        ("init",),
+    ),
+    Bad(
+        "missing-artifact-path-suggests",
+        {"assay.yaml": config().replace("paths: [slugify.py]", "paths: [slugfy.py]")},
+        "assay.yaml",
+        "artifact.paths[0]",
+        "did you mean 'slugify.py'?",
+        ("init",),
+    ),
+    Bad(
+        "case-file-editable-and-forbidden",
+        {
+            "assay.yaml": config().replace(
+                "paths: [slugify.py]", "paths: [slugify.py, cases.yaml]\n  forbid: [cases.yaml]"
+            )
+        },
+        "assay.yaml",
+        "artifact.paths[1]",
+        "'cases.yaml' names the case file cases.yaml, which artifact.forbid lists too",
+    ),
 ]
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from tests.cases._helpers import write
 from tests.cli.conftest import assay
+from tests.cli.test_runs import OLD_RUN, OLD_RUNS
 
 PROMPTFOO = """\
 prompts: ['Reply to: {{question}}']
@@ -98,3 +100,48 @@ def test_help_says_a_generator_runs(tmp_path: Path) -> None:
     proc = assay("cases", "--help", cwd=tmp_path)
     assert proc.returncode == 0
     assert "does run" in " ".join(proc.stdout.split())
+
+
+def test_one_spelling_for_the_config_and_the_run_everywhere_and_the_old_ones_still_work(
+    tmp_path: Path,
+) -> None:
+    # `eval -c FILE` but `cases FILE`, `adopt -r RUN` but `report RUN`: each command now takes both spellings.
+    write(tmp_path / "echo.py", "import sys\nprint(sys.argv[1])\n")
+    write(tmp_path / "cases.yaml", "cases:\n  - {id: a, input: hi}\n")
+    write(
+        tmp_path / "assay.yaml",
+        "artifact: {paths: [echo.py]}\ncases: {files: [cases.yaml]}\n"
+        "runner: {type: command, command: 'python3 echo.py {input}', sandbox: none}\n"
+        "checks: [{type: equals, value: hi}]\n",
+    )
+    by_file = assay("cases", "cases.yaml", cwd=tmp_path)
+    assert by_file.returncode == 0 and "1 case, 1 unjudged" in by_file.stdout
+    for args in (["cases", "-c", "assay.yaml"], ["cases"]):  # the config's case files, with its checks
+        listed = assay(*args, cwd=tmp_path)
+        assert listed.returncode == 0, listed.stderr
+        assert "cases.yaml (native): 1 case" in listed.stdout and "a: equals hi" in listed.stdout
+    both = assay("cases", "cases.yaml", "-c", "assay.yaml", cwd=tmp_path)
+    assert both.returncode == 2 and "give case files or a config (-c), not both" in both.stderr
+    promptfoo = write(tmp_path / "pf" / "promptfooconfig.yaml", PROMPTFOO)
+    assert "2 cases" in assay("cases", "-c", str(promptfoo), cwd=tmp_path).stdout
+
+    for args in (
+        ["eval", "assay.yaml"],
+        ["eval", "-c", "assay.yaml"],
+        ["eval", "assay.yaml", "-c", "assay.yaml"],
+    ):
+        done = assay(*args, "-q", cwd=tmp_path)
+        assert done.returncode == 0 and "pass rate 1/1" in done.stdout, (args, done.stderr)
+    write(tmp_path / "other.yaml", (tmp_path / "assay.yaml").read_text())
+    clash = assay("eval", "other.yaml", "-c", "assay.yaml", cwd=tmp_path)
+    assert clash.returncode == 2 and "names assay.yaml, and CONFIG names other.yaml: give one" in clash.stderr
+
+    shutil.copytree(OLD_RUNS, tmp_path / ".assay", dirs_exist_ok=True)  # a run store: one run, an older assay
+    for args in (["report", "-r", "nope"], ["report", "--run", "nope"], ["report", "nope"]):
+        done = assay(*args, cwd=tmp_path)
+        assert done.returncode == 2 and done.stderr.startswith("error: no run 'nope'; recent runs: "), args
+    for args in (["report", "-r", OLD_RUN], ["report", OLD_RUN]):  # the run is found, by either spelling
+        done = assay(*args, cwd=tmp_path)
+        assert done.returncode == 2 and f"run {OLD_RUN} cannot be reported" in done.stderr, args
+    clash = assay("report", "one", "-r", "two", cwd=tmp_path)
+    assert clash.returncode == 2 and "names two, and RUN names one: give one" in clash.stderr

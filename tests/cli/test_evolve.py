@@ -46,7 +46,7 @@ def test_init_evolve_status_log_diff_adopt(project):
 
     adopt = assay("adopt", "best", cwd=project)
     assert adopt.returncode == 0, adopt.stderr
-    assert "main:" in adopt.stdout
+    assert "adopted cand-" in adopt.stdout and "into main by" in adopt.stdout
     assert git(project, "status", "--porcelain") == ""
 
     resume = assay("resume", cwd=project)
@@ -140,7 +140,7 @@ def outcome(best, *, sizes=(0, 0, "bytes"), baseline=None) -> RunOutcome:
 def test_the_summary_names_a_gain_and_says_how_to_adopt_it():
     assert outcome_lines(outcome(record(3, dev_score=0.9))) == [
         "result: gain: dev score +0.1000 (0.8000 -> 0.9000)",
-        "run r: `assay adopt best` merges the best candidate into your branch",
+        "run r: a gain: `assay adopt best` merges the best candidate into your branch",
     ]
 
 
@@ -148,16 +148,20 @@ def test_the_summary_calls_a_kept_tie_that_shrank_the_artifact_a_simplification(
     lines = outcome_lines(outcome(record(2), sizes=(812, 640, "bytes")))
     assert lines[0].startswith("result: simplification at equal score: dev score +0.0000 (0.8000 -> 0.8000)")
     assert "artifact 812 -> 640 bytes (-21%): it removed text" in lines[0]
-    assert lines[1] == "run r: `assay adopt best` merges the best candidate into your branch"
+    assert lines[1] == (
+        "run r: a simplification at equal score: `assay adopt best` merges the best candidate into your branch"
+    )
 
 
 def test_no_gain_gives_no_adopt_advice():
     lines = outcome_lines(outcome(record(2), sizes=(812, 812, "bytes")))
     assert lines[0].startswith("result: no gain: cand-0002 scores as the baseline")
-    assert lines[1] == "run r: nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
+    assert lines[1] == (
+        "run r: no gain, nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
+    )
     assert not any("assay adopt" in line for line in lines)
     baseline = outcome_lines(outcome(record(0)))
-    assert baseline[-1] == "run r: nothing to adopt (the best is the baseline)"
+    assert baseline[-1] == "run r: no gain, nothing to adopt (the best is the baseline)"
 
 
 def test_a_best_with_a_caveat_says_so_and_that_adopt_needs_force():
@@ -167,7 +171,8 @@ def test_a_best_with_a_caveat_says_so_and_that_adopt_needs_force():
         "result: gain: dev score +0.1000 (0.8000 -> 0.9000)",
         "caveat: cand-0005 was flagged overfitting (its holdout pass rate was more than 0.15 below its dev pass"
         " rate) and has a holdout score 0.9652 below the baseline's 0.9677",
-        "run r: `assay adopt best` refuses because of the caveat; `assay adopt best --force` merges it anyway",
+        "run r: a gain with a caveat: `assay adopt best` refuses because of it; `assay adopt best --force`"
+        " merges it anyway",
     ]
 
 
@@ -314,6 +319,28 @@ def test_resume_changes_the_limit_only_when_told_and_says_so(tmp_path: Path) -> 
     run_dir = killed_after_second_record(root, "-n", "2")
     resumed = assay("resume", "-n", "3", cwd=root)
     assert resumed.returncode == 0, resumed.stderr
-    assert resumed.stdout.splitlines()[0] == "resuming with -n 3 (the run was started with -n 2)"
+    head, said = resumed.stdout.splitlines()[:2]
+    assert head.startswith("resume run ") and "; 3 generations at most" in head  # as evolve's first line
+    assert said == "resuming with -n 3 (the run was started with -n 2)"
     assert "stopped: reached 3 generations" in resumed.stdout
     assert decided_and_finished(run_dir) == ([0, 1, 2, 3], "reached 3 generations")
+
+
+@pytest.mark.e2e
+def test_evolve_refuses_a_baseline_that_cannot_be_measured_and_names_a_missing_path(project):
+    assert assay("init", cwd=project).returncode == 0
+    as_user = ("-c", "user.name=u", "-c", "user.email=u@x")
+    (project / "priority.py").write_text("def priority(item, bins:\n")  # L1 stops it: a syntax error
+    git(project, *as_user, "commit", "-qam", "broken")
+    refused = assay("evolve", "-n", "2", cwd=project)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "assay.yaml: the baseline cannot be measured:" in line
+    assert "1 critical finding: priority.py:1 " in line
+    assert not (project / ".assay" / "runs").exists() or not any((project / ".assay" / "runs").iterdir())
+    git(project, *as_user, "mv", "priority.py", "prio.py")
+    git(project, *as_user, "commit", "-qm", "moved")
+    missing = assay("evolve", "-n", "2", cwd=project)
+    assert missing.returncode == 2
+    assert "assay.yaml: artifact.paths[0]: no file matches 'priority.py' in" in missing.stderr
+    assert "did you mean 'prio.py'?" in missing.stderr

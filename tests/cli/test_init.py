@@ -150,3 +150,65 @@ def test_a_skill_gets_an_agent_runner(tmp_path: Path, evals: bool) -> None:
     assert config.artifact.kind == "skill" and config.runner.type == "agent"
     assert config.cases.files == (["evals/evals.json"] if evals else ["cases.yaml"])
     assert (tmp_path / config.cases.files[0]).is_file()
+
+
+SKILL_EVALS = """{"skill_name": "demo", "evals": [
+ {"id": 1, "prompt": "do it", "expectations": ["[contains] done", "The answer explains why"]},
+ {"id": 2, "prompt": "do more", "expectations": ["[script_check] gradeit --strict out.json"]}
+]}"""
+
+
+def test_a_skill_starter_names_everything_it_needs_in_one_message(tmp_path: Path) -> None:
+    # The issue's skill took four `assay eval` tries to learn a judge model, an API key, the llm extra and the
+    # program its checks call were needed: the starter names them at once.
+    (tmp_path / "SKILL.md").write_text("---\nname: demo\ndescription: A demo skill.\n---\nDo the thing.\n")
+    (tmp_path / "evals").mkdir()
+    (tmp_path / "evals" / "evals.json").write_text(SKILL_EVALS)
+    keys = {name: "" for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY")}
+    done = assay("init", cwd=tmp_path, env={**keys, "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    start = lines.index("  before `assay eval` can run its cases, this project needs:")
+    needs = [line for line in lines[start + 1 :] if line.startswith("  - ")]
+    assert (
+        needs[0].startswith("  - a judge model: 1 case has checks a model judges")
+        and "judge.model" in needs[0]
+    )
+    assert needs[1].startswith(
+        "  - an API key for the judge's provider in the environment: ANTHROPIC_API_KEY"
+    )
+    assert "  - programs the checks call, not found on PATH: gradeit" in needs
+    assert any(n.startswith("  - the agent CLI the runner calls, not found on PATH: claude") for n in needs)
+    assert lines[start + 1 + len(needs)].startswith("next: ")  # one block, then the next step
+
+
+def test_a_missing_llm_extra_and_judge_key_are_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from assay.config import AssayConfig, JudgeConfig
+    from assay.model import Case, CheckSpec
+    from assay.starters.needs import project_needs
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "anthropic" else real(name))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    config = AssayConfig.model_validate(
+        {
+            "artifact": {"paths": ["SKILL.md"]},
+            "cases": {"files": ["cases.yaml"]},
+            "runner": {"type": "command", "command": "python3 run.py {input}"},
+            "judge": {"model": "anthropic:claude-haiku-4-5"},
+        }
+    )
+    case = Case(id="a", input="x", checks=[CheckSpec(type="llm_judge", value="polite")])
+    assert isinstance(config.judge, JudgeConfig)
+    needs = project_needs(config, [case])
+    assert (
+        needs[0]
+        == "the API key of the judge (anthropic:claude-haiku-4-5): ANTHROPIC_API_KEY is not set in the environment"
+    )
+    assert needs[1].startswith("the llm extra, for the judge (anthropic not installed): pip install")
+    assert (
+        project_needs(config, [case.model_copy(update={"checks": [CheckSpec(type="contains", value="x")]})])
+        == []
+    )

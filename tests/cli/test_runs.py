@@ -178,7 +178,7 @@ def test_status_log_diff_and_adopt_show_the_best_the_summary_printed(project):
     assert diff.stdout == git(project, "diff", base, best_commit) + ("\n" if diff.stdout else "")
     adopt = assay("adopt", "best", cwd=project)
     assert adopt.returncode == 0, adopt.stderr
-    assert f"to {best_id} ({best_commit})" in adopt.stdout
+    assert f"adopted {best_id} ({best_commit}" in adopt.stdout
 
 
 @pytest.mark.e2e
@@ -205,7 +205,9 @@ def test_adopt_of_a_best_with_a_caveat_needs_force(project):
     forced = assay("adopt", "best", "--force", cwd=project)
     assert forced.returncode == 0, forced.stderr
     assert forced.stdout.startswith(f"caveat: {best.candidate_id} was flagged overfitting")
-    assert f"main: fast-forward to {best.candidate_id}" in forced.stdout
+    assert forced.stdout.splitlines()[0].endswith("(adopting with --force)")
+    assert forced.stdout.splitlines()[-1].startswith(f"adopted {best.candidate_id} (")
+    assert forced.stdout.splitlines()[-1].endswith(" into main by fast-forward")
     assert git(project, "rev-parse", "HEAD") == best.commit
 
 
@@ -328,13 +330,82 @@ def test_log_json_gives_every_generation_its_reason(project, capsys, monkeypatch
     assert row[8] == recorded
 
 
+def test_log_says_each_reason_in_the_numbers_of_its_own_line(project, capsys, monkeypatch):
+    # The lines: a tie "on fixable dev cases (score 1.000, pass rate 1.000)" beside a dev pass rate of
+    # 0.389; "; also progress" after a regression; a score beside "not evaluated".
+    subset_tie = Dimension(
+        passed=False,
+        numbers={
+            "parent_pass_rate": 1.0,
+            "pass_rate": 1.0,
+            "parent_score": 1.0,
+            "score": 1.0,
+            "benefit": None,
+            "cases": 7,
+            "left_out": 11,
+        },
+    )
+    regression = Dimension(passed=False, numbers={"regressed": ["weibull-06"], "improved": []})
+    rose = Dimension(
+        passed=False,
+        numbers={"parent_pass_rate": 0.5, "pass_rate": 0.4, "parent_score": 0.957, "score": 0.962},
+    )
+    probe = Dimension(passed=False, numbers={"probe": ["a", "b", "c"]})
+    subset_gain = Dimension(
+        passed=True,
+        numbers={
+            "parent_pass_rate": 0.636,
+            "pass_rate": 1.0,
+            "parent_score": 0.9,
+            "score": 0.95,
+            "cases": 11,
+            "left_out": 7,
+        },
+    )
+    stored_run(
+        project,
+        [
+            record(0, dev_score=0.957, dev_pass_rate=0.389),
+            record(4, dev_pass_rate=0.611, gate={"progress": subset_gain}),
+            record(1, decision="discard", dev_pass_rate=0.389, gate={"progress": subset_tie}),
+            record(
+                2,
+                decision="discard",
+                dev_score=0.962,
+                dev_pass_rate=0.4,
+                gate={"regression": regression, "progress": rose},
+            ),
+            record(3, decision="discard", dev_score=0.0, flags=["screened-out"], gate={"structure": probe}),
+        ],
+    ).close()
+    table = {r[1]: r for r in rows(log(project, capsys, monkeypatch))}
+    assert table["cand-0001"][8] == (
+        "discard: no gain, tie on the 7 dev cases not yet marked unfixable (score 1.000, pass rate 1.000),"
+        " nothing smaller or cheaper"
+    )
+    assert table["cand-0002"][8] == (
+        "discard: regression, weibull-06 PASS→FAIL although the mean score rose (0.957 → 0.962)"
+    )
+    assert table["cand-0003"][4:8] == ["-", "-", "-", "-"]
+    assert (
+        table["cand-0003"][8] == "not evaluated: the first 3 dev cases crashed, timed out or printed nothing"
+    )
+    # `keep: fixable dev cases pass rate 0.636 → 1.000` beside `pass 0.611`: the figures name their cases.
+    assert table["cand-0004"][5] == "0.6110"
+    assert table["cand-0004"][8] == (
+        "keep: pass rate 0.636 → 1.000, score +0.050 on the 11 dev cases not yet marked unfixable"
+    )
+
+
 def test_a_run_recorded_without_reasons_lists_with_reasons_from_its_gate(project, capsys, monkeypatch):
     shutil.copytree(OLD_RUNS, project / ".assay")
 
     entries = json.loads(log(project, capsys, monkeypatch, "--json"))
     assert len(entries) == 9 and {e["run"] for e in entries} == {OLD_RUN}
     by_id = {e["candidate_id"]: e for e in entries}
-    assert by_id["cand-0003"]["reason"] == "discard: regression, inst-03 PASS→FAIL; also progress"
+    assert by_id["cand-0003"]["reason"] == (
+        "discard: regression, inst-03 PASS→FAIL; and the mean score fell too (0.903 → 0.000)"
+    )
     assert by_id["cand-0007"]["reason"] == "keep: dev pass rate 0.200 → 0.600, score +0.050"
     assert by_id["cand-0001"]["reason"].startswith(
         "discard: no gain, tie on dev (score 0.903, pass rate 0.200)"

@@ -100,7 +100,7 @@ def _assay(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_eval_says_so_in_one_block(tmp_path: Path) -> None:
     root = _files(tmp_path, "python3 clasify.py {input}", ECHO, runner=", sandbox: none")
     done = _assay(root, "eval", "-q")
-    assert done.returncode == 1
+    assert done.returncode == 3  # could not run: the runner is broken
     assert "every case failed before the artifact ran" in done.stderr
     assert "first error (c0): " in done.stderr and "clasify.py" in done.stderr
     (root / "assay.yaml").write_text((root / "assay.yaml").read_text().replace("clasify", "classify"))
@@ -122,9 +122,14 @@ def _project(root: Path, command: str, artifact: str) -> Path:
 def test_evolve_stops_at_a_dead_end_but_evolves_a_crashing_artifact(tmp_path: Path) -> None:
     broken = _project(tmp_path / "broken", "python3 clasify.py {input}", ECHO)
     done = _assay(broken, "evolve", "-n", "5")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 3, done.stderr  # could not run
     assert "stopped: dead end: c" in done.stdout and "0 generations" in done.stdout
     assert "clasify.py" in done.stdout and "nothing to adopt" in done.stdout
+    assert (
+        done.stdout.rstrip()
+        .splitlines()[-1]
+        .endswith("the run could not go on (a dead end: fix what the stop reason names)")
+    )
     crashing = _project(tmp_path / "crashing", "python3 classify.py {input}", "raise SystemExit(1 / 0)\n")
     done = _assay(crashing, "evolve", "-n", "2")
     assert done.returncode == 0, done.stderr

@@ -130,7 +130,7 @@ async def test_a_delta_on_a_subset_says_so():
     )
     decision = await BackpressureGate().decide(data)
     assert decision.dimensions["progress"].detail == (
-        "delta +0.1000 >= 0.0050 on the 1 case still fixable (1 unfixable left out)"
+        "delta +0.1000 >= 0.0050 on the 1 dev case not yet marked unfixable (1 left out)"
     )
     # Scores given by the tournament are not the dev cases': no label.
     matched = replace(data, scores=(0.5, 0.6))

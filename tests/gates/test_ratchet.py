@@ -211,16 +211,18 @@ async def test_figures_on_a_subset_say_so_and_figures_on_every_case_do_not():
     parent, candidate = result(BASE), result({**BASE, "d": False})
     subset = await decide(parent, candidate, unfixable=frozenset({"b", "c"}))
     assert subset.dimensions["progress"].detail == (
-        "worse: pass rate 1.000 -> 0.500, score 1.000 -> 0.500 on the 2 cases still fixable (2 unfixable left out)"
+        "worse: pass rate 1.000 -> 0.500, score 1.000 -> 0.500 on the 2 dev cases not yet marked unfixable (2 left out)"
     )
     whole = await decide(parent, candidate)
     assert whole.dimensions["progress"].detail == "worse: pass rate 0.500 -> 0.250, score 0.500 -> 0.250"
     # An unfixable case the candidate fixed stays in, and is not counted as left out.
     fixed = await decide(parent, result({**BASE, "b": True}), unfixable=frozenset({"b", "c"}))
-    assert fixed.dimensions["progress"].detail.endswith("on the 3 cases still fixable (1 unfixable left out)")
+    assert fixed.dimensions["progress"].detail.endswith(
+        "on the 3 dev cases not yet marked unfixable (1 left out)"
+    )
     tie = await decide(parent, result(BASE), unfixable=frozenset({"c"}))
     assert tie.dimensions["progress"].detail == (
-        "no improvement (tie on pass rate and score, no benefit) on the 3 cases still fixable (1 unfixable left out)"
+        "no improvement (tie on pass rate and score, no benefit) on the 3 dev cases not yet marked unfixable (1 left out)"
     )
 
 

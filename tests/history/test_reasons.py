@@ -72,12 +72,41 @@ async def test_a_regression_names_the_case_that_went_pass_to_fail() -> None:
     noisy = await ratchet(result(BASE), result(broke), rerun=rerun)
     assert said(noisy) == "discard: regression, weibull-06 PASS→FAIL (passed 1/3 reruns)"
     both = await ratchet(result(BASE), result(dict.fromkeys(BASE, False)))
-    assert said(both) == "discard: regression, 2 cases PASS→FAIL: weibull-01, weibull-06; also progress"
+    assert said(both) == (
+        "discard: regression, 2 cases PASS→FAIL: weibull-01, weibull-06; and the mean score fell too (0.500 → 0.000)"
+    )
+
+
+async def test_what_else_failed_is_said_as_a_plain_fact_never_as_also() -> None:
+    # The line: `discard: regression, weibull-06 PASS→FAIL; also progress` read as good news. The pass
+    # rate fell because weibull-06 broke, while the graded scores of the others rose: say that.
+    graded = {"weibull-01": 1.0, "weibull-02": 0.2, "weibull-03": 0.2, "weibull-06": 1.0}
+    parent = result(BASE, scores=graded)
+    broke = result(
+        {**BASE, "weibull-06": False},
+        scores={**graded, "weibull-02": 0.9, "weibull-03": 0.9, "weibull-06": 0.8},
+    )
+    reason = said(await ratchet(parent, broke))
+    assert reason == "discard: regression, weibull-06 PASS→FAIL although the mean score rose (0.600 → 0.900)"
+    assert "also" not in reason
+    # Progress deciding on its own says the same fact in its own words.
+    alone = {"progress": (await ratchet(parent, broke)).dimensions["progress"]}
+    assert decision_reason("discard", alone) == (
+        "discard: no gain, dev pass rate 0.500 → 0.250 although the mean score rose (0.600 → 0.900)"
+    )
+    tokens = await ratchet(result(BASE, tokens=100), result({**BASE, "weibull-01": False}, tokens=230))
+    assert said(tokens) == (
+        "discard: regression, weibull-01 PASS→FAIL; and the mean score fell too (0.500 → 0.250);"
+        " and cost, 2.3x the baseline's tokens per case (230 vs 100)"
+    )
 
 
 async def test_worse_and_trade_off_name_the_scores() -> None:
     worse = await ratchet(result(BASE), result({**BASE, "weibull-01": False}, scores={"weibull-01": 0.5}))
-    assert said(worse).startswith("discard: regression, weibull-01 PASS→FAIL; also progress")
+    assert (
+        said(worse)
+        == "discard: regression, weibull-01 PASS→FAIL; and the mean score fell too (0.500 → 0.375)"
+    )
     graded = {"weibull-01": 1.0, "weibull-02": 0.9, "weibull-03": 0.9, "weibull-06": 1.0}
     parent = result(BASE, scores=graded)
     traded = result({**BASE, "weibull-02": True}, scores={**graded, "weibull-02": 1.0, "weibull-03": 0.0})
@@ -102,7 +131,8 @@ async def test_safety_and_an_l1_block_name_the_findings() -> None:
     blocked = await ratchet(
         result(BASE), result({**BASE, "weibull-02": True}), candidate_static=StaticReport(findings=critical)
     )
-    assert said(blocked) == "discard: L1 static, 2 critical findings; also safety"
+    # Safety fails on the same critical findings: said once.
+    assert said(blocked) == "discard: L1 static, 2 critical findings"
     warning = [Finding(severity="warning", rule="sudo", file="p.md", message="sudo")]
     warned = await ratchet(
         result(BASE), result({**BASE, "weibull-02": True}), candidate_static=StaticReport(findings=warning)
@@ -125,6 +155,15 @@ def test_a_candidate_not_evaluated_says_why() -> None:
     assert screened == "not evaluated: the first 3 dev cases crashed, timed out or printed nothing"
     long = decision_reason("invalid", {}, description="x" * 400)
     assert len(long) == MAX_CHARS and long.endswith("…")
+    words = decision_reason(
+        "invalid", {}, description="proposal failed: " + "the model answered nothing " * 9
+    )
+    assert len(words) <= MAX_CHARS and words.endswith("…")
+    assert words[:-1].split()[-1] in ("the", "model", "answered", "nothing")  # a whole word before the cut
+    one = Dimension(passed=False, detail="...", numbers={"probe": ["a"]})
+    assert decision_reason("discard", {"structure": one}) == (
+        "not evaluated: the first dev case crashed, timed out or printed nothing"
+    )
 
 
 def scored(score: float) -> EvalResult:
@@ -243,13 +282,28 @@ def test_a_record_keeps_its_reason_and_an_old_one_gets_it_derived() -> None:
     assert reason_of(baseline) == "baseline: dev score 0.800, pass rate 0.500"
 
 
-async def test_figures_of_the_fixable_cases_only_are_labelled_so() -> None:
+async def test_figures_of_the_fixable_cases_only_name_the_subset_and_its_size() -> None:
     # The gate leaves out cases the best failed generation after generation; its figures are then not the
-    # whole dev split's (0.500 here), and the reason says whose they are.
+    # whole dev split's (0.500 here), and the reason says whose they are, in words and with their number.
     decision = await ratchet(result(BASE), result(BASE), unfixable=frozenset({"weibull-02", "weibull-03"}))
     reason = decision_reason("discard", decision.dimensions, dev_score=0.5, dev_pass_rate=0.5)
     assert reason == (
-        "discard: no gain, tie on fixable dev cases (score 1.000, pass rate 1.000), nothing smaller or cheaper"
+        "discard: no gain, tie on the 2 dev cases not yet marked unfixable (score 1.000, pass rate 1.000),"
+        " nothing smaller or cheaper"
+    )
+    graded = {**dict.fromkeys(BASE, 0.0), "weibull-01": 1.0}
+    parent = result({**BASE, "weibull-06": False}, scores=graded)
+    fixed = await ratchet(parent, result(BASE), unfixable=frozenset({"weibull-02"}))
+    assert said(fixed) == (
+        "keep: pass rate 0.333 → 0.667, score +0.333 on the 3 dev cases not yet marked unfixable"
+    )
+    # A run recorded before the gate counted its subset: named without its size.
+    numbers = {
+        k: v for k, v in decision.dimensions["progress"].numbers.items() if k not in ("cases", "left_out")
+    }
+    old = {"progress": decision.dimensions["progress"].model_copy(update={"numbers": numbers})}
+    assert "tie on the dev cases not yet marked unfixable (score 1.000" in decision_reason(
+        "discard", old, dev_score=0.5, dev_pass_rate=0.5
     )
     whole = decision_reason("discard", (await ratchet(result(BASE), result(BASE))).dimensions, dev_score=0.5)
     assert whole.startswith("discard: no gain, tie on dev (score 0.500")

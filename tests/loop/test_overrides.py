@@ -14,13 +14,16 @@ NOTHING = Overrides()
 
 
 def test_the_overrides_are_recorded_in_the_started_event_and_read_back() -> None:
-    started = Started(overrides=Overrides(max_generations=6, preset="quick", executor="ray", no_cache=True))
+    started = Started(
+        overrides=Overrides(max_generations=6, preset="quick", executor="ray", no_cache=True, proposer="tune")
+    )
     stored = to_record(started, run_id="r1", seq=1)
     assert stored.data["overrides"] == {
         "max_generations": 6,
         "preset": "quick",
         "executor": "ray",
         "no_cache": True,
+        "proposer": "tune",
     }
     back = from_record(EventRecord.load(json.loads(stored.model_dump_json())))
     assert back == started
@@ -40,7 +43,7 @@ def test_a_run_recorded_before_overrides_were_resumes_with_what_it_is_told() -> 
 
 
 def test_a_bare_resume_keeps_every_override_the_run_was_started_with() -> None:
-    started = Overrides(max_generations=6, preset="quick", executor="ray", no_cache=True)
+    started = Overrides(max_generations=6, preset="quick", executor="ray", no_cache=True, proposer="llm")
     assert take_up(NOTHING, Started(overrides=started), generations=20) == (started, [])
 
 

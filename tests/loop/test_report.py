@@ -38,6 +38,25 @@ def test_a_record_without_a_reason_gets_it_from_its_gate() -> None:
     assert line.endswith(" — discard: regression, weibull-06 PASS→FAIL")
 
 
+def test_a_candidate_not_evaluated_shows_no_score_and_its_description_is_cut_at_a_word() -> None:
+    probe = Dimension(passed=False, numbers={"probe": ["a", "b", "c"]})
+    screened = generation_line(record(flags=["screened-out"], dev_score=0.0, gate={"structure": probe}))
+    assert "not evaluated: the first 3 dev cases crashed" in screened
+    assert "dev score" not in screened and " pass " not in screened
+    failed = generation_line(
+        record(decision="invalid", dev_score=None, description="proposal failed: the model timed out")
+    )
+    assert "dev score" not in failed and failed.endswith(
+        "— not evaluated: proposal failed: the model timed out"
+    )
+    words = (
+        "tune on a structure scoring 0.9491: priority.py:priority#1 1.0 -> 0.01041, priority.py:priority#3"
+    )
+    line = generation_line(record(description=words))
+    cut = line.split(") ", 1)[1].split(" — ")[0]
+    assert cut.endswith("…") and words.startswith(cut[:-1]) and words[len(cut) - 1] in " ,"
+
+
 class NotesGit:
     """The one call :func:`explain` makes of git: the notes it was asked to write, or a refusal."""
 

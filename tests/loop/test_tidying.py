@@ -60,8 +60,8 @@ def test_a_run_ended_by_its_generations_removes_the_branch_its_last_keep_added(t
     assert [r.decision for r in records] == ["baseline", "keep", "keep"]
     assert PRUNE_NOTE in records[2].description and "`if item > 5.0`" in records[2].description
     assert records[2].dev_score == records[1].dev_score
-    assert outcome.stop_reason == "reached 1 generations" and outcome.generations == 2
-    assert "reached 1 generations: tidying the best before the run ends" in lines
+    assert outcome.stop_reason == "reached 1 generation" and outcome.generations == 2
+    assert "reached 1 generation: tidying the best before the run ends" in lines
     best = git(root, "show", f"{outcome.best.commit}:priority.py")
     assert "score = -leftover" in best and "if item > 5.0" not in best
 

@@ -10,7 +10,9 @@ from assay.model import Dimension
 from assay.report import render_run
 from assay.report.run import CandidateNode, RunReport
 
-SUBSET = "pass rate 0.857 -> 1.000, score 0.900 -> 1.000 on the 7 cases still fixable (3 unfixable left out)"
+SUBSET = (
+    "pass rate 0.857 -> 1.000, score 0.900 -> 1.000 on the 7 dev cases not yet marked unfixable (3 left out)"
+)
 
 
 def node(generation: int, decision: str, **fields: object) -> CandidateNode:

@@ -102,6 +102,11 @@ def test_no_route_and_wrong_method_use_the_error_shape(
         ("/api/v1/feedback", {"winner_model": "\ufffd", "loser_model": "b"}),
         ("/api/v1/feedback", {"winner_model": "a\u0007", "loser_model": "b"}),
         ("/api/v1/feedback", {"winner_model": "\u200b", "loser_model": "b"}),
+        # A control character at the end was trimmed away, so "A\n" won as "A": refused like "A\u0007".
+        ("/api/v1/feedback", {"winner_model": "a\n", "loser_model": "b"}),
+        ("/api/v1/feedback", {"winner_model": "a\t", "loser_model": "b"}),
+        ("/api/v1/feedback", {"winner_model": "\ra", "loser_model": "b"}),
+        ("/api/v1/variants/trailing%0A", None),
     ],
 )
 def test_names_must_be_printable_text(client: httpx.Client, path: str, body: dict[str, str] | None) -> None:
@@ -130,6 +135,43 @@ def test_text_fields_a_database_could_not_store_are_refused(
     response = client.post("/api/v1/feedback", json={"winner": "a", "loser": "b", field: value})
     _refused(response, 422, "invalid_request")
     assert _state(client) == before
+
+
+def test_a_control_character_in_a_known_name_is_refused_not_taken_as_that_name(client: httpx.Client) -> None:
+    _register(client, "a", "b")
+    before = _state(client)
+    for winner in ("a\n", "a\u0007", "a\r\n"):
+        response = client.post("/api/v1/feedback", json={"winner": winner, "loser": "b"})
+        assert _refused(response, 422, "invalid_name")["field"] == "winner"
+    response = client.post("/api/v1/feedback", json={"winner": "a", "loser": "b", "category": "math\n"})
+    _refused(response, 422, "invalid_name")
+    assert _state(client) == before
+    spaced = client.post("/api/v1/feedback", json={"winner": " a ", "loser": "b"})
+    assert spaced.status_code == 200 and spaced.json()["changes"][0]["variant"] == "a"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"winner": "a", "loser": "b", "winner": "b"}',
+        b'{"winner": "a", "loser": "b", "tie": false, "tie": true}',
+        b'{"winner": "a", "loser": "b", "category": "x", "category": "y"}',
+    ],
+    ids=["winner", "tie", "category"],
+)
+def test_a_key_given_twice_in_a_body_is_refused_not_read_as_its_last_value(
+    client: httpx.Client, content: bytes
+) -> None:
+    _register(client, "a", "b")
+    before = _state(client)
+    error = _refused(client.post("/api/v1/feedback", content=content, headers=JSON), 422, "invalid_request")
+    repeated = content.split(b'"')[-4].decode()
+    assert error["field"] == repeated and "appears twice" in error["message"]
+    assert _state(client) == before
+    nested = b'{"candidates": ["a", "b"], "category": null, "strategy": "best", "strategy": "sample"}'
+    _refused(client.post("/api/v1/select", content=nested, headers=JSON), 422, "invalid_request")
+    same_key_apart = b'{"category_scores": {"math": 1}, "description": "math"}'
+    assert client.put("/api/v1/variants/c", content=same_key_apart, headers=JSON).status_code == 200
 
 
 def test_a_lone_surrogate_is_refused_not_stored(client: httpx.Client) -> None:

@@ -7,7 +7,9 @@ from typing import Any
 
 import httpx
 import pytest
+from pydantic import BaseModel
 
+from assay.serve.schemas import FeedbackIn, RecomputeIn, SelectIn, VariantIn
 from tests.extras import need
 from tests.serve.conftest import AUTH
 
@@ -22,6 +24,25 @@ NUMERIC = [
     ("post", "/api/v1/recompute", {}, "half_life_days", 7.5),
 ]
 WRONG = ["0.5", True, False]
+
+
+def _scalar_fields(model: type[BaseModel]) -> set[str]:
+    """The fields of a request body whose type allows a number or a boolean (at any depth of the annotation)."""
+    found = set()
+    for name, field in model.model_fields.items():
+        text = repr(field.annotation)
+        if any(word in text for word in ("float", "int", "bool")):
+            found.add(name)
+    return found
+
+
+def test_every_number_and_boolean_of_every_request_body_is_tested_strictly() -> None:
+    # The walk over the request models: a field added later without a strictness test fails here.
+    tested = {field for *_, field, _ in NUMERIC} | {"tie", "category_scores"}
+    bodies = (FeedbackIn, SelectIn, VariantIn, RecomputeIn)
+    found = {name for body in bodies for name in _scalar_fields(body)}
+    assert found == tested
+    assert all(body.model_config.get("strict") for body in bodies)
 
 
 async def _register(client: httpx.AsyncClient, *names: str) -> None:

@@ -4,6 +4,7 @@ it up, and nothing is written beside it but the data directory an evaluation alw
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,55 @@ def test_assay_eval_runs_a_promptfoo_only_folder(tmp_path: Path) -> None:
     assert "pass rate 2/3" in table.stdout, table.stdout + table.stderr
     assert "contains: 'Lima' not found in output 'I do not know'" in table.stdout
     assert files(tmp_path) == before
+
+
+CHECKED_TESTS = """\
+- vars: {country: France}
+  assert: [{type: %s, value: "file://%s"}]
+"""
+
+
+@pytest.mark.usefixtures("no_bwrap")
+@pytest.mark.parametrize(
+    ("kind", "name", "text", "problem"),
+    [
+        ("python", "grade.py", None, "grade.py: no such file"),
+        (
+            "python",
+            "grade.py",
+            "def get_assert(output, context:\n    return True\n",
+            "line 1: invalid Python: ",
+        ),
+        ("javascript", "grade.js", None, "grade.js: no such file"),
+        (
+            "javascript",
+            "grade.js",
+            "module.exports = (output) => { return output.includes(;\n",
+            "invalid JavaScript: ",
+        ),
+    ],
+)
+def test_a_check_program_that_is_missing_or_does_not_parse_is_refused_at_load(
+    tmp_path: Path, kind: str, name: str, text: str | None, problem: str
+) -> None:
+    if kind == "javascript" and shutil.which("node") is None:
+        pytest.skip("javascript assertions need node")
+    config = promptfoo_folder(tmp_path, prompts="  - 'Capital of {{country}}?'\n")
+    write(tmp_path / "tests.yaml", CHECKED_TESTS % (kind, name))
+    if text is not None:
+        write(tmp_path / name, text)
+    done = assay_cli("eval", "-c", config.name, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    (line,) = done.stderr.strip().splitlines()[-1:]
+    assert line.startswith("error: ") and "tests.yaml: " in line and "assert[0].value: " in line, line
+    assert problem in line and "Traceback" not in done.stderr
+    listed = assay_cli("cases", "tests.yaml", cwd=tmp_path)
+    assert listed.returncode == 2 and problem in listed.stdout
+    write(
+        tmp_path / name,
+        "def get_assert(output, context):\n    return True\n"
+        if kind == "python"
+        else "module.exports = (output) => true;\n",
+    )
+    fixed = assay_cli("eval", "-c", config.name, cwd=tmp_path)
+    assert fixed.returncode in (0, 1) and "error:" not in fixed.stderr, fixed.stderr

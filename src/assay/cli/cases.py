@@ -4,6 +4,7 @@ the suite's own loaders."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,9 @@ import typer
 from rich.text import Text
 
 from assay.cli.console import make_console
+from assay.cli.exits import CONFIG, OK
 from assay.errors import ConfigError
+from assay.words import plural
 
 if TYPE_CHECKING:  # the loaders import every format's checks: only when the command runs (start-up time)
     from assay.cases.loader import LoadedFile
@@ -59,17 +62,33 @@ def file_document(path: Path, loaded: LoadedFile | None, error: str | None) -> d
     }
 
 
-def load_one(path: Path) -> tuple[LoadedFile | None, str | None]:
-    """One file as loaded (its warnings end with the note naming its unjudged cases), or its error."""
+def load_one(path: Path, checks: Sequence[CheckSpec] = ()) -> tuple[LoadedFile | None, str | None]:
+    """One file as loaded (its warnings end with the note naming its unjudged cases), or its error; ``checks``
+    (a config's ``checks:``) are appended to every case, as an evaluation appends them."""
     from assay.cases.loader import read_case_file, unjudged_note
 
     try:
         loaded = read_case_file(path)
     except ConfigError as exc:
         return None, str(exc)
+    if checks:
+        loaded.cases = [
+            (case.model_copy(update={"checks": [*case.checks, *checks]}), loc) for case, loc in loaded.cases
+        ]
     if (note := unjudged_note(loaded)) is not None:
         loaded.warnings.append(note)
     return loaded, None
+
+
+def config_case_files(config: Path) -> tuple[list[Path], list[CheckSpec]]:
+    """The case files ``config`` lists (``cases.files`` and ``cases.dev_files``) and the checks it appends to
+    every case, or ``config`` itself when it is a promptfoo config (its tests are its cases)."""
+    from assay.config import is_promptfoo_config, load_config, read_yaml
+
+    if config.is_file() and is_promptfoo_config(read_yaml(config)):
+        return [config], []
+    loaded = load_config(config)
+    return [loaded.base_dir / name for name in loaded.cases.all_files], list(loaded.checks)
 
 
 def _print_file(path: Path, loaded: LoadedFile | None, error: str | None) -> None:
@@ -77,7 +96,7 @@ def _print_file(path: Path, loaded: LoadedFile | None, error: str | None) -> Non
         out.print(Text("error:", style="red"), error or "", highlight=False, soft_wrap=True)
         return
     unjudged = len(loaded.unjudged)
-    summary = f"{path} ({loaded.format}): {len(loaded.cases)} cases"
+    summary = f"{path} ({loaded.format}): {plural(len(loaded.cases), 'case')}"
     if unjudged:
         summary += f", {unjudged} unjudged (no checks)"
     out.print(Text(summary, style="bold"), highlight=False, soft_wrap=True)
@@ -92,26 +111,44 @@ def _print_file(path: Path, loaded: LoadedFile | None, error: str | None) -> Non
 
 
 def cases_command(
-    files: list[Path] = typer.Argument(
-        ..., help="Case files: native YAML/JSON/JSONL, evals.json, promptfoo."
+    files: list[Path] | None = typer.Argument(
+        None,
+        metavar="FILE",
+        help="Case files: native YAML/JSON/JSONL, evals.json, promptfoo (default: the case files of -c).",
+        show_default=False,
+    ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        "-c",
+        help="The case files this config lists (an assay.yaml), or the promptfoo config itself, as `assay eval`"
+        " takes -c (default, without FILE: assay.yaml).",
+        envvar="ASSAY_CONFIG",
     ),
     as_json: bool = typer.Option(
         False, "--json", help="Print {files: [{file, ok, error, cases, warnings}]}."
     ),
 ) -> None:
     """Load case files and show what assay understood: per file its cases, each case's checks (type and a
-    short value) and every warning (a field not used, a feature assay does not have). No model and no
-    artifact is run; a test generator, var loader or transformVars that a file names (Python or
+    short value) and every warning (a field not used, a feature assay does not have). The files are those
+    given, or those the config given with -c (as `assay eval -c` takes it; default assay.yaml) lists. No model
+    and no artifact is run; a test generator, var loader or transformVars that a file names (Python or
     JavaScript) is the suite's own code and does run, as it does for promptfoo. Exit 0 when every file
     loads, 2 otherwise."""
-    results = [(path, *load_one(path)) for path in files]
+    if files and config is not None:
+        raise typer.BadParameter("give case files or a config (-c), not both", param_hint="--config")
+    if files:
+        results = [(path, *load_one(path)) for path in files]
+    else:
+        paths, checks = config_case_files(config or Path("assay.yaml"))
+        results = [(path, *load_one(path, checks)) for path in paths]
     if as_json:
         document = {"files": [file_document(path, loaded, error) for path, loaded, error in results]}
         print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         for path, loaded, error in results:
             _print_file(path, loaded, error)
-    raise typer.Exit(0 if all(loaded is not None for _, loaded, _ in results) else 2)
+    raise typer.Exit(OK if all(loaded is not None for _, loaded, _ in results) else CONFIG)
 
 
 def register(app: typer.Typer) -> None:

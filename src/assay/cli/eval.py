@@ -12,6 +12,8 @@ import typer
 
 from assay.cli.console import LazyConsole
 from assay.cli.executor_option import EXECUTOR, apply_executor
+from assay.cli.exits import COULD_NOT_RUN, FAILING, OK
+from assay.errors import AssayError
 from assay.limits import MAX_CONCURRENCY
 
 if TYPE_CHECKING:
@@ -34,11 +36,17 @@ ANSI = {"green": "\x1b[32m", "red": "\x1b[31m", "yellow": "\x1b[33m"}
 
 
 def eval_command(
-    config: Path = typer.Option(
-        Path("assay.yaml"),
+    config_file: Path | None = typer.Argument(
+        None,
+        metavar="CONFIG",
+        help="assay.yaml, or a promptfoo config to run as it is (the same as -c CONFIG).",
+        show_default=False,
+    ),
+    config_option: Path | None = typer.Option(
+        None,
         "--config",
         "-c",
-        help="Path to assay.yaml, or a promptfoo config to run as it is.",
+        help="Path to assay.yaml, or a promptfoo config to run as it is (default: assay.yaml).",
         envvar="ASSAY_CONFIG",
     ),
     split: str = typer.Option("all", "--split", "-s", help="Which cases: dev, holdout, regression or all."),
@@ -83,7 +91,7 @@ def eval_command(
     executor: str | None = EXECUTOR,
 ) -> None:
     """Evaluate the artifact on its cases. Exit 0 if every selected case passes, 1 if some fail, 2 on a
-    configuration error."""
+    configuration error, 3 when every case failed before the artifact ran (the runner is broken)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
@@ -98,7 +106,7 @@ def eval_command(
     if split not in SPLITS:
         raise typer.BadParameter(f"expected one of {', '.join(SPLITS)}", param_hint="--split")
     _check_html_options(html, compare, share)
-    loaded = load_eval_config(config)
+    loaded = load_eval_config(one_file(config_file, config_option, "CONFIG", "--config"))
     cfg = loaded.config
     for line in loaded.lines:
         err.print(line, highlight=False, markup=False, soft_wrap=True)
@@ -108,8 +116,7 @@ def eval_command(
     for warning in selection.warnings:
         err.print(Text("warning:", style="yellow"), warning, highlight=False)
     if not selection.cases:
-        err.print(f"no cases in split {split!r}")
-        raise typer.Exit(1)
+        raise AssayError(f"no cases in split {split!r} (--split all runs every case)")
 
     show_progress = not quiet and err.is_terminal
     progress = Progress(
@@ -167,7 +174,15 @@ def eval_command(
             err.print(
                 "  (the cases ran on a copy of the work tree: ignored files are not in it)", markup=False
             )
-    raise typer.Exit(0 if result.total and result.failed == 0 and not result.blocked else 1)
+        raise typer.Exit(COULD_NOT_RUN)
+    raise typer.Exit(OK if result.total and result.failed == 0 and not result.blocked else FAILING)
+
+
+def one_file(given: Path | None, option: Path | None, argument: str, flag: str) -> Path:
+    """The config named as an argument or with ``flag`` (either spelling; both only when they agree)."""
+    if given is not None and option is not None and given != option:
+        raise typer.BadParameter(f"names {option}, and {argument} names {given}: give one", param_hint=flag)
+    return given or option or Path("assay.yaml")
 
 
 def _to_stderr(line: str) -> None:

@@ -12,22 +12,34 @@ import typer
 
 from assay.cli.console import LazyConsole
 from assay.cli.executor_option import EXECUTOR, checked_executor
+from assay.cli.exits import INTERRUPTED, run_status
+from assay.presets import budgets
+from assay.words import cut_at_word, plural
 
 if TYPE_CHECKING:
-    from assay.config import AssayConfig
+    from assay.config import AssayConfig, ProposerConfig
     from assay.loop.engine import Evolution, RunOutcome
 
 out = LazyConsole()
 err = LazyConsole(stderr=True)
 
 CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.yaml.", envvar="ASSAY_CONFIG")
+# The names evolve.proposer.type takes (assay.config.PROPOSER_TYPES, which a test holds this to): written out so
+# that `assay --help` does not import pydantic.
+PROPOSER_NAMES = ("mutate", "tune", "llm", "agent")
+RESULT_WORDS = {
+    "gain": "a gain",
+    "simplification": "a simplification at equal score",
+    "cheaper": "cheaper at equal score",
+    "no gain": "no gain",
+}
 
 
 def _print_outcome(outcome: RunOutcome) -> None:
     from rich.text import Text
 
     base, best = outcome.baseline, outcome.best
-    out.print(Text("stopped:", style="bold"), outcome.stop_reason, highlight=False)
+    out.print(Text("stopped:", style="bold"), outcome.stop_reason, highlight=False, soft_wrap=True)
 
     def show(label: str, before: float | None, after: float | None) -> None:
         if before is None or after is None:
@@ -38,7 +50,8 @@ def _print_outcome(outcome: RunOutcome) -> None:
     show("dev pass rate", base.dev_pass_rate, best.dev_pass_rate)
     show("holdout score", base.holdout_score, best.holdout_score)
     out.print(
-        f"  {outcome.generations} generations, {outcome.case_runs} case runs, {outcome.seconds:.1f}s;"
+        f"  {plural(outcome.generations, 'generation')}, {plural(outcome.case_runs, 'case run')},"
+        f" {outcome.seconds:.1f}s;"
         f" best {best.candidate_id} ({(best.commit or '')[:12]})",
         highlight=False,
     )
@@ -49,40 +62,50 @@ def _print_outcome(outcome: RunOutcome) -> None:
         out.print(
             f"  unfixable cases (the best failed them 5+ generations in a row; check them): {shown}",
             highlight=False,
+            soft_wrap=True,
         )
     if outcome.unsandboxed:
         out.print(
             Text("  ran unsandboxed:", style="yellow bold"), ", ".join(outcome.unsandboxed), highlight=False
         )
     for line in outcome_lines(outcome):
-        out.print(f"  {line}", highlight=False)
+        out.print(f"  {line}", highlight=False, soft_wrap=True)
 
 
 def outcome_lines(outcome: RunOutcome) -> list[str]:
-    """The end of the summary: the kind of result, the caveat on the best, and whether and how to adopt it."""
+    """The end of the summary: the kind of result, the caveat on the best, and a last line that states the
+    result again (``no gain`` is a result) with whether and how to adopt it."""
     result, run = outcome.result, outcome.run_id
     lines = [f"result: {result.line()}"]
     if outcome.caveat:
         lines.append(f"caveat: {outcome.caveat}")
+    found = RESULT_WORDS[result.kind] + (" so far" if outcome.status == "stopped" else "")
     if outcome.best.candidate_id == outcome.baseline.candidate_id:
-        lines.append(f"run {run}: nothing to adopt (the best is the baseline)")
+        advice = f"{found}, nothing to adopt (the best is the baseline)"
     elif not result.adoptable:
-        lines.append(
-            f"run {run}: nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
-        )
+        advice = f"{found}, nothing to adopt (the best is no better, smaller or cheaper than the baseline)"
     elif outcome.caveat:
-        lines.append(
-            f"run {run}: `assay adopt best` refuses because of the caveat; `assay adopt best --force` merges it anyway"
+        advice = (
+            f"{found} with a caveat: `assay adopt best` refuses because of it;"
+            " `assay adopt best --force` merges it anyway"
         )
     else:
-        lines.append(f"run {run}: `assay adopt best` merges the best candidate into your branch")
+        advice = f"{found}: `assay adopt best` merges the best candidate into your branch"
+    if outcome.status == "stopped":
+        advice += "; the run stopped before its end, `assay resume` continues it"
+    elif outcome.dead_end:
+        advice += "; the run could not go on (a dead end: fix what the stop reason names)"
+    lines.append(f"run {run}: {advice}")
     return lines
 
 
 def evolve_command(
     config: Path = CONFIG,
     preset: str | None = typer.Option(
-        None, "--preset", help="quick, standard or deep (overrides assay.yaml; `assay resume` keeps it)."
+        None,
+        "--preset",
+        help=f"quick, standard or deep (overrides assay.yaml; `assay resume` keeps it). {budgets()}"
+        " (the offline default proposer runs without a plateau).",
     ),
     max_generations: int | None = typer.Option(
         None, "--max-generations", "-n", min=1, help="Stop after N generations (`assay resume` keeps it)."
@@ -91,6 +114,14 @@ def evolve_command(
         False, "--no-cache", help="Bypass the LLM response cache (`assay resume` keeps it)."
     ),
     executor: str | None = EXECUTOR,
+    proposer: str | None = typer.Option(
+        None,
+        "--proposer",
+        metavar="NAME",
+        help=f"The proposer, any that evolve.proposer.type takes: {', '.join(PROPOSER_NAMES)} (overrides"
+        " assay.yaml, whose evolve.proposer options it uses: llm needs llm.model, agent a command;"
+        " `assay resume` keeps it).",
+    ),
     list_parameters: bool = typer.Option(
         False,
         "--list-parameters",
@@ -98,11 +129,14 @@ def evolve_command(
     ),
 ) -> None:
     """Improve the artifact: propose, commit, verify in tiers, gate, keep or roll back, until a stop rule.
-    The run records the options given here (-n, --preset, --executor, --no-cache); `assay resume` keeps them."""
+    The run records the options given here (-n, --preset, --executor, --no-cache, --proposer); `assay resume`
+    keeps them. The first line names the proposer and where the choice came from."""
     from assay.config import load_config
 
     if preset is not None and preset not in ("quick", "standard", "deep"):
         raise typer.BadParameter("expected quick, standard or deep", param_hint="--preset")
+    if proposer is not None and proposer not in PROPOSER_NAMES:
+        raise typer.BadParameter(f"expected one of {', '.join(PROPOSER_NAMES)}", param_hint="--proposer")
     where = checked_executor(executor)
     cfg = load_config(config)
     if list_parameters:
@@ -117,8 +151,74 @@ def evolve_command(
         use_cache=not no_cache,
         executor=where,
         report=lambda line: out.print(line, highlight=False, soft_wrap=True),
+        proposer=proposer,
     )
+    evolution.opening = header(evolution, "evolve")
     _run(lambda: evolution.start(), evolution)
+
+
+def header(evolution: Evolution, what: str, skip: str | None = None) -> list[str]:
+    """The first line of ``evolve`` and ``resume``: which proposer runs and where the choice came from, and the
+    limits; then a line when another run of the project is live (``skip``: the run being resumed)."""
+    cfg, told = evolution.config, evolution.overrides
+    spec = cfg.evolve.proposer
+    if told.proposer is not None:
+        source = "from --proposer" if what == "evolve" else "from the --proposer the run was started with"
+    elif "type" in spec.model_fields_set:
+        source = f"from {cfg.path.name if cfg.path else 'assay.yaml'}"
+    else:
+        source = "the default: assay.yaml sets no evolve.proposer"
+    settings = evolution.settings
+    preset = told.preset or cfg.evolve.preset
+    limits = (
+        f"{plural(evolution.max_generations, 'generation')} at most, {settings.wall_clock_s:g}s wall clock"
+        f" (preset {preset})"
+    )
+    lines = [f"{what}: proposer {describe_proposer(spec)} ({source}); {limits}"]
+    lines += [f"note: {line}" for line in _live_runs(cfg, skip)]
+    return lines
+
+
+def describe_proposer(spec: ProposerConfig) -> str:
+    """``mutate (offline: structural edits and numeric tuning)``, ``llm (openai:gpt-4o-mini)``, ..."""
+    if spec.type == "mutate":
+        return (
+            "mutate (offline: structural edits and numeric tuning)"
+            if spec.tuning
+            else "mutate (offline edits)"
+        )
+    if spec.type == "tune":
+        return "tune (offline numeric tuning)"
+    if spec.type == "llm" and spec.llm is not None:
+        return f"llm ({spec.llm.model})"
+    if spec.type == "agent" and spec.command:
+        return f"agent ({cut_at_word(spec.command, 48)})"
+    return spec.type
+
+
+def _live_runs(cfg: AssayConfig, skip: str | None) -> list[str]:
+    """One line per other run of the project that a live process is running now."""
+    from assay.history.owner import is_live, owner_text
+    from assay.history.store import RunStore
+
+    path = cfg.data_path / "assay.db"
+    if not path.exists():
+        return []
+    store = RunStore(f"sqlite:///{path}")
+    try:
+        runs = [r for r in store.list_runs() if r.status == "running" and r.run_id != skip]
+    finally:
+        store.close()
+    lines = []
+    for run in runs:
+        run_dir = cfg.data_path / "runs" / run.run_id
+        if is_live(run_dir):
+            who = owner_text(run_dir)
+            lines.append(
+                f"run {run.run_id} of this project is running in another process{f' ({who})' if who else ''}:"
+                " both share the machine, and their timings and cost checks with it"
+            )
+    return lines
 
 
 def _list_parameters(cfg: AssayConfig) -> None:
@@ -166,6 +266,7 @@ def resume_command(
         report=lambda line: out.print(line, highlight=False, soft_wrap=True),
     )
     run = evolution.reopen(run_id)  # before the live view: it shows the limits the run takes up
+    evolution.opening = header(evolution, f"resume run {run}", skip=run)
     _run(lambda: evolution.resume(run), evolution)
 
 
@@ -193,8 +294,9 @@ def _run(start: Callable[[], Coroutine[Any, Any, RunOutcome]], evolution: Evolut
                 outcome = run_command(start())
     except KeyboardInterrupt:
         err.print("interrupted: the current generation was abandoned; `assay resume` continues the run")
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     _print_outcome(outcome)
+    raise typer.Exit(run_status(outcome))
 
 
 def _status_line(evolution: Evolution, session_s: float) -> str:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from assay.cli.console import LazyConsole
+from assay.cli.exits import COULD_NOT_RUN
 from assay.errors import AssayError, ConfigError
 
 if TYPE_CHECKING:
@@ -84,7 +85,11 @@ def init_command(
     with project_copy(cfg, git, commit=git.head()) as workdir:
         result = run_command(evaluate_project(cfg, selection, workdir=workdir))
     if result.blocked:
-        raise AssayError("the L1 static tier found critical problems; run `assay eval` to see them")
+        assert result.static is not None
+        raise AssayError(
+            f"the baseline cannot be measured: the L1 static tier stops the artifact"
+            f" ({result.static.blocked_line()}); fix it (`assay eval` lists every finding), then `assay init`"
+        )
     for split in Split:
         cases = [c for c in result.cases if c.split == split and not c.unjudged]
         unjudged = sum(1 for c in result.cases if c.split == split and c.unjudged)
@@ -106,8 +111,10 @@ def init_command(
             "  (the cases ran on a copy of the last commit: uncommitted and ignored files are not in it)",
             markup=False,
         )
-        out.print("next: fix the runner, then `assay eval` (`assay evolve` refuses a dead end)", markup=False)
-        return
+        out.print(
+            "next: fix the runner, then `assay eval` (`assay evolve` stops at a dead end)", markup=False
+        )
+        raise typer.Exit(COULD_NOT_RUN)
     out.print("next: `assay evolve` (runs on its own branch; your branch is untouched until `assay adopt`)")
 
 
@@ -200,6 +207,10 @@ def _start(directory: Path, config: str, model: str | None = None) -> None:
         )
     for note in starter.notes:
         out.print(f"  note: {note}", markup=False)
+    if starter.needs:
+        out.print("  before `assay eval` can run its cases, this project needs:", markup=False)
+        for need in starter.needs:
+            out.print(f"  - {need}", markup=False, soft_wrap=True)
     out.print(f"next: {starter.next_step}", markup=False)
     out.print(
         "then `assay init` again starts the project (a git repository, the split and the baseline),"

@@ -12,6 +12,7 @@ from rich.table import Table
 from assay.config import EvolveConfig
 from assay.layer_names import layer_name
 from assay.loop.state.view import RunView
+from assay.words import plural
 
 
 @dataclass(frozen=True)
@@ -33,20 +34,26 @@ def _share(used: float, limit: float | None) -> str:
     return "" if not limit else f" / {limit:g} ({used / limit:.0%})"
 
 
+def time_row(elapsed: float, generation: int, budget: RunLimits) -> str:
+    """One time budget: the time used and what is left at most, by whichever limit comes first (the generations
+    left at the pace so far, or the wall clock), and which one it is."""
+    used = f"{elapsed:.0f}s"
+    wall = budget.wall_clock_s
+    if not generation:  # no pace yet: only the wall clock bounds the run
+        return f"{used} of {wall:g}s (the wall clock)" if wall else used
+    more = max(0, budget.generations - generation)
+    by_generations = elapsed / generation * more
+    if wall and max(0.0, wall - elapsed) < by_generations:
+        return f"{used}, ~{max(0.0, wall - elapsed):.0f}s left at most (the wall clock, {wall:g}s)"
+    return f"{used}, ~{by_generations:.0f}s left at most ({plural(more, 'more generation')})"
+
+
 def status_lines(run: RunView | None, budget: RunLimits, elapsed: float) -> list[tuple[str, str]]:
     """The rows of the live view for ``run`` (None: the run has not started yet)."""
     if run is None or run.best is None:
         return [("status", "measuring the baseline…")]
     best = run.best
     generation = run.generation
-    per_generation = elapsed / generation if generation else None
-    left = max(0, budget.generations - generation)
-    estimate = "-"
-    if per_generation is not None:
-        seconds = per_generation * left
-        if budget.wall_clock_s:
-            seconds = min(seconds, max(0.0, budget.wall_clock_s - elapsed))
-        estimate = f"~{seconds:.0f}s for {left} more generations at most"
     spent = run.spent
     score = "-" if best.dev_score is None else f"{best.dev_score:.4f}"
     rows = [
@@ -57,14 +64,13 @@ def status_lines(run: RunView | None, budget: RunLimits, elapsed: float) -> list
             f"{best.candidate_id} dev {score}"
             + (f" holdout {best.holdout_score:.4f}" if best.holdout_score is not None else ""),
         ),
-        ("time", f"{elapsed:.0f}s" + _share(elapsed, budget.wall_clock_s)),
+        ("time", time_row(elapsed, generation, budget)),
         ("case runs", f"{spent.case_runs}" + _share(spent.case_runs, budget.case_runs)),
     ]
     if spent.tokens or budget.tokens:
         rows.append(("tokens", f"{spent.tokens}" + _share(spent.tokens, budget.tokens)))
     if spent.cost_usd or budget.cost_usd:
         rows.append(("cost", f"${spent.cost_usd:.4f}" + _share(spent.cost_usd, budget.cost_usd)))
-    rows.append(("left", estimate))
     return rows
 
 

@@ -9,6 +9,7 @@ import sys
 import typer
 
 from assay.cli.console import LazyConsole
+from assay.cli.exits import CONFIG, COULD_NOT_RUN, INTERRUPTED
 from assay.errors import AssayError
 from assay.version import __version__
 
@@ -23,8 +24,6 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 err = LazyConsole(stderr=True)
-
-EXIT_CONFIG = 2
 
 
 def _version(value: bool) -> None:
@@ -64,7 +63,8 @@ def _register() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app. Usage errors get typer's usage message and exit 2; configuration errors
-    print one line and exit 2; only a bug prints "internal error" (exit 3), never a traceback."""
+    print one line and exit 2; only a bug prints "internal error" (exit 3), never a traceback. The statuses
+    are :mod:`assay.cli.exits`'s."""
     from assay.cli.collector import pause_for
 
     words = sys.argv[1:] if argv is None else argv
@@ -81,10 +81,10 @@ def main(argv: list[str] | None = None) -> None:
         from rich.text import Text
 
         err.print(Text("error:", style="red"), str(exc), highlight=False, soft_wrap=True)
-        sys.exit(EXIT_CONFIG)
+        sys.exit(CONFIG)
     except KeyboardInterrupt:
         err.print("interrupted")
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     except Exception as exc:
         if os.environ.get("ASSAY_DEBUG"):
             raise
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
             highlight=False,
             soft_wrap=True,
         )
-        sys.exit(3)
+        sys.exit(COULD_NOT_RUN)
     finally:
         if paused:
             gc.enable()  # a caller in the same process (a test) keeps its collector

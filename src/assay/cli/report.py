@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from assay.cli.console import make_console
+from assay.words import plural
 
 out = make_console()
 
@@ -15,7 +16,15 @@ CONFIG = typer.Option(Path("assay.yaml"), "--config", "-c", help="Path to assay.
 
 
 def report_command(
-    run: str = typer.Argument("latest", help="The run id, or latest."),
+    run_argument: str | None = typer.Argument(
+        None, metavar="RUN", help="The run id, or latest (the same as --run RUN).", show_default=False
+    ),
+    run_option: str | None = typer.Option(
+        None,
+        "--run",
+        "-r",
+        help="The run id, or latest (default: latest), as `assay log` and `adopt` take it.",
+    ),
     output: Path | None = typer.Option(
         None, "--output", "-o", help="Where to write the page (default: the run folder's report.html)."
     ),
@@ -32,6 +41,11 @@ def report_command(
     from assay.report import default_run_output, render_run, run_report, write_report
     from assay.report.share import Sharer, share_run
 
+    if run_argument is not None and run_option is not None and run_argument != run_option:
+        raise typer.BadParameter(
+            f"names {run_option}, and RUN names {run_argument}: give one", param_hint="--run"
+        )
+    run = run_argument or run_option or "latest"
     start = time.perf_counter()
     cfg = load_config(config)
     report = run_report(cfg, run)
@@ -43,7 +57,7 @@ def report_command(
     html = render_run(report, share=share)
     target = write_report(cfg, output or default_run_output(cfg, report.run.run_id), html)
     out.print(
-        f"report of run {report.run.run_id} ({len(report.nodes)} candidates): {target}"
+        f"report of run {report.run.run_id} ({plural(len(report.nodes), 'candidate')}): {target}"
         f" ({len(html.encode()) / 1024:.0f} KiB, {time.perf_counter() - start:.1f}s)",
         highlight=False,
         soft_wrap=True,

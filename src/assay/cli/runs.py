@@ -170,8 +170,9 @@ def log_command(
     from rich.table import Table
 
     from assay.config import load_config
-    from assay.history.reasons import reason_of
+    from assay.history.reasons import evaluated, reason_of
     from assay.layer_names import layer_name
+    from assay.words import cut_at_word
 
     cfg = load_config(config)
     run, records = _run(cfg, run_id)
@@ -197,18 +198,19 @@ def log_command(
     if tested:
         table.add_column("paired test", overflow="fold")
     for r in records:
-        delta = "-" if r.delta is None else f"{r.delta:+.4f}"
+        measured = evaluated(r)
+        delta = "-" if r.delta is None or not measured else f"{r.delta:+.4f}"
         row = [
             str(r.generation),
             r.candidate_id,
             layer_name(r.layer),
             r.decision,
-            _score(r.dev_score),
-            _score(r.dev_pass_rate),
-            _score(r.holdout_score),
+            _score(r.dev_score if measured else None),
+            _score(r.dev_pass_rate if measured else None),
+            _score(r.holdout_score if measured else None),
             delta,
             reason_of(r),
-            r.description[:70],
+            cut_at_word(r.description, 70),
         ]
         table.add_row(*row, *([_test(r)] if tested else []))
     out.print(table)
@@ -277,11 +279,19 @@ def adopt_command(
         "--force",
         help="Adopt a candidate with a caveat (flagged overfitting, holdout score below the baseline's).",
     ),
+    branch_name: str | None = typer.Option(
+        None,
+        "--branch",
+        "-b",
+        help="Adopt into a new branch NAME made at the candidate (yours is left as it is): to merge by hand.",
+    ),
 ) -> None:
     """Bring a candidate into your branch: fast-forward when possible, else a merge commit built in a temporary
-    work tree; the branch moves in one step at the end, and what a killed adopt left is cleaned up first. A
-    candidate with a caveat is refused unless ``--force`` is given."""
+    work tree; the branch moves in one step at the end, and what a killed adopt left is cleaned up first. With
+    ``--branch NAME``, a new branch at the candidate instead, your branch untouched. A candidate with a caveat
+    is refused unless ``--force`` is given. "adopted" is printed once it is done; a refusal exits with 2."""
     from assay.config import load_config
+    from assay.history.merge import MergeConflict, conflicting
     from assay.loop.summary import caveat
 
     cfg = load_config(config)
@@ -289,20 +299,55 @@ def adopt_command(
     warning = caveat(records[0], record)
     if warning and not force:
         raise AssayError(f"not adopted: {warning}; pass --force to adopt anyway")
-    if warning:
-        out.print(f"caveat: {warning} (adopted with --force)", highlight=False, markup=False, soft_wrap=True)
     git = _git(cfg)
+    if warning:
+        out.print(f"caveat: {warning} (adopting with --force)", highlight=False, markup=False, soft_wrap=True)
+    what = f"{record.candidate_id} ({commit[:12]}): {record.description}"
+    if branch_name is not None:
+        _adopt_into_new_branch(git, branch_name, commit)
+        mine = git.current_branch()
+        out.print(
+            f"adopted {record.candidate_id} into the new branch {branch_name} at {commit[:12]}: {record.description}",
+            markup=False,
+            soft_wrap=True,
+        )
+        if mine is not None:
+            out.print(f"{mine} is unchanged: `git merge {branch_name}` brings it in", markup=False)
+        return
     branch = git.current_branch() or run.user_branch
     if branch is None:
         raise AssayError("HEAD is detached; check out the branch to adopt into first")
     message = f"assay: adopt {record.candidate_id} of run {run.run_id}"
-    kind = git.merge_into(
-        branch, commit, message=message, notify=lambda line: out.print(line, highlight=False, soft_wrap=True)
-    )
-    out.print(
-        f"{branch}: {kind} to {record.candidate_id} ({commit[:12]}): {record.description}",
-        markup=False,
-    )
+    try:
+        kind = git.merge_into(
+            branch,
+            commit,
+            message=message,
+            notify=lambda line: out.print(line, highlight=False, soft_wrap=True),
+        )
+    except MergeConflict as exc:
+        raise AssayError(
+            f"not adopted: {record.candidate_id} conflicts with {branch} in {conflicting(exc.files)}; nothing"
+            f" was changed. `assay adopt {candidate}{f' --run {run_id}' if run_id else ''} --branch NAME` puts it"
+            " on a new branch to merge by hand"
+        ) from None
+    if kind == "up-to-date":
+        out.print(f"{branch} already holds {what}; nothing changed", markup=False, soft_wrap=True)
+        return
+    how = "by fast-forward" if kind == "fast-forward" else "by a merge commit"
+    out.print(f"adopted {what} into {branch} {how}", markup=False, soft_wrap=True)
+
+
+def _adopt_into_new_branch(git: Git, name: str, commit: str) -> None:
+    """A new branch ``name`` at ``commit``: refused when the name is taken or git takes no such branch name."""
+    if git.run("check-ref-format", "--branch", name, ok_codes=(0, 1, 128)).returncode != 0:
+        raise AssayError(f"not adopted: --branch {name!r} is not a name git takes for a branch")
+    if git.branch_exists(name):
+        raise AssayError(
+            f"not adopted: a branch {name!r} exists already; name a new one (--branch), or check it out and"
+            " run `assay adopt` without --branch"
+        )
+    git.run("branch", "--no-track", name, commit)
 
 
 def _git(config: AssayConfig) -> Git:

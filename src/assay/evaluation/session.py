@@ -16,6 +16,7 @@ from assay.cases.loader import CaseLoad, load_case_files
 from assay.checks import needs_judge
 from assay.config import AssayConfig, CommandRunnerConfig, PythonRunnerConfig
 from assay.errors import ConfigError, UnreadableFile
+from assay.evaluation.artifact_paths import refuse_bad_artifact_paths
 from assay.evaluation.confine import runner_jail
 from assay.evaluation.evaluator import EvalResult, Evaluator, EvaluatorRecipe
 from assay.evaluation.executor import EXECUTOR, Executor, ExecutorProtocol
@@ -47,7 +48,9 @@ def select_cases(config: AssayConfig, which: str = "all", *, unjudged: bool = Fa
     Unjudged cases (no checks) are split like the others but left out of the selection unless ``unjudged``
     (``assay eval`` shows them; the evolve loop never runs them: they could not tell a better candidate).
     When every selected case is unjudged that is a ConfigError: there is nothing to measure; so is an editable
-    file that exposes the answer key (:mod:`assay.evaluation.answer_key`)."""
+    file that exposes the answer key (:mod:`assay.evaluation.answer_key`), and so are an editable path that
+    matches no file and a case file both editable and forbidden (:mod:`assay.evaluation.artifact_paths`)."""
+    refuse_bad_artifact_paths(config)
     loaded = _load(config, "files")
     extra = _load(config, "dev_files") if config.cases.dev_files else CaseLoad([], [], [])
     split_ids = {c.id for c in loaded.cases}

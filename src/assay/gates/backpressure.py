@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from assay.errors import ConfigError
-from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
+from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput, scope_numbers
+from assay.words import plural
 
 # Float sums of case scores are not exact: a delta equal to min_delta on paper must still advance.
 EPSILON = 1e-9
@@ -84,7 +85,7 @@ class BackpressureGate(Gate):
             detail = f"delta {delta:+.4f} < {threshold:.4f}{scope}: retry {self.retries}/{self.max_retries}"
         else:
             action = "rollback"
-            detail = f"delta {delta:+.4f} < {threshold:.4f}{scope} after {self.retries} retries"
+            detail = f"delta {delta:+.4f} < {threshold:.4f}{scope} after {plural(self.retries, 'retry', 'retries')}"
         numbers = {
             "measure": "match score" if data.scores else "dev score",
             "best_score": best,
@@ -94,6 +95,8 @@ class BackpressureGate(Gate):
             "retries": self.retries,
             "max_retries": self.max_retries,
         }
+        if not data.scores:
+            numbers.update(scope_numbers(*data.progress_counts()))
         if action != "retry":
             self.retries = 0
         keep = action == "keep"

@@ -32,10 +32,17 @@ class GateDecision(BaseModel):
 
 
 def subset_note(kept: int, left_out: int) -> str:
-    """`` on the 7 cases still fixable (3 unfixable left out)``, or "" when no case was left out."""
+    """`` on the 7 dev cases not yet marked unfixable (3 left out)``, or "" when no case was left out."""
     if not left_out:
         return ""
-    return f" on the {kept} {'case' if kept == 1 else 'cases'} still fixable ({left_out} unfixable left out)"
+    cases = "dev case" if kept == 1 else "dev cases"
+    return f" on the {kept} {cases} not yet marked unfixable ({left_out} left out)"
+
+
+def scope_numbers(kept: int, left_out: int) -> dict[str, float]:
+    """The size of the subset a progress dimension's figures are on, for its numbers (nothing when no case was
+    left out): ``cases`` judged on, ``left_out`` unfixable ones. A reason reads them to name the subset."""
+    return {"cases": kept, "left_out": left_out} if left_out else {}
 
 
 @dataclass
@@ -83,12 +90,16 @@ class GateInput:
 
     def progress_scope(self) -> str:
         """What the figures of :meth:`for_progress` are computed on, for a dimension's detail: "" when on every
-        case, else `` on the 7 cases still fixable (3 unfixable left out)`` (the headline figures of a run are
-        over every dev case, so a figure on fewer says so)."""
+        case, else `` on the 7 dev cases not yet marked unfixable (3 left out)`` (the headline figures of a run
+        are over every dev case, so a figure on fewer says so)."""
+        return subset_note(*self.progress_counts())
+
+    def progress_counts(self) -> tuple[int, int]:
+        """How many judged dev cases the figures of :meth:`for_progress` are on, and how many were left out."""
         left_out = self._left_out()
         judged = self.candidate.judged
         kept = sum(c.id not in left_out for c in judged)
-        return subset_note(kept, len(judged) - kept)
+        return kept, len(judged) - kept
 
     def _left_out(self) -> frozenset[str]:
         """The unfixable cases the candidate did not move (verdict and score as its parent's)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.evaluation.evaluator import EvalResult
-from assay.gates.base import GATES, Dimension, GateDecision, GateInput, subset_note
+from assay.gates.base import GATES, Dimension, GateDecision, GateInput, scope_numbers, subset_note
 from assay.gates.ratchet import RatchetGate
 from assay.stats import SequentialOptions, SequentialResult, compare_sequential
 
@@ -48,7 +48,7 @@ class PairedGate(RatchetGate):
 
     async def decide(self, data: GateInput) -> GateDecision:
         structure = self._structure(data)
-        scope = ""
+        scope, counts = "", (0, 0)
         if not structure.passed:  # L1 blocked it: no runs worth paying for
             result = None
         else:
@@ -59,7 +59,8 @@ class PairedGate(RatchetGate):
             candidate_runs = data.candidate_runs or _verdicts(candidate)
             compared = {k: v for k, v in candidate_runs.items() if k not in data.unfixable}
             measured = {*candidate_runs, *(c.id for c in data.candidate.judged)}
-            scope = subset_note(len(compared), len(measured) - len(compared))
+            counts = (len(compared), len(measured) - len(compared))
+            scope = subset_note(*counts)
             result = await compare_sequential(
                 {k: v for k, v in parent_runs.items() if k not in data.unfixable},
                 data.sampler,
@@ -68,7 +69,7 @@ class PairedGate(RatchetGate):
             )
         dims = {
             "structure": structure,
-            "progress": self._paired_progress(result, scope),
+            "progress": self._paired_progress(result, scope, counts),
             "regression": self._paired_regression(result),
             "cost": self._cost(data),
             "safety": self._safety(data),
@@ -76,10 +77,12 @@ class PairedGate(RatchetGate):
         keep = all(d.passed for d in dims.values())
         return GateDecision(keep=keep, dimensions=dims, action="keep" if keep else "discard")
 
-    def _paired_progress(self, result: SequentialResult | None, scope: str = "") -> Dimension:
+    def _paired_progress(
+        self, result: SequentialResult | None, scope: str = "", counts: tuple[int, int] = (0, 0)
+    ) -> Dimension:
         if result is None:
             return Dimension(passed=False, detail="not compared (structure failed)")
-        numbers: dict[str, Any] = result.to_dict()
+        numbers: dict[str, Any] = result.to_dict() | scope_numbers(*counts)
         effect, low, high = result.effect
         detail = (
             f"{result.decision}: effect {effect:+.3f} [{low:+.3f}, {high:+.3f}]{scope}, "

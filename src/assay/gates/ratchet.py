@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from assay.evaluation.evaluator import EvalResult
 from assay.gates.backpressure import EPSILON, check_options
-from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput
+from assay.gates.base import GATES, Dimension, Gate, GateDecision, GateInput, scope_numbers
 from assay.gates.relax import Relaxation
 from assay.model import CaseResult
 from assay.static.report import StaticReport
@@ -163,6 +163,7 @@ class RatchetGate(Gate):
         }
         if self.relaxation.min_delta:
             numbers["threshold"] = threshold
+        numbers.update(scope_numbers(*data.progress_counts()))
         scope = data.progress_scope()
         rate = f"pass rate {old.pass_rate:.3f} -> {new.pass_rate:.3f}"
         score = f"score {old.mean_score:.3f} -> {new.mean_score:.3f}"

@@ -29,6 +29,14 @@ if TYPE_CHECKING:
 MergeKind = Literal["fast-forward", "merge", "up-to-date"]
 
 
+class MergeConflict(GitError):
+    """The merge of a candidate into a branch conflicts; nothing was changed. ``files``: the conflicting ones."""
+
+    def __init__(self, message: str, files: Sequence[str]) -> None:
+        super().__init__(message)
+        self.files = list(files)
+
+
 def _is_ancestor(git: Git, older: str, newer: str) -> bool:
     proc = git.run("merge-base", "--is-ancestor", older, newer, ok_codes=(0, 1))
     return proc.returncode == 0
@@ -57,11 +65,16 @@ def _merge_in(git: Git, tree: Path, branch: str, target: str, message: str) -> s
         return git.run("rev-parse", "HEAD", cwd=tree).stdout.strip()
     unmerged = git.run("diff", "--name-only", "--diff-filter=U", cwd=tree).stdout.split()
     git.run("merge", "--abort", cwd=tree, ok_codes=(0, 1, 128))
-    files = ", ".join(unmerged[:5]) + (f" and {len(unmerged) - 5} more" if len(unmerged) > 5 else "")
-    raise GitError(
-        f"git merge {target[:12]} into {branch} failed: conflicts in {files or 'the work tree'}; "
-        "nothing was changed (resolve by hand, or adopt into a new branch)"
+    raise MergeConflict(
+        f"git merge {target[:12]} into {branch} failed: conflicts in {conflicting(unmerged)}; nothing was changed",
+        unmerged,
     )
+
+
+def conflicting(files: Sequence[str]) -> str:
+    """The conflicting files, five at most: ``a.py, b.py and 3 more``."""
+    shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    return shown or "the work tree"
 
 
 def _move(git: Git, marker: AdoptMarker, ref: str, tree: Path | None, old: str, new: str, note: str) -> None:

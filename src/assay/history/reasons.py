@@ -6,8 +6,11 @@ findings``, ``retry: dev score +0.0020 (< 0.0050), retry 1/2``, ``not evaluated:
 
 The reason is derived from what a candidate's record holds (decision, gate dimensions with their numbers,
 flags, description), so a run recorded before records kept a reason reads the same reason as a new run
-(:func:`reason_of`). When several dimensions failed, the first in :data:`ORDER` decides and the others are
-named after it (``; also cost``). Regression-split cases are counted, never named (they are hidden cases).
+(:func:`reason_of`). When several dimensions failed, the first in :data:`ORDER` decides and what the others
+found follows as a plain fact (``although the mean score rose (0.957 → 0.962)``, ``and cost, 2.3x ...``).
+Figures on a subset of the dev cases (the gate left out the cases marked unfixable) name it and its size
+(``on the 7 dev cases not yet marked unfixable``). Regression-split cases are counted, never named (they are
+hidden cases).
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from typing import Any
 
 from assay.history.records import CandidateRecord
 from assay.model import Dimension
+from assay.words import cut_at_word, plural
 
-MAX_CHARS = 160
+MAX_CHARS = 200  # a deciding dimension, what else failed and the subset its figures are on
 # What decides a discard when several dimensions failed: what blocked the candidate outright, then a case that
 # broke, then the score, then the cost, then L3 and the blind comparison; any other dimension after these.
 ORDER = ("screen", "structure", "safety", "regression", "progress", "cost", "l3_regression", "l3_compare")
@@ -38,6 +42,12 @@ def reason_of(record: CandidateRecord) -> str:
         dev_score=record.dev_score,
         dev_pass_rate=record.dev_pass_rate,
     )
+
+
+def evaluated(record: CandidateRecord) -> bool:
+    """Whether the record's dev figures were measured: a proposal that failed, or a candidate whose first dev
+    cases all crashed (screened out), has none to show beside its "not evaluated" reason."""
+    return record.decision != "invalid" and "screened-out" not in record.flags
 
 
 def decision_reason(
@@ -58,7 +68,8 @@ def decision_reason(
     structure = gate.get("structure")
     if structure is not None and "probe" in structure.numbers:
         crashed = len(structure.numbers["probe"])
-        return f"not evaluated: the first {crashed} dev cases crashed, timed out or printed nothing"
+        first = "dev case" if crashed == 1 else f"{crashed} dev cases"
+        return f"not evaluated: the first {first} crashed, timed out or printed nothing"
     seen = _Seen(gate, "keep" if decision == "keep" else _action(flags), dev_score, dev_pass_rate)
     failed = [name for name in _ordered(gate) if not gate[name].passed]
     if decision == "keep" or not failed:
@@ -66,8 +77,23 @@ def decision_reason(
         said = _progress(progress, seen) if progress is not None else "the gate passed it"
         return _cut(f"{seen.action}: {said}")
     first, others = failed[0], failed[1:]
-    also = f"; also {', '.join(others)}" if others else ""
-    return _cut(f"{seen.action}: {_explain(first, gate[first], seen)}{also}")
+    asides = [aside for name in others if (aside := _aside(name, gate[name], first, seen))]
+    besides = "".join(f"{'' if aside.startswith('although') else ';'} {aside}" for aside in asides)
+    return _cut(f"{seen.action}: {_explain(first, gate[first], seen)}{besides}")
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """Which dev cases a dimension's figures are on: ``label`` before a figure ("dev " or ""), ``where`` after
+    "tie on" ("dev", "the 7 dev cases not yet marked unfixable") and ``on`` after the figures ("" or " on the
+    7 dev cases not yet marked unfixable")."""
+
+    label: str
+    where: str
+    on: str
+
+
+WHOLE = _Scope("dev ", "dev", "")
 
 
 @dataclass(frozen=True)
@@ -80,14 +106,21 @@ class _Seen:
     dev_score: float | None
     dev_pass_rate: float | None
 
-    def dev(self, score: float, pass_rate: float | None = None) -> str:
-        """ "dev", or "fixable dev cases" when the gate's figures are not the whole dev split's."""
+    def scope(self, numbers: Mapping[str, Any], score: float, pass_rate: float | None = None) -> _Scope:
+        """The whole dev split, or the subset the gate judged on when it left the unfixable cases out: named
+        with its size from the dimension's numbers (``cases``, ``left_out``), or, for a run recorded before
+        they were, told apart by figures that are not the whole split's."""
+        if numbers.get("left_out"):
+            cases = int(numbers.get("cases", 0))
+            subset = f"the {plural(cases, 'dev case')} not yet marked unfixable"
+            return _Scope("", subset, f" on {subset}")
         whole = [(score, self.dev_score), (pass_rate, self.dev_pass_rate)]
         if any(
             ours is not None and theirs is not None and not isclose(ours, theirs) for ours, theirs in whole
         ):
-            return "fixable dev cases"
-        return "dev"
+            subset = "the dev cases not yet marked unfixable"
+            return _Scope("", subset, f" on {subset}")
+        return WHOLE
 
 
 def _action(flags: Collection[str]) -> str:
@@ -153,33 +186,66 @@ def _progress(dim: Dimension, seen: _Seen) -> str:
     if "min_delta" in numbers:
         return _backpressure(numbers, seen)
     if {"parent_score", "score", "parent_pass_rate", "pass_rate"} <= numbers.keys():
-        return _ratchet(numbers, dim.passed, seen.dev(numbers["score"], numbers["pass_rate"]), _relaxed(seen))
+        scope = seen.scope(numbers, numbers["score"], numbers["pass_rate"])
+        return _ratchet(numbers, dim.passed, scope, _relaxed(seen))
     return f"progress, {dim.detail}" if dim.detail else "progress"
 
 
-def _ratchet(numbers: Mapping[str, Any], passed: bool, dev: str, relaxed: str) -> str:
+def _ratchet(numbers: Mapping[str, Any], passed: bool, scope: _Scope, relaxed: str) -> str:
     rate0, rate1 = numbers["parent_pass_rate"], numbers["pass_rate"]
     score0, score1 = numbers["parent_score"], numbers["score"]
+    dev, on = scope.label, scope.on
     if rate1 == rate0 and score1 > score0 and "benefit" in numbers:  # a rise under the threshold: a tie
-        under = f"{dev} score {score1 - score0:+.4f} (< {numbers.get('threshold', 0.0):.4f}{relaxed})"
+        under = f"{dev}score {score1 - score0:+.4f} (< {numbers.get('threshold', 0.0):.4f}{relaxed}){on}"
         if passed:
             return f"tie, {under}, {_benefit(numbers)}"
         return f"no gain, {under}, nothing smaller or cheaper"
     if (rate1, score1) == (rate0, score0):
         if passed:
-            return f"tie on {dev}, {_benefit(numbers)}"
+            return f"tie on {scope.where}, {_benefit(numbers)}"
         return (
-            f"no gain, tie on {dev} (score {score1:.3f}, pass rate {rate1:.3f}), nothing smaller or cheaper"
+            f"no gain, tie on {scope.where} (score {score1:.3f}, pass rate {rate1:.3f}),"
+            " nothing smaller or cheaper"
         )
     if rate1 != rate0:
-        change = f"{dev} pass rate {rate0:.3f} → {rate1:.3f}, score {score1 - score0:+.3f}"
+        change = f"{dev}pass rate {rate0:.3f} → {rate1:.3f}, score {score1 - score0:+.3f}{on}"
     else:
-        change = f"{dev} score {score1 - score0:+.3f} ({score0:.3f} → {score1:.3f})"
+        change = f"{dev}score {score1 - score0:+.3f} ({score0:.3f} → {score1:.3f}){on}"
     if passed:
         return change
     if rate1 > rate0:
-        return f"trade-off, {dev} pass rate {rate0:.3f} → {rate1:.3f} but score {score0:.3f} → {score1:.3f}"
+        return (
+            f"trade-off, {dev}pass rate {rate0:.3f} → {rate1:.3f} but score {score0:.3f} → {score1:.3f}{on}"
+        )
+    if rate1 < rate0 and score1 > score0:
+        return (
+            f"no gain, {dev}pass rate {rate0:.3f} → {rate1:.3f}{on}"
+            f" although the mean score rose ({score0:.3f} → {score1:.3f})"
+        )
     return f"no gain, {change}"
+
+
+def _aside(name: str, dim: Dimension, first: str, seen: _Seen) -> str:
+    """What a failed dimension that did not decide found, as a plain fact after the deciding one: the mean
+    score beside a regression (``although the mean score rose (0.957 → 0.962)``), or the dimension's own
+    reason (``and cost, 2.3x the baseline's tokens per case``). "" when it repeats the deciding one (the
+    critical findings that fail both structure and safety)."""
+    numbers = dim.numbers
+    if name == "progress" and {"parent_score", "score"} <= numbers.keys():
+        before, after = numbers["parent_score"], numbers["score"]
+        on = seen.scope(numbers, after, numbers.get("pass_rate")).on
+        if after > before:
+            return f"although the mean score rose ({before:.3f} → {after:.3f}){on}"
+        if after < before:
+            return f"and the mean score fell too ({before:.3f} → {after:.3f}){on}"
+        return f"and the mean score did not rise ({after:.3f}){on}"
+    if (
+        name == "safety"
+        and first == "structure"
+        and not numbers.get("warnings", 0) > numbers.get("parent_warnings", 0)
+    ):
+        return ""
+    return f"and {_explain(name, dim, seen)}"
 
 
 def _benefit(numbers: Mapping[str, Any]) -> str:
@@ -197,19 +263,20 @@ def _benefit(numbers: Mapping[str, Any]) -> str:
 def _backpressure(numbers: Mapping[str, Any], seen: _Seen) -> str:
     delta, threshold = numbers["delta"], numbers["min_delta"]
     best, score = numbers.get("best_score"), numbers.get("score")
-    measure = numbers.get("measure", "dev score")
+    measure, on = numbers.get("measure", "dev score"), ""
     if measure == "dev score" and score is not None:
-        measure = f"{seen.dev(score)} score"
+        scope = seen.scope(numbers, score)
+        measure, on = f"{scope.label}score", scope.on
     needed = f"{threshold:.4f}{_relaxed(seen)}"
     if delta < 0:
-        return f"{measure} {delta:+.4f} ({_num(best, 4)} → {_num(score, 4)})"
+        return f"{measure} {delta:+.4f} ({_num(best, 4)} → {_num(score, 4)}){on}"
     if delta >= threshold - 1e-9:
-        return f"{measure} {delta:+.4f} (≥ {needed})"
-    text = f"{measure} {delta:+.4f} (< {needed})"
+        return f"{measure} {delta:+.4f} (≥ {needed}){on}"
+    text = f"{measure} {delta:+.4f} (< {needed}){on}"
     retries, most = numbers.get("retries", 0), numbers.get("max_retries", 0)
     if seen.action == "retry":
         return f"{text}, retry {retries}/{most}"
-    return f"{text} after {retries} retries" if retries else text
+    return f"{text} after {plural(retries, 'retry', 'retries')}" if retries else text
 
 
 def _relaxed(seen: _Seen) -> str:
@@ -221,7 +288,9 @@ def _relaxed(seen: _Seen) -> str:
 
 def _paired(numbers: Mapping[str, Any]) -> str:
     low, high = numbers.get("ci", [0.0, 0.0])
-    effect = f"effect {numbers.get('effect', 0.0):+.3f} [{low:+.3f}, {high:+.3f}]"
+    cases = int(numbers.get("cases", 0))
+    on = f" on the {plural(cases, 'dev case')} not yet marked unfixable" if numbers.get("left_out") else ""
+    effect = f"effect {numbers.get('effect', 0.0):+.3f} [{low:+.3f}, {high:+.3f}]{on}"
     decision = numbers.get("decision")
     if decision == "better":
         return f"significantly better, {effect}, p={numbers['p_better']:.3g}"
@@ -250,7 +319,7 @@ def _numbers(gate: Mapping[str, Dimension], name: str) -> Mapping[str, Any]:
 
 
 def _count(n: int, thing: str) -> str:
-    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
+    return plural(n, thing)
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -258,4 +327,4 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1] + "…"
+    return cut_at_word(text, MAX_CHARS)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from assay.config import AssayConfig
+from assay.config import PROPOSER_TYPES, AssayConfig, with_proposer
 from assay.errors import AssayError, ConfigError
 from assay.evaluation.deadend import DeadEnd, dead_end
 from assay.evaluation.treecheck import check_tree, outside_line, refuse
@@ -57,7 +57,7 @@ from assay.loop.report import baseline_lines, generation_line, plan_text
 from assay.loop.runlog import RunLog
 from assay.loop.state import Best, LoopState, RunView, fold
 from assay.loop.state.lineage import compared
-from assay.loop.stops import firing, standard_rules
+from assay.loop.stops import DEAD_END, firing, standard_rules
 from assay.loop.summary import RunResult, caveat, classify
 from assay.presets import EvolveSettings, resolve
 from assay.protocols import (
@@ -89,6 +89,13 @@ class RunOutcome:
     unsandboxed: list[str] = field(default_factory=list)
     result: RunResult = field(default_factory=lambda: RunResult("no gain", "not classified"))
     caveat: str = ""  # why the best should not be adopted without a look ("" for none)
+    status: Literal["finished", "stopped"] = "finished"  # stopped: by Ctrl-C or a STOP file, resumable
+
+    @property
+    def dead_end(self) -> bool:
+        """Whether the run stopped because it could not go on: every baseline case failed before the artifact
+        ran, or candidates in a row could not be proposed or evaluated (the runner or the proposer is broken)."""
+        return self.stop_reason.startswith(DEAD_END)
 
 
 def _tokens_per_case(known: Best) -> float:
@@ -109,8 +116,9 @@ class Evolution:
     standard ones. An object is checked against its Protocol (:mod:`assay.protocols`) by
     :func:`assay.extensions.conform` and always used, whatever the configuration says: one that does not
     conform is an ExtensionError, never replaced.
-    ``preset``, ``max_generations``, ``executor`` and ``use_cache`` override assay.yaml as the command line does;
-    a run records them and ``resume`` takes them up (:mod:`assay.loop.overrides`).
+    ``preset``, ``max_generations``, ``use_cache``, and an ``executor`` or ``proposer`` given by name (one
+    ``executor.type`` or ``evolve.proposer.type`` takes, with assay.yaml's options for it) override assay.yaml
+    as the command line does; a run records them and ``resume`` takes them up (:mod:`assay.loop.overrides`).
     """
 
     def __init__(
@@ -138,15 +146,22 @@ class Evolution:
         self._config = config  # what the overrides apply to
         named_executor = executor if isinstance(executor, str) else None
         self._told = Overrides(
-            max_generations=max_generations, preset=preset, executor=named_executor, no_cache=not use_cache
+            max_generations=max_generations,
+            preset=preset,
+            executor=named_executor,
+            no_cache=not use_cache,
+            proposer=proposer if isinstance(proposer, str) and proposer in PROPOSER_TYPES else None,
         )
         self._reopened: str | None = None  # the run `reopen` chose
         self._resume_lines: list[str] = []  # what `reopen` changed, said once the run goes on
+        self.opening: list[
+            str
+        ] = []  # the caller's first lines (the command's header), said once nothing refused
         self._take(self._told)
         self.report = report or (lambda line: None)
         # A gate or search name went into the configuration above; an object is checked now, and used as it is.
         self._given = Given(
-            proposer=proposer,
+            proposer=None if isinstance(proposer, str) and proposer in PROPOSER_TYPES else proposer,
             gate=None if isinstance(gate, str) else gate,
             search=None if isinstance(search, str) else search,
             judge=judge,
@@ -177,6 +192,8 @@ class Evolution:
         if overrides.executor is not None:
             executor = config.executor.model_copy(update={"type": overrides.executor})
             config = config.model_copy(update={"executor": executor})
+        if overrides.proposer is not None:
+            config = with_proposer(config, overrides.proposer)
         self.config, self.overrides = config, overrides
         self.settings = resolve(config.evolve, overrides.preset)
         self.max_generations = overrides.max_generations or self.settings.max_generations
@@ -189,10 +206,13 @@ class Evolution:
         try:
             status = check_tree(self.config, self.git, [c for cases in parts.cases.values() for c in cases])
             refuse(status, "assay evolve")
+            self._refuse_unmeasurable(parts)
         except BaseException:
             await parts.measurer.aclose()
             await close_proposer(parts.proposer)
             raise
+        for opening in self.opening:
+            self.report(opening)
         if line := outside_line(status):
             self.report(line)
         run_id = new_run_id()
@@ -209,6 +229,17 @@ class Evolution:
         with RunOwner(self._run_dir(run_id)):
             self.store.create_run(run)
             return await self._run(parts, run)
+
+    def _refuse_unmeasurable(self, parts: Parts) -> None:
+        """Refuse a run whose baseline could never be measured: the L1 static tier stops the artifact as it is
+        (the tree holds what the run starts from), so no case would run and no candidate would be compared."""
+        static = parts.measurer.static(self.config.artifact_dir)
+        if not static.passed:
+            raise ConfigError(
+                f"the baseline cannot be measured: the L1 static tier stops the artifact ({static.blocked_line()});"
+                " fix it first (`assay eval` lists every finding)",
+                file=self.config.path,
+            )
 
     def reopen(self, run_id: str | None = None) -> str:
         """The id of the run ``resume`` continues (default: the latest unfinished one), whose command line this
@@ -249,7 +280,7 @@ class Evolution:
             assert run is not None
             if run.status == "finished":
                 raise AssayError(f"run {run.run_id} already finished ({run.stop_reason}); start a new one")
-            for line in self._resume_lines:  # after every refusal, so a refusal comes alone
+            for line in [*self.opening, *self._resume_lines]:  # after every refusal: a refusal comes alone
                 self.report(line)
             return await self._run(parts, run)
 
@@ -351,7 +382,7 @@ class Evolution:
             if stuck is not None:
                 for line in stuck.lines():
                     self.report(line)
-                return await self._finish(ctx, state, f"dead end: {stuck.case_id}: {stuck.error}")
+                return await self._finish(ctx, state, f"{DEAD_END}: {stuck.case_id}: {stuck.error}")
             reason = await self._loop(ctx, state, events)
             return await self._finish(ctx, state, reason)
         finally:
@@ -511,6 +542,7 @@ class Evolution:
             unsandboxed=list(run.unsandboxed),
             result=self._result(state),
             caveat=caveat(baseline, best.record),
+            status=finished.status,
         )
 
     def _result(self, state: LoopState) -> RunResult:

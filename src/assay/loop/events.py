@@ -60,7 +60,7 @@ class _Event(BaseModel):
 
 class Overrides(BaseModel):
     """What the command line set over assay.yaml for a session of a run (None, False: not set): ``assay evolve``'s
-    ``-n``, ``--preset``, ``--executor`` and ``--no-cache``. ``assay resume`` takes them up again
+    ``-n``, ``--preset``, ``--executor``, ``--no-cache`` and ``--proposer``. ``assay resume`` takes them up again
     (:mod:`assay.loop.overrides`); an override flag added to ``assay evolve`` is a field here."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -69,6 +69,7 @@ class Overrides(BaseModel):
     preset: str | None = None
     executor: Literal["local", "ray"] | None = None
     no_cache: bool = False
+    proposer: str | None = None  # --proposer: a name evolve.proposer.type takes, with assay.yaml's options
 
 
 class Started(_Event):

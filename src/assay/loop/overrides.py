@@ -1,7 +1,7 @@
 """A resumed run is the run that was started: ``assay resume`` takes up the command line of ``assay evolve``.
 
 Every ``started`` event records the overrides its session ran with (:class:`~assay.loop.events.Overrides`:
-``-n``, ``--preset``, ``--executor``, ``--no-cache``). A resume runs with those of the run's latest session; an
+``-n``, ``--preset``, ``--executor``, ``--no-cache``, ``--proposer``). A resume runs with those of the run's latest session; an
 override it is told (``assay resume -n 12``) replaces the recorded one, and a change says so in one line. A run
 recorded before overrides were (its ``started`` events have none) resumes with what it is told, as before.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.loop.events import Event, Overrides, Started
+from assay.words import plural
 
 
 def last_session(events: Sequence[Event]) -> Started | None:
@@ -33,6 +34,7 @@ def take_up(told: Overrides, session: Started | None, *, generations: int) -> tu
         preset=told.preset if told.preset is not None else before.preset,
         executor=told.executor if told.executor is not None else before.executor,
         no_cache=told.no_cache or before.no_cache,
+        proposer=told.proposer if told.proposer is not None else before.proposer,
     )
     ran = "the run was last resumed" if session.resumed else "the run was started"
     lines = []
@@ -40,12 +42,13 @@ def take_up(told: Overrides, session: Started | None, *, generations: int) -> tu
         was = (
             f"-n {before.max_generations}"
             if before.max_generations
-            else f"without -n: {generations} generations"
+            else f"without -n: {plural(generations, 'generation')}"
         )
         lines.append(_line(f"-n {told.max_generations}", ran, was))
     for flag, now, then in (
         ("--preset", told.preset, before.preset),
         ("--executor", told.executor, before.executor),
+        ("--proposer", told.proposer, before.proposer),
     ):
         if now is not None and now != then:
             lines.append(

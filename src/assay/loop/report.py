@@ -11,14 +11,16 @@ from assay.config import AssayConfig, OverfittingConfig
 from assay.gates.relax import floor
 from assay.history.git import Git
 from assay.history.gitrun import GitError
-from assay.history.reasons import reason_of
+from assay.history.reasons import evaluated, reason_of
 from assay.history.records import CandidateRecord, RunRecord
 from assay.layer_names import LAYER_WIDTH, layer_name
 from assay.loop.stops import MaxGenerations, Plateau, TargetReached, WallClock, standard_rules
 from assay.presets import EvolveSettings
 from assay.stats import NoiseEstimate
+from assay.words import cut_at_word, plural
 
 SUSPECT_AFTER = 5  # generations in a row a case must fail for the best to be marked unfixable
+DESCRIPTION_CHARS = 80  # of a proposal's description on its generation's line
 
 if TYPE_CHECKING:
     from assay.loop.state import LoopState
@@ -40,7 +42,7 @@ def plan_text(
     caller's own), and the dev cases marked unfixable so far."""
     evolve = config.evolve
     plateau = (
-        f"plateau after {settings.plateau} generations without a keep"
+        f"plateau after {plural(settings.plateau, 'generation')} without a keep"
         if settings.plateau < max_generations
         else "no plateau rule"
     )
@@ -54,11 +56,11 @@ def plan_text(
         f" {' -> '.join(layer_name(n) for n in evolve.layers)}, {evolve.discards_per_layer} discards in a row"
         f" move to the next layer{', cycling' if evolve.layers_cycle else ''}",
         "- tiers: L1 static (structure, syntax, security) -> L2 dev cases -> L3 holdout + regression"
-        f" (every {settings.l3_every} generations, when dev pass rate > {config.tiers.l3_when_dev_above},"
+        f" (every {plural(settings.l3_every, 'generation')}, when dev pass rate > {config.tiers.l3_when_dev_above},"
         " before a layer promotion, and at the end)",
         _overfitting_line(config.tiers.overfitting),
         _gate_line(config, settings, noise),
-        f"- budget: {max_generations} generations, {settings.wall_clock_s:g}s wall clock, {plateau},"
+        f"- budget: {plural(max_generations, 'generation')}, {settings.wall_clock_s:g}s wall clock, {plateau},"
         f" target dev pass rate {evolve.target_pass_rate}",
         _stops_line(config, settings, max_generations, own_stops),
     ]
@@ -154,9 +156,14 @@ def generation_line(record: CandidateRecord) -> str:
     """``gen  12 surface      keep     dev score 0.977 pass 0.714 (1.2s) python: changed ... — keep: dev ...``"""
     flags = f" [{', '.join(record.flags)}]" if record.flags else ""
     layer = layer_name(record.layer).ljust(LAYER_WIDTH)
+    figures = (
+        f" dev score {score(record.dev_score)} pass {score(record.dev_pass_rate)}"
+        if evaluated(record)
+        else ""
+    )
     return (
-        f"gen {record.generation:3d} {layer} {record.decision:8s} dev score {score(record.dev_score)}"
-        f" pass {score(record.dev_pass_rate)} ({record.seconds:.1f}s) {record.description[:80]}{flags}"
+        f"gen {record.generation:3d} {layer} {record.decision:8s}{figures}"
+        f" ({record.seconds:.1f}s) {cut_at_word(record.description, DESCRIPTION_CHARS)}{flags}"
         f" — {reason_of(record)}"
     )
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.stopping import STOP_RULE, STOP_RULES, StopRule
+from assay.words import plural
 
 if TYPE_CHECKING:
     from assay.config import EvolveConfig
@@ -30,10 +31,10 @@ class MaxGenerations(StopRule):
     limit: int
 
     def check(self, run: RunView) -> str | None:
-        return f"reached {self.limit} generations" if run.generation >= self.limit else None
+        return f"reached {plural(self.limit, 'generation')}" if run.generation >= self.limit else None
 
     def describe(self) -> str:
-        return f"{self.limit} generations"
+        return plural(self.limit, "generation")
 
 
 @STOP_RULES.register("wall_clock")
@@ -111,11 +112,11 @@ class Plateau(StopRule):
 
     def check(self, run: RunView) -> str | None:
         if run.since_keep >= self.generations:
-            return f"plateau: no candidate kept in {self.generations} generations"
+            return f"plateau: no candidate kept in {plural(self.generations, 'generation')}"
         return None
 
     def describe(self) -> str:
-        return f"plateau after {self.generations} generations without a keep"
+        return f"plateau after {plural(self.generations, 'generation')} without a keep"
 
 
 def alternates(seq: Sequence[Hashable], period: int = 2, cycles: int = 2) -> bool:
@@ -200,6 +201,11 @@ class SearchExhausted(StopRule):
         return "search exhausted (no layer gives a new candidate)"
 
 
+DEAD_END = (
+    "dead end"  # how a stop reason begins when the run could not go on: the runner or proposer is broken
+)
+
+
 @STOP_RULES.register("failed_in_a_row")
 @dataclass
 class FailedInARow(StopRule):
@@ -213,13 +219,11 @@ class FailedInARow(StopRule):
         if len(failures) < self.limit:
             return None
         error, count = Counter(failures[-self.limit :]).most_common(1)[0]
-        return (
-            f"dead end: the last {self.limit} candidates could not be proposed or evaluated"
-            f" ({count} of {self.limit}: {error})"
-        )
+        last = "the last candidate" if self.limit == 1 else f"the last {self.limit} candidates"
+        return f"{DEAD_END}: {last} could not be proposed or evaluated ({count} of {self.limit}: {error})"
 
     def describe(self) -> str:
-        return f"dead end ({self.limit} candidates in a row not proposed or not evaluated)"
+        return f"dead end ({plural(self.limit, 'candidate')} in a row not proposed or not evaluated)"
 
 
 @STOP_RULES.register("stop_file")

@@ -17,7 +17,7 @@ from assay.config import AssayConfig
 from assay.history.git import Git
 from assay.history.gitrun import GitError
 from assay.history.owner import live_status
-from assay.history.reasons import reason_of
+from assay.history.reasons import evaluated, reason_of
 from assay.history.records import CandidateRecord, RunRecord, paired_test_summary
 from assay.history.runfiles import read_events
 from assay.loop.events import (
@@ -378,8 +378,8 @@ def _node(record: CandidateRecord) -> CandidateNode:
         reason=reason_of(record),
         flags=list(record.flags),
         overfitting=record.overfitting,
-        dev_score=record.dev_score,
-        dev_pass_rate=record.dev_pass_rate,
+        dev_score=record.dev_score if evaluated(record) else None,  # no score beside "not evaluated"
+        dev_pass_rate=record.dev_pass_rate if evaluated(record) else None,
         holdout_score=record.holdout_score,
         regression_pass_rate=record.regression_pass_rate,
         delta=record.delta,

@@ -87,7 +87,11 @@ def _title(node: CandidateNode) -> str:
 def trajectory(report: RunReport) -> Markup:
     """Each candidate's dev score by generation, coloured by decision; the best-so-far line; L3 holdout
     points; layer changes as dashed lines; the noise-aware gate's decisions ringed."""
-    nodes = [n for n in report.nodes if n.dev_score is not None or n.decision == "invalid"]
+    nodes = [
+        n
+        for n in report.nodes
+        if n.dev_score is not None or n.decision == "invalid" or "screened-out" in n.flags
+    ]
     last = max((n.generation for n in report.nodes), default=1) or 1
     scores = [n.dev_score for n in nodes if n.dev_score is not None]
     scores += [p.holdout for p in report.holdout_points if p.holdout is not None]
@@ -109,7 +113,7 @@ def trajectory(report: RunReport) -> Markup:
         px = x(node.generation)
         colour = COLOURS.get(node.mark, "#000")
         attrs = f'class="pt mark-{node.mark}" data-node="{escape(node.id)}"'
-        if node.dev_score is None:  # invalid: no score, drawn under the axis
+        if node.dev_score is None:  # not evaluated: no score, drawn under the axis
             body.append(
                 f'<g {attrs}><title>{_title(node)}</title><path d="M{px - 3},{y.a + 3}l6,6m0,-6l-6,6"'
                 f' stroke="{colour}" stroke-width="2"/></g>'

@@ -26,7 +26,8 @@ class RequestLimits:
     - a declared ``Content-Length`` over ``max_body_bytes``: 413 ``body_too_large`` at once, nothing read;
     - a body (chunked, or longer than it said) that grows past ``max_body_bytes`` while it is read: 413
       ``body_too_large``;
-    - a body not complete ``body_timeout`` seconds after the headers: 408 ``body_timeout``.
+    - a body not complete ``body_timeout`` seconds after the headers: 408 ``body_timeout``;
+    - a JSON body in which an object holds the same key twice: 422 ``invalid_request`` naming the key.
     """
 
     def __init__(self, app: ASGIApp, settings: ServeSettings) -> None:
@@ -48,6 +49,10 @@ class RequestLimits:
             if read is None:  # the client went away: nobody to answer
                 return
             if isinstance(read, bytes):
+                repeated = repeated_key(read)
+                if repeated is not None:  # JSON takes the last of two: the client meant one of them
+                    await _refuse(send, repeated, close=False)
+                    return
                 await self.app(scope, _replay(read, receive), send)
                 return
             refusal = read
@@ -118,12 +123,43 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-async def _refuse(send: Send, error: ApiError) -> None:
+class _Repeated(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    seen: dict[str, object] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Repeated(key)
+        seen[key] = value
+    return seen
+
+
+def repeated_key(body: bytes) -> ApiError | None:
+    """The refusal of a JSON body in which an object holds a key twice (``{"winner": "a", "winner": "b"}``,
+    which a JSON parser reads as its last value), or None; a body that is not JSON is the route's to refuse."""
+    if b'"' not in body:
+        return None
+    try:
+        json.loads(body, object_pairs_hook=_pairs)
+    except _Repeated as repeated:
+        where = repeated.key[:64]
+        return ApiError(
+            "invalid_request", f"{where}: the key appears twice in the body; send it once", field=where
+        )
+    except (ValueError, RecursionError):
+        return None
+    return None
+
+
+async def _refuse(send: Send, error: ApiError, *, close: bool = True) -> None:
     content = json.dumps(error.body()).encode()
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(content)).encode()),
-        (b"connection", b"close"),
+        *([(b"connection", b"close")] if close else []),
     ]
     await send({"type": "http.response.start", "status": error.status, "headers": headers})
     await send({"type": "http.response.body", "body": content, "more_body": False})

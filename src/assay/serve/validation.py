@@ -55,8 +55,9 @@ _FINGERPRINTED = tuple(f.name for f in fields(Feedback) if f.name not in ("idemp
 
 
 def variant_name(value: str, field: str = "name") -> str:
-    """A trimmed variant name (1..200 printable characters)."""
-    name = value.strip()
+    """A trimmed variant name (1..200 printable characters): spaces around it are trimmed, a control character
+    anywhere (``"A\n"`` as ``"A\u0007"``) is refused, never trimmed into another variant's name."""
+    name = value.strip(" ")
     if not name:
         raise ApiError("invalid_name", f"{field}: a variant name must not be empty", field=field)
     if len(name) > NAME_LENGTH or not name.isprintable() or _REPLACEMENT in name:
@@ -72,7 +73,7 @@ def label(value: str | None, field: str, limit: int = NAME_LENGTH) -> str | None
     """A trimmed identifier such as a user, session or idempotency key: printable, at most ``limit``."""
     if value is None or not value.strip():
         return None
-    text = value.strip()
+    text = value.strip(" ")
     if len(text) > limit or not text.isprintable() or _REPLACEMENT in text:
         raise ApiError(
             "invalid_request", f"{field}: at most {limit} printable characters of valid UTF-8", field=field
@@ -118,8 +119,8 @@ def category_name(value: str | None, field: str = "category") -> str | None:
     """A trimmed category (letters, digits, ``_ . : / -``; at most 100), or None when empty."""
     if value is None or not value.strip():
         return None
-    name = value.strip()
-    if len(name) > CATEGORY_LENGTH or not _CATEGORY.match(name):
+    name = value.strip(" ")
+    if len(name) > CATEGORY_LENGTH or not _CATEGORY.fullmatch(name):
         raise ApiError(
             "invalid_name",
             f"{field}: {name!r} is not a category (letters, digits, _ . : / -; at most {CATEGORY_LENGTH})",

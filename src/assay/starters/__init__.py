@@ -56,6 +56,7 @@ class Starter:
     others: list[str] = field(default_factory=list)
     next_step: str = ""
     notes: list[str] = field(default_factory=list)
+    needs: list[str] = field(default_factory=list)  # what `assay eval` would stop at, all of it (a skill's)
 
 
 def _template(name: str) -> str:
@@ -152,7 +153,25 @@ def write_starter(directory: Path, config_name: str = "assay.yaml", model: str |
         )
     (directory / config_name).write_text(text, encoding="utf-8")
     starter.written.append(config_name)
+    if starter.kind == "skill":
+        starter.needs = _needs(directory / config_name)
     return starter
+
+
+def _needs(config_path: Path) -> list[str]:
+    """What the project at ``config_path`` needs before its cases can run (none known when it does not load:
+    `assay eval` then names what is wrong)."""
+    from assay.cases.loader import load_case_files
+    from assay.config import load_config
+    from assay.errors import ConfigError
+    from assay.starters.needs import project_needs
+
+    try:
+        config = load_config(config_path)
+        cases = load_case_files([config.base_dir / f for f in config.cases.all_files]).cases
+    except ConfigError:
+        return []
+    return project_needs(config, cases)
 
 
 def _quoted(text: str) -> str:
@@ -205,8 +224,8 @@ def _local_starter(directory: Path, config_name: str, prompts: list[str], cases:
     )
     if not shots.examples:
         starter.notes.append(
-            f"no dev case of {cases} has a label (`expected`, or an `equals` check): add labelled cases for "
-            "the examples"
+            f"no dev case of {cases} has a label (`expected`, or one equals, contains, icontains or starts_with"
+            " check with a short value): add labelled cases for the examples"
         )
     starter.next_step = "`assay init` again (the split and the baseline), then `assay eval`"
     return starter

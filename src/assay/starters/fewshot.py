@@ -6,6 +6,8 @@ input and its label, then the query. So for a ``local:`` model the starter write
 form beside the user's prompt, which it leaves as written:
 
 - the instruction is the user's prompt text;
+- a case's label is its ``expected`` text, or the value of its one check when that is ``equals``, ``contains``,
+  ``icontains`` or ``starts_with`` with a short value (``icontains: positive``, as promptfoo users write a label);
 - the examples are the user's own cases, from the dev split only (the split ``assay init`` will make), one per
   label in turn, so no label is missing and none comes last every time; holdout and regression cases never
   appear in a file a proposer edits;
@@ -30,6 +32,10 @@ MAX_EXAMPLES = 12
 MAX_POOL = 40
 MAX_EXAMPLE_CHARS = 300
 LABEL_CHECKS = ("equals", "iequals")
+# A case whose one check is one of these, with one short value, gives that value as its label: how promptfoo
+# users write a label (`icontains: positive`), as the same case written with `expected: positive`.
+ONE_CHECK_LABELS = ("equals", "iequals", "contains", "icontains", "starts_with")
+MAX_LABEL_CHARS = 40
 INPUT_FIELD = "Input"
 LABEL_FIELD = "Label"
 
@@ -40,12 +46,21 @@ def is_local(model: str | None) -> bool:
 
 
 def label_of(case: Case) -> str | None:
-    """The case's label: its ``expected`` text, else the value of its first ``equals`` check."""
+    """The case's label: its ``expected`` text, else the value of its first ``equals`` check, else the value of
+    its one check when that is ``equals``, ``contains``, ``icontains`` or ``starts_with`` (promptfoo's
+    ``starts-with``) with one short value (at most :data:`MAX_LABEL_CHARS` characters on one line)."""
     if case.expected and case.expected.strip():
         return _one_line(case.expected)
     for check in case.checks:
         if check.type in LABEL_CHECKS and not check.negate and isinstance(check.value, str) and check.value:
             return _one_line(check.value)
+    if len(case.checks) == 1:
+        (check,) = case.checks
+        value = check.value
+        if check.type in ONE_CHECK_LABELS and not check.negate and isinstance(value, str) and value.strip():
+            label = _one_line(value)
+            if "\n" not in value.strip() and len(label) <= MAX_LABEL_CHARS:
+                return label
     return None
 
 

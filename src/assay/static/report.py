@@ -47,6 +47,18 @@ class StaticReport(BaseModel):
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "warning"]
 
+    def blocked_line(self) -> str:
+        """Why L1 stopped the artifact, in one line: ``2 critical findings, the first: priority.py:3 syntax:
+        ...`` ("" when it passed)."""
+        critical = self.critical
+        if not critical:
+            return ""
+        first = critical[0].render().removeprefix("critical ")
+        count = (
+            "1 critical finding" if len(critical) == 1 else f"{len(critical)} critical findings, the first"
+        )
+        return f"{count}: {first}"
+
 
 def format_report(report: StaticReport) -> str:
     """One line per finding, critical ones first (empty string when there is none)."""

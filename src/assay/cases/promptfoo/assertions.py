@@ -19,6 +19,7 @@ from typing import Any
 
 from assay.cases._common import Loc, Notes, expect_mapping, make_spec, number, type_name
 from assay.cases.promptfoo.files import FileScope, absolute_ref, read_value_file
+from assay.cases.promptfoo.scripts import check_script_file
 from assay.checks.node import node_binary, split_file_ref
 from assay.model import CheckSpec
 from assay.templating import TemplateError, has_template, render
@@ -163,6 +164,8 @@ def _script(ours: str) -> Handler:
     def handle(data: dict[str, Any], value: Any, loc: Loc, scope: Scope) -> dict[str, Any]:
         if ours == "javascript" and node_binary() is None:
             raise loc.at("type").error("javascript assertions run in Node.js, and `node` is not on PATH")
+        if isinstance(value, str) and value.startswith("file://"):
+            check_script_file(value, loc.at("value"))
         options: dict[str, Any] = {"pass_rule": "promptfoo", "config": data.get("config") or {}}
         if data.get("threshold") is not None:
             options["threshold"] = number(data["threshold"], loc.at("threshold"))

@@ -8,6 +8,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from assay.words import cut_at_word
+
 FileKind = str  # "python" | "json" | "yaml" | "toml" | "text"
 
 FLOAT_FACTORS = (0.5, 0.8, 0.9, 1.1, 1.25, 2.0)
@@ -63,6 +65,5 @@ def perturb_number(value: int | float, rng: random.Random) -> int | float:
 
 
 def shorten(text: str, limit: int = 48) -> str:
-    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """``text`` on one line, cut at a word to at most ``limit`` characters, with an ellipsis."""
+    return cut_at_word(text, limit)
