@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import assay.evaluation.ray_executor  # noqa: F401 - registers the executor named ray (Ray itself is not imported)
+import assay.evaluation.ray_executor  # noqa: F401 - registers the executor named ray (imports no Ray)
 from assay.config import AssayConfig
 from assay.evaluation.executor import EXECUTORS, LocalExecutor
 from assay.evaluation.session import make_executor

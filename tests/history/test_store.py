@@ -1,5 +1,6 @@
-"""The run store: its conformance suite (:mod:`assay.testing.stores`) run against every backend (SQLite file; PostgreSQL when a server
-binary and psycopg are present), then SQLite's own failure modes (corrupt file, locked file, bad URL)."""
+"""The run store: its conformance suite (:mod:`assay.testing.stores`) run against every backend (SQLite file;
+PostgreSQL when a server binary and psycopg are present), then SQLite's own failure modes (corrupt file, locked
+file, bad URL)."""
 
 from __future__ import annotations
 

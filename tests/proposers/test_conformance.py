@@ -16,7 +16,7 @@ from assay.testing.proposers import check_proposer
 NAMES = PROPOSERS.names()
 NEEDS = {
     "llm": "needs a chat model (tests/proposers/test_llm.py runs the suite against the scripted server)",
-    "agent": "needs an agent CLI (tests/proposers/test_agent.py runs the suite on a fake one, in the e2e layer)",
+    "agent": "needs an agent CLI (tests/proposers/test_agent.py runs the suite on a fake one, e2e layer)",
 }
 
 
