@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 
 import assay
+from assay.checks import Check, CheckContext
 from assay.config import load_config
 from assay.errors import ConfigError
-from assay.evaluation.evaluator import EvalResult
+from assay.evaluation.evaluator import EvalResult, Evaluator
 from assay.extensions import (
+    CHECK,
     FAMILIES,
     GATE,
     PAIRWISE_JUDGE,
@@ -30,6 +32,7 @@ from assay.extensions import (
 from assay.gates import Gate, GateDecision, GateInput
 from assay.gates.ratchet import RatchetGate
 from assay.loop.engine import Evolution
+from assay.model import Case, CheckResult, CheckSpec, Output, Split
 from assay.proposers import MutateProposer, Proposal
 from assay.proposers.base import ProposerView
 from assay.protocols import GateProtocol, ParentSelectorProtocol, ProposerProtocol
@@ -102,6 +105,38 @@ def test_a_gate_with_only_decide_is_used_as_given_with_the_defaults_it_lacks() -
     assert gate.snapshot() == {} and gate.name == "DecideOnly"
     assert gate.keep is True  # anything else is the object's own
     assert "DecideOnly" in repr(gate)
+
+
+class EndsInX:
+    """A check of the user's own: no base class, nothing but ``run``."""
+
+    async def run(self, output: Output, ctx: CheckContext) -> CheckResult:
+        return CheckResult(type="ends_in_x", passed=output.text.endswith("x"), score=1.0)
+
+
+def test_a_check_of_another_class_is_wrapped_and_judges_in_its_own_run() -> None:
+    check = conform(CHECK, EndsInX())
+    assert isinstance(check, Check) and not check.judged and check.name == "EndsInX"
+    ctx = CheckContext(case=Case(id="c", input="say x"))
+    assert asyncio.run(check.run(Output(text="x"), ctx)).passed
+    assert not asyncio.run(check.evaluate(Output(text="y"), ctx)).passed  # the base's abstract one, filled
+
+
+class Echoes:
+    """A runner of the user's own: no base class, nothing but ``run``."""
+
+    async def run(self, case: Case, workdir: Path) -> Output:
+        return Output(text=str(case.input))
+
+
+def test_a_runner_of_another_class_runs_an_evaluation_and_has_nothing_to_release(tmp_path: Path) -> None:
+    runner = conform(RUNNER, Echoes())
+    assert runner.sandbox is None and runner.default_concurrency() >= 1
+    asyncio.run(runner.release(tmp_path))
+    asyncio.run(runner.aclose())
+    case = Case(id="c", input="x", checks=[CheckSpec(type="equals", value="x")])
+    result = asyncio.run(Evaluator(runner).run([(case, Split.DEV)], tmp_path))  # releases the workdir after
+    assert result.passed == 1 and result.cases[0].output.text == "x"
 
 
 def test_a_gate_without_decide_is_refused_in_one_line_naming_decide() -> None:

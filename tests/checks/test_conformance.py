@@ -1,8 +1,8 @@
-"""One suite every registered check type must pass: built from a minimal valid spec (``{"value": "x"}``, or
-the one in ``SPECS``: a check type registered later adds its own there if that one does not fit), it judges
-an output and returns a CheckResult with a score in [0, 1], negated as the base class says. Judged checks
-ask a fake model; a check that cannot judge here (no node, no server) returns a failed result, which is
-still one."""
+"""Every registered check type passes the check suite (:func:`assay.testing.checks.check_check`), built as the
+evaluator builds it (``resolve(CHECK, type, spec)``) from a minimal valid spec (``{"value": "x"}``, or the one
+in ``SPECS``: a check type registered later adds its own there if that one does not fit). Judged checks ask a
+fake model that passes everything; a check that cannot judge here (no node, nothing listening at the webhook)
+returns a failed result, which is still one; ``similar`` needs the embed extra."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
-from assay.checks import CHECKS, Check, CheckContext, build_check
+from assay.checks import CHECKS, Check, CheckContext
 from assay.extensions import CHECK, resolve
-from assay.llm.base import Completion
-from assay.model import Case, CheckResult, CheckSpec, Output
-from assay.protocols import CheckProtocol
+from assay.model import CheckResult, CheckSpec, Output
+from assay.testing.checks import check_check
 
 NAMES = CHECKS.names()
 SPECS: dict[str, dict[str, Any]] = {
@@ -33,64 +32,21 @@ SPECS: dict[str, dict[str, Any]] = {
     "webhook": {"value": "http://127.0.0.1:9/hook", "options": {"timeout": 2}},
     "word_count": {"value": 1},
 }
-CASE = Case(id="c1", input="Say x.", expected="x")
 
 
-class Grader:
-    """A fake judge model: every answer says the output passes, in the forms the judged checks parse."""
-
-    model = "fake:grader"
-
-    async def complete(
-        self,
-        messages: list[dict[str, str]],
-        *,
-        system: str | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        sample: int = 0,
-    ) -> Completion:
-        return Completion(text='{"pass": true, "score": 1.0, "reason": "fine"}\nVERDICT: PASS\nSCORE: 1')
-
-    async def aclose(self) -> None:
-        return None
+def spec(name: str) -> CheckSpec:
+    return CheckSpec(type=name, **SPECS.get(name, {"value": "x"}))
 
 
-def spec(name: str, **extra: Any) -> CheckSpec:
-    return CheckSpec(type=name, **{**SPECS.get(name, {"value": "x"}), **extra})
-
-
-async def judged(check: Check, tmp_path: Path) -> CheckResult:
-    ctx = CheckContext(case=CASE, workdir=tmp_path, judge=Grader(), judge_votes=1, project_dir=tmp_path)
-    result = await check.run(Output(text="x", duration_s=0.1), ctx)
-    assert isinstance(result, CheckResult)
-    assert 0.0 <= result.score <= 1.0 and isinstance(result.passed, bool)
-    assert result.type == check.spec.label()
-    return result
-
-
-async def check_check(name: str, tmp_path: Path) -> None:
-    """The contract: builds from a minimal spec (by name through the resolver too), prepares, and judges with a
-    score in [0, 1]; negated, a judgement is turned round (an error stays a failure)."""
-    check = build_check(spec(name))
-    assert isinstance(check, CheckProtocol) and type(resolve(CHECK, name, spec(name))) is type(check)
-    check.prepare(tmp_path)
-    result = await judged(check, tmp_path)
-    negated = build_check(spec(name, negate=True))
-    negated.prepare(tmp_path)
-    turned = await judged(negated, tmp_path)
-    if result.error:
-        assert (turned.passed, turned.score) == (False, 0.0)
-    elif not turned.error:
-        assert turned.passed is not result.passed
-        assert turned.score == pytest.approx(1.0 - result.score)
+def by_type(given: CheckSpec) -> Any:
+    return resolve(CHECK, given.type, given)
 
 
 @pytest.mark.parametrize(
     "name", [pytest.param(n, marks=pytest.mark.embed) if n == "similar" else n for n in NAMES]
 )
 async def test_registered_check_conforms(name: str, tmp_path: Path) -> None:
-    await check_check(name, tmp_path)
+    await check_check(by_type, spec(name), tmp_path)
 
 
 def test_every_spec_names_a_registered_check() -> None:
@@ -111,4 +67,21 @@ async def test_a_registered_dummy_joins_the_suite(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setitem(CHECKS._items, "shorter_than", ShorterThan)
     monkeypatch.setitem(SPECS, "shorter_than", {"value": 4})
     assert "shorter_than" in CHECKS.names()
-    await check_check("shorter_than", tmp_path)
+    await check_check(by_type, spec("shorter_than"), tmp_path)
+
+
+class DeafToNegation:
+    """A check of no class of assay's that ignores ``negate``."""
+
+    def __init__(self, spec: CheckSpec) -> None:
+        self.spec = spec
+
+    async def run(self, output: Output, ctx: CheckContext) -> CheckResult:
+        return CheckResult(type=self.spec.label(), passed=True, score=1.0)
+
+
+async def test_the_suite_names_what_a_broken_check_breaks(tmp_path: Path) -> None:
+    with pytest.raises(
+        AssertionError, match=r"check DeafToNegation \(deaf\): negated, it still says passed=True"
+    ):
+        await check_check(DeafToNegation, CheckSpec(type="deaf", value="x"), tmp_path)

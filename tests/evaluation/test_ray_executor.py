@@ -1,5 +1,5 @@
 """The Ray executor on a real two-node cluster on loopback (one cluster for the module): same verdicts as the
-local executor, traces written by the driver, bounded tasks in flight, a worker node killed mid-run without a
+local executor, the executor suite (assay.testing.executors) passed, traces written by the driver, bounded tasks in flight, a worker node killed mid-run without a
 case lost or counted twice, and a preflight that names what a worker lacks."""
 
 from __future__ import annotations
@@ -23,8 +23,14 @@ from assay.config import ExecutorConfig, load_config  # noqa: E402
 from assay.errors import ConfigError  # noqa: E402
 from assay.evaluation.executor import EXECUTORS  # noqa: E402
 from assay.evaluation.ray_executor import RayExecutor  # noqa: E402
-from assay.evaluation.session import build_evaluator, evaluate_project, select_cases  # noqa: E402
+from assay.evaluation.session import (  # noqa: E402
+    build_evaluator,
+    evaluate_project,
+    make_executor,
+    select_cases,
+)
 from assay.evaluation.traces import read_trace  # noqa: E402
+from assay.testing.executors import check_executor  # noqa: E402
 from tests.layers import e2e_fixture  # noqa: E402
 from tests.raycluster import RayCluster, start_cluster  # noqa: E402
 
@@ -148,6 +154,27 @@ def test_same_verdicts_as_local_and_traces_written_by_the_driver(cluster, driver
         assert read_trace(case.trace_path or "").result.id == case.id
         assert case.output.meta["worker"]  # it ran in a Ray worker, which said so
     assert remote.sandbox == local.sandbox
+
+
+@pytest.mark.e2e
+def test_the_ray_executor_passes_the_executor_suite(cluster, driver, tmp_path):
+    """:func:`assay.testing.executors.check_executor` on the executor ``executor: {type: ray}`` names, with an
+    evaluator built from the slugify example's assay.yaml (the Ray executor rebuilds it on the workers)."""
+    root = slugify_copy(tmp_path, cluster.address)
+    config = load_config(root / "assay.yaml")
+    selection = select_cases(config, "all")
+    evaluator = build_evaluator(config, selection.cases)
+
+    async def suite() -> None:
+        try:
+            await check_executor(
+                lambda: make_executor(config, "ray"), evaluator=evaluator, cases=selection.cases, workdir=root
+            )
+        finally:
+            await evaluator.aclose()
+
+    asyncio.run(suite())
+    assert isinstance(evaluator.executor, RayExecutor) and len(selection.cases) == 12
 
 
 @pytest.mark.e2e

@@ -1,71 +1,17 @@
-"""One suite every registered gate must pass (a gate registered later joins it by its name)."""
+"""Every registered gate passes the gate suite (:func:`assay.testing.gates.check_gate`); a gate registered later
+joins it by its name."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from assay.evaluation.evaluator import EvalResult
 from assay.extensions import GATE, resolve
 from assay.gates import GATES, Dimension, Gate, GateDecision, GateInput
-from assay.model import CaseResult, Output, Split
-from assay.protocols import GateProtocol
+from assay.testing.gates import check_gate
 
 NAMES = GATES.names()
-ACTIONS = {"keep", "discard", "retry", "rollback"}
-
-
-def scored(*scores: float) -> EvalResult:
-    cases = [
-        CaseResult(id=f"c{i}", split=Split.DEV, passed=s >= 0.5, score=s, output=Output(text="x"))
-        for i, s in enumerate(scores)
-    ]
-    return EvalResult(cases=cases)
-
-
-def better() -> GateInput:
-    return GateInput(
-        parent=scored(0, 0, 1), candidate=scored(1, 1, 1), baseline=scored(0, 0, 1), parent_id="p"
-    )
-
-
-def worse() -> GateInput:
-    return GateInput(
-        parent=scored(1, 1, 1), candidate=scored(0, 0, 1), baseline=scored(0, 0, 1), parent_id="p"
-    )
-
-
-async def decides(gate: Gate, data: GateInput) -> GateDecision:
-    """One decision, checked against what the loop needs of it."""
-    decision = await gate.decide(data)
-    assert isinstance(decision, GateDecision)
-    assert all(isinstance(d, Dimension) for d in decision.dimensions.values())
-    assert all(reason and "\n" not in reason for reason in decision.reasons)
-    if decision.action:
-        assert decision.action in ACTIONS and decision.keep == (decision.action == "keep")
-    return decision
-
-
-async def check_gate(make: Callable[[], Gate]) -> None:
-    """The contract: decisions of the right shape, a candidate worse on every case never kept, and a memory
-    (``snapshot``) that is JSON and that a fresh gate takes back (``restore``) to decide as the first would."""
-    gate = make()
-    assert isinstance(gate, GateProtocol) and isinstance(gate, Gate)
-    assert not (await decides(gate, worse())).keep
-    await decides(gate, better())
-    snapshot = gate.snapshot()
-    assert json.loads(json.dumps(snapshot)) == snapshot
-    twin = make()
-    twin.restore(json.loads(json.dumps(snapshot)))
-    assert twin.snapshot() == snapshot
-    for data in (better(), worse(), better()):
-        assert (await decides(twin, data)).model_dump() == (await decides(gate, data)).model_dump()
-    fresh = make()
-    gate.restore({})
-    assert gate.snapshot() == fresh.snapshot()
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -104,3 +50,29 @@ async def test_a_registered_dummy_joins_the_suite(monkeypatch: pytest.MonkeyPatc
     await check_gate(lambda: resolve(GATE, "streak"))
     monkeypatch.undo()
     assert "streak" not in GATES.names()
+
+
+class KeepsAnything:
+    """A gate of no class of assay's that keeps every candidate: the suite must refuse it."""
+
+    async def decide(self, data: GateInput) -> GateDecision:
+        return GateDecision(keep=True, dimensions={})
+
+
+class ForgetsOnRestore(Streak):
+    """A gate whose restore ignores the snapshot: a restored twin decides otherwise."""
+
+    def restore(self, snapshot: dict[str, Any]) -> None:
+        self.streak = 0
+
+
+@pytest.mark.parametrize(
+    ("gate", "words"),
+    [
+        (KeepsAnything, "kept a candidate worse on every case"),
+        (ForgetsOnRestore, "given the snapshot by restore.. remembers"),
+    ],
+)
+async def test_the_suite_names_what_a_broken_gate_breaks(gate: type, words: str) -> None:
+    with pytest.raises(AssertionError, match=words):
+        await check_gate(gate)

@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from assay.config import AssayConfig
 from assay.errors import ConfigError
+from assay.extensions import PROPOSER, resolve
 from assay.proposers.agent import VIEW_FILE, AgentProposer
 from assay.proposers.base import ProposerView
 from assay.proposers.context import build_view
 from assay.sandbox import bwrap_status
+from assay.testing.proposers import check_proposer
 from tests.extras import need_bwrap
 from tests.proposers import _planted
 
@@ -204,3 +207,39 @@ def test_with_bubblewrap_the_agent_is_jailed() -> None:
     assert AgentProposer("true", allow_unsandboxed=True).unsandboxed is None  # allowed, but not needed
     jail = proposer.jail(Path("/tmp/ws"), {"PATH": "/usr/bin"})
     assert jail is not None and jail.writable == (Path("/tmp/ws/work"),) and jail.network
+
+
+RAISE_THE_THRESHOLD = """\
+import pathlib
+source = pathlib.Path("classify.py")
+source.write_text(source.read_text().replace("THRESHOLD = 5", "THRESHOLD = 6"))
+print("raise the threshold")
+"""
+
+
+async def test_the_agent_proposer_passes_the_proposer_suite(tmp_path: Path, mode: str) -> None:
+    """Built as the loop builds it (``resolve(PROPOSER, "agent", config)``), with a fake agent that raises the
+    suite's threshold, in the jail and without one."""
+    command, tools = python_agent(tmp_path, RAISE_THE_THRESHOLD)
+    config = AssayConfig.model_validate(
+        {
+            "artifact": {"kind": "code", "paths": ["classify.py"]},
+            "cases": {"files": ["cases.yaml"]},
+            "runner": {"type": "command", "command": "python classify.py {input}"},
+            "evolve": {
+                "proposer": {
+                    "type": "agent",
+                    "command": command,
+                    "timeout": 60,
+                    "home_ro": [str(tools)],
+                    "allow_unsandboxed": mode == "unsandboxed",
+                }
+            },
+        }
+    )
+    config.path = tmp_path / "project" / "assay.yaml"
+    made = resolve(PROPOSER, "agent", config)
+    assert isinstance(made, AgentProposer) and (made.unsandboxed is None) == (mode == "jailed")
+    await check_proposer(lambda: resolve(PROPOSER, "agent", config), tmp_path / "suite")
+    (changed,) = (tmp_path / "suite").glob("first-1/classify.py")
+    assert "THRESHOLD = 6" in changed.read_text()

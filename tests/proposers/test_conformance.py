@@ -1,6 +1,7 @@
-"""One suite every registered proposer that works offline must pass (a proposer registered later joins it by
-its name: it is built with no arguments). Those that need a model or an agent CLI are skipped here, with the
-suite that runs them named."""
+"""Every registered proposer that works offline passes the proposer suite
+(:func:`assay.testing.proposers.check_proposer`), built as the loop builds it (``resolve(PROPOSER, name)``:
+``from_config(None)``, the defaults; a proposer registered later joins it by its name). Those that need a model
+or an agent CLI run the suite in their own files, named here."""
 
 from __future__ import annotations
 
@@ -9,65 +10,27 @@ from pathlib import Path
 import pytest
 
 from assay.extensions import PROPOSER, resolve
-from assay.proposers import PROPOSERS, CaseFailure, DevCase, Proposal, Proposer, ProposerView
-from assay.protocols import ProposerProtocol
+from assay.proposers import PROPOSERS, OfflineProposer, Proposal, Proposer, ProposerView
+from assay.testing.proposers import check_proposer
 
 NAMES = PROPOSERS.names()
 NEEDS = {
-    "llm": "needs a chat model (tests/proposers/test_llm.py runs it against the scripted server)",
-    "agent": "needs an agent CLI (tests/proposers/test_agent.py runs a fake one)",
+    "llm": "needs a chat model (tests/proposers/test_llm.py runs the suite against the scripted server)",
+    "agent": "needs an agent CLI (tests/proposers/test_agent.py runs the suite on a fake one, e2e layer)",
 }
-SOURCE = (
-    "THRESHOLD = 5\n\n\ndef classify(x):\n    if x >= THRESHOLD:\n        return 'high'\n    return 'low'\n"
-)
-
-
-def view(layer: int, generation: int = 0) -> ProposerView:
-    return ProposerView(
-        artifact={"classify.py": SOURCE},
-        layer=layer,
-        generation=generation,
-        dev_cases=[DevCase("n03", input="3"), DevCase("n09", input="9")],
-        failures=[CaseFailure("n09", "the output differs from the expected one")],
-    )
-
-
-async def proposed(proposer: Proposer, worktree: Path, layer: int, generation: int) -> tuple[Proposal, str]:
-    """One proposal in a fresh copy of the artifact at ``worktree``, and the file it leaves there."""
-    worktree.mkdir(parents=True)
-    (worktree / "classify.py").write_text(SOURCE)
-    proposal = await proposer.propose(view(layer, generation), worktree, editable=["classify.py"])
-    assert isinstance(proposal, Proposal)
-    return proposal, (worktree / "classify.py").read_text()
-
-
-async def check_proposer(name: str, tmp_path: Path) -> None:
-    """The contract: a Proposal every time (a failure is ``ok=False`` with a one-line error, never an exception);
-    a proposal that is ok changed the artifact and says how; the same proposer, generation and view give the
-    same proposal (a resumed generation proposes the same change again); it has a name and closes."""
-    proposer = resolve(PROPOSER, name)
-    assert isinstance(proposer, ProposerProtocol) and proposer.name and proposer.redraws >= 1
-    for layer in (1, 2):
-        proposal, text = await proposed(proposer, tmp_path / f"first-{layer}", layer, generation=3)
-        if proposal.ok:
-            assert proposal.description and text != SOURCE
-        else:
-            assert proposal.error and "\n" not in proposal.error
-        again, text_again = await proposed(resolve(PROPOSER, name), tmp_path / f"again-{layer}", layer, 3)
-        assert (again.model_dump(), text_again) == (proposal.model_dump(), text)
-    await proposer.aclose()
 
 
 @pytest.mark.parametrize("name", NAMES)
 async def test_registered_proposer_conforms(name: str, tmp_path: Path) -> None:
     if name in NEEDS:
         pytest.skip(NEEDS[name])
-    await check_proposer(name, tmp_path)
+    await check_proposer(lambda: resolve(PROPOSER, name), tmp_path)
 
 
 def test_every_proposer_is_in_the_suite() -> None:
     assert {"mutate", "tune"} <= set(NAMES) - set(NEEDS)
     assert set(NEEDS) <= set(NAMES)
+    assert type(resolve(PROPOSER, "mutate")) is OfflineProposer  # the offline default, with its defaults
 
 
 class Lower(Proposer):
@@ -88,4 +51,34 @@ class Lower(Proposer):
 async def test_a_registered_dummy_joins_the_suite(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(PROPOSERS._items, "lower", Lower)
     assert "lower" in PROPOSERS.names()
-    await check_proposer("lower", tmp_path)
+    await check_proposer(lambda: resolve(PROPOSER, "lower"), tmp_path)
+
+
+class Restless(Lower):
+    """Proposes a different change on every call, whatever the generation: a resumed run would drift."""
+
+    calls = 0
+
+    async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        Restless.calls += 1
+        (worktree / "classify.py").write_text(view.artifact["classify.py"] + f"# {Restless.calls}\n")
+        return Proposal(ok=True, description=f"call {Restless.calls}")
+
+
+class Raises(Lower):
+    async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        raise RuntimeError("the model is down")
+
+
+@pytest.mark.parametrize(
+    ("proposer", "words"),
+    [
+        (Restless, "a fresh proposer proposes otherwise for the same generation and view"),
+        (Raises, r"propose raised RuntimeError: the model is down \(a failure is Proposal\(ok=False"),
+    ],
+)
+async def test_the_suite_names_what_a_broken_proposer_breaks(
+    proposer: type, words: str, tmp_path: Path
+) -> None:
+    with pytest.raises(AssertionError, match=words):
+        await check_proposer(proposer, tmp_path)

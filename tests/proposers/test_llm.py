@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 
-from assay.config import LLMSettings
+from assay.config import AssayConfig, LLMSettings
 from assay.errors import ConfigError
+from assay.extensions import PROPOSER, resolve
 from assay.proposers import PROPOSERS, AgentProposer, DevCase, LLMProposer, ProposerView
 from assay.proposers.context import build_view
 from assay.proposers.redaction import REDACTED
+from assay.testing.proposers import check_proposer
 from tests.fakes.llm_server import ScriptedLLMServer
 from tests.proposers import _planted
 
@@ -179,3 +181,40 @@ def test_bad_format_and_bad_model_are_config_errors(tmp_path: Path) -> None:
         LLMProposer(settings, format="diff")
     with pytest.raises(ConfigError, match=r"evolve\.proposer\.llm\.model"):
         LLMProposer(LLMSettings(model="nosuchprovider:x"))
+
+
+def raise_the_threshold(body: dict[str, Any]) -> str:
+    """A well-behaved model for the suite's artifact: cites the first case shown, raises THRESHOLD."""
+    label = re.search(r"^\[(\d+)\] case ", user_text(body), re.MULTILINE)
+    assert label is not None, "the prompt shows no case"
+    return (
+        f"DESCRIPTION: raise the threshold\nCITES: [{label.group(1)}]\n\nclassify.py\n"
+        "<<<<<<< SEARCH\nTHRESHOLD = 5\n=======\nTHRESHOLD = 10\n>>>>>>> REPLACE\n"
+    )
+
+
+@pytest.mark.parametrize("reply", [raise_the_threshold, "I would rather not change anything."])
+async def test_the_llm_proposer_passes_the_proposer_suite(
+    llm_server: ScriptedLLMServer, tmp_path: Path, reply: Any
+) -> None:
+    """Built as the loop builds it (``resolve(PROPOSER, "llm", config)``) against the scripted server: with a
+    model that edits and one that answers with no edit (a failed proposal, not an exception)."""
+    llm_server.default = reply
+    llm_server.usage = (100, 20)
+    config = AssayConfig.model_validate(
+        {
+            "artifact": {"kind": "code", "paths": ["classify.py"]},
+            "cases": {"files": ["cases.yaml"]},
+            "runner": {"type": "command", "command": "python classify.py {input}"},
+            "evolve": {
+                "proposer": {
+                    "type": "llm",
+                    "llm": {"model": "openai:fake", "base_url": llm_server.openai_url, "max_retries": 0},
+                }
+            },
+        }
+    )
+    config.path = tmp_path / "assay.yaml"
+    await check_proposer(lambda: resolve(PROPOSER, "llm", config, use_cache=False), tmp_path / "suite")
+    assert len(llm_server.requests) == 4  # two layers, each by the proposer and by a fresh one
+    assert all("classify.py" in request.user for request in llm_server.requests)

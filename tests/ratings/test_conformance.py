@@ -1,114 +1,44 @@
-"""One suite every rating backend must pass."""
+"""Every registered rating backend passes the rating backend suite
+(:func:`assay.testing.ratings.check_rating_backend`), built by name through the resolver; then what is not
+the suite's: Bradley-Terry's order independence, and the outcomes every backend refuses."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from assay.ratings import RATINGS, MatchOutcome, RatingBackend, make_rating
+from assay.extensions import RATING_BACKEND, resolve
+from assay.ratings import RATINGS, EloRating, MatchOutcome, make_rating
+from assay.testing.ratings import check_rating_backend, mixed_outcomes
 
 BACKENDS = RATINGS.names()
 
 
-@pytest.fixture(params=BACKENDS)
-def backend(request: pytest.FixtureRequest) -> RatingBackend:
-    return make_rating(request.param)
+@pytest.mark.parametrize("name", BACKENDS)
+def test_registered_backend_conforms(name: str) -> None:
+    check_rating_backend(lambda: resolve(RATING_BACKEND, name))
 
 
-def mixed_outcomes(seed: int = 7) -> list[MatchOutcome]:
-    rng = random.Random(seed)
-    names = ["ann", "bob", "cat", "dan"]
-    outcomes = []
-    for _ in range(40):
-        a, b = rng.sample(names, 2)
-        winner = rng.choice([a, b, None])
-        outcomes.append(MatchOutcome(a, b, winner, category=rng.choice(["x", "y", None])))
-    return outcomes
-
-
-def test_registry_lists_all_four_backends():
+def test_registry_lists_all_four_backends() -> None:
     assert BACKENDS == ["bradley_terry", "elo", "glicko2", "weng_lin"]
     for name in BACKENDS:
         assert RATINGS.get(name).name == name
 
 
-def test_clearly_stronger_player_ends_first(backend):
-    outcomes = []
-    for _ in range(15):
-        outcomes += [MatchOutcome("strong", "mid", "strong"), MatchOutcome("mid", "weak", "mid")]
-        outcomes += [MatchOutcome("weak", "strong", "strong")]
-    for start in range(0, len(outcomes), 9):
-        backend.update(outcomes[start : start + 9])
-    board = backend.leaderboard()
-    assert [r.name for r in board] == ["strong", "mid", "weak"]
-    assert backend.win_probability("strong", "weak") > 0.8
-    assert board[0].rating > backend.start_rating > board[-1].rating
+class Miscounts(EloRating):
+    """Counts a tie as a win for both sides."""
+
+    def update(self, outcomes: list[MatchOutcome]) -> None:  # type: ignore[override]
+        super().update([MatchOutcome(o.a, o.b, o.winner or o.a, o.category) for o in outcomes])
 
 
-def test_win_probabilities_sum_to_one(backend):
-    backend.update(mixed_outcomes())
-    for a, b in [("ann", "bob"), ("cat", "dan"), ("ann", "nobody"), ("x1", "x2")]:
-        total = backend.win_probability(a, b) + backend.win_probability(b, a)
-        assert total == pytest.approx(1.0, abs=1e-9)
-        assert 0.0 < backend.win_probability(a, b) < 1.0
+def test_the_suite_names_what_a_broken_backend_breaks() -> None:
+    with pytest.raises(
+        AssertionError, match=r"rating backend Miscounts \(ties are symmetric\): after ties only"
+    ):
+        check_rating_backend(Miscounts)
 
 
-def test_ties_are_symmetric(backend):
-    backend.update([MatchOutcome("p", "q", None)] * 3)
-    p, q = backend.rating("p"), backend.rating("q")
-    assert p.rating == pytest.approx(q.rating, abs=1e-9)
-    assert p.uncertainty == pytest.approx(q.uncertainty, abs=1e-9)
-    assert backend.win_probability("p", "q") == pytest.approx(0.5, abs=1e-9)
-    assert (p.ties, p.wins, p.losses) == (3, 0, 0)
-
-
-def test_counts_are_exact(backend):
-    outcomes = mixed_outcomes()
-    backend.update(outcomes[:25])
-    backend.update(outcomes[25:])
-    ratings = backend.ratings()
-    assert set(ratings) == {"ann", "bob", "cat", "dan"}
-    for name, r in ratings.items():
-        mine = [o for o in outcomes if name in (o.a, o.b)]
-        assert r.wins == sum(o.winner == name for o in mine)
-        assert r.ties == sum(o.winner is None for o in mine)
-        assert r.losses == len(mine) - r.wins - r.ties
-        assert r.comparisons == len(mine)
-    assert sum(r.wins for r in ratings.values()) == sum(r.losses for r in ratings.values())
-
-
-def test_unknown_name_has_the_start_rating(backend):
-    backend.update(mixed_outcomes())
-    unknown = backend.rating("never-seen")
-    assert unknown.rating == backend.start_rating
-    assert unknown.uncertainty == backend.start_uncertainty
-    assert (unknown.comparisons, unknown.confidence) == (0, pytest.approx(1 / (1 + 2.718281828459045)))
-    assert "never-seen" not in backend.ratings()
-
-
-def test_evidence_lowers_uncertainty_and_raises_confidence(backend):
-    backend.update([MatchOutcome("p", "q", "p"), MatchOutcome("q", "p", "q")] * 6)
-    p = backend.rating("p")
-    assert p.uncertainty < backend.start_uncertainty
-    assert p.comparisons == 12
-    assert p.confidence == pytest.approx(1 / (1 + 2.718281828459045 ** (-1.4)))
-
-
-def test_categories_do_not_crash_and_leaderboard_is_sorted(backend):
-    backend.update(mixed_outcomes())
-    board = backend.leaderboard()
-    assert [r.rating for r in board] == sorted((r.rating for r in board), reverse=True)
-    assert len(board) == 4
-
-
-def test_empty_batch_changes_nothing(backend):
-    backend.update([])
-    assert backend.ratings() == {}
-    assert backend.leaderboard() == []
-
-
-def test_bradley_terry_is_order_independent():
+def test_bradley_terry_is_order_independent() -> None:
     outcomes = mixed_outcomes()
     forward, backward = make_rating("bradley_terry"), make_rating("bradley_terry")
     forward.update(outcomes)
@@ -128,6 +58,8 @@ def test_bradley_terry_is_order_independent():
         ("", "q", None, 1.0, "non-empty"),
     ],
 )
-def test_invalid_outcomes_are_refused(a, b, winner, weight, message):
+def test_invalid_outcomes_are_refused(
+    a: str, b: str, winner: str | None, weight: float, message: str
+) -> None:
     with pytest.raises(ValueError, match=message):
         MatchOutcome(a, b, winner, weight=weight)

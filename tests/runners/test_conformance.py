@@ -1,6 +1,7 @@
-"""One suite every registered runner must pass: built from a minimal config (``MINIMAL``: a runner registered
-later must add its own), it runs a trivial case the fast way (plain processes without the jail, the scripted
-model server for ``llm``) and its optional parts (sandbox, concurrency, release, close) work."""
+"""Every registered runner passes the runner suite (:func:`assay.testing.runners.check_runner`), built as the
+evaluator builds it (``resolve(RUNNER, name, config, context)``) from a minimal config that echoes the input
+(``MINIMAL``: a runner registered later adds its own), the fast way: plain processes without the jail, the
+scripted model server for ``llm``."""
 
 from __future__ import annotations
 
@@ -15,12 +16,11 @@ import pytest
 from assay.config import AgentRunnerConfig, CommandRunnerConfig, LLMRunnerConfig, PythonRunnerConfig
 from assay.extensions import RUNNER, resolve
 from assay.model import Case, Output
-from assay.protocols import RunnerProtocol
 from assay.runners import RUNNERS, RunContext, Runner
+from assay.testing.runners import check_runner
 from tests.fakes.llm_server import ScriptedLLMServer
 
 NAMES = RUNNERS.names()
-CASE = Case(id="hello", input="hello")
 PY = shlex.quote(sys.executable)
 AGENT = f"#!{sys.executable}\nimport sys\nprint('agent says ' + sys.argv[-1])\n"
 
@@ -58,31 +58,20 @@ MINIMAL: dict[str, Callable[[Path, pytest.FixtureRequest], Any]] = {
 }
 
 
-async def check_runner(runner: Runner, workdir: Path) -> None:
-    """The contract: conforms, turns a trivial case into an Output that carries the input, says how it runs
-    (``sandbox``), gives a positive default concurrency, and releases and closes without error."""
-    assert isinstance(runner, RunnerProtocol) and resolve(RUNNER, runner) is runner
-    output = await runner.run(CASE, workdir)
-    assert isinstance(output, Output)
-    assert output.error is None and "hello" in output.text, output
-    assert runner.sandbox in (None, "none", "strict")
-    assert runner.default_concurrency() >= 1
-    await runner.release(workdir)
-    await runner.aclose()
-
-
-def build(name: str, tmp_path: Path, request: pytest.FixtureRequest) -> tuple[Runner, Path]:
+def build(name: str, tmp_path: Path, request: pytest.FixtureRequest) -> tuple[Callable[[], Runner], Path]:
+    """How to make the runner ``name`` from its minimal config, and the artifact folder it runs in."""
     workdir = tmp_path / "artifact"
     workdir.mkdir()
     assert name in MINIMAL, f"add a minimal config for the runner {name!r} to MINIMAL"
     config = MINIMAL[name](workdir, request)
-    return resolve(RUNNER, name, config, RunContext(artifact_dir=workdir, project_dir=workdir)), workdir
+    context = RunContext(artifact_dir=workdir, project_dir=workdir)
+    return lambda: resolve(RUNNER, name, config, context), workdir
 
 
 @pytest.mark.parametrize("name", NAMES)
 async def test_registered_runner_conforms(name: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    runner, workdir = build(name, tmp_path, request)
-    await check_runner(runner, workdir)
+    make, workdir = build(name, tmp_path, request)
+    await check_runner(make, workdir)
 
 
 def test_every_runner_is_in_the_suite() -> None:
@@ -105,5 +94,17 @@ async def test_a_registered_dummy_joins_the_suite(
     monkeypatch.setitem(RUNNERS._items, "shout", Shout)
     monkeypatch.setitem(MINIMAL, "shout", lambda workdir, request: None)
     assert "shout" in RUNNERS.names()
-    runner, workdir = build("shout", tmp_path, request)
-    await check_runner(runner, workdir)
+    make, workdir = build("shout", tmp_path, request)
+    await check_runner(make, workdir)
+
+
+class Mute(Shout):
+    async def run(self, case: Case, workdir: Path) -> Output:
+        return Output(text="")
+
+
+async def test_the_suite_names_what_a_broken_runner_breaks(tmp_path: Path) -> None:
+    with pytest.raises(
+        AssertionError, match="runner Mute: the output does not carry the case's input 'hello'"
+    ):
+        await check_runner(lambda: Mute(None, RunContext(tmp_path, tmp_path)), tmp_path)

@@ -1,55 +1,21 @@
-"""One suite every registered parent selection strategy must pass (a strategy registered later joins it by
-its name)."""
+"""Every registered parent selection strategy passes the parent selector suite
+(:func:`assay.testing.search.check_parent_selector`); a strategy registered later joins it by its name."""
 
 from __future__ import annotations
-
-import random
 
 import pytest
 
 from assay.extensions import PARENT_SELECTOR, resolve
-from assay.protocols import ParentSelectorProtocol
-from assay.search import STRATEGIES, Archive, Node, ParentSelector, SearchError
+from assay.search import STRATEGIES, Archive, ParentSelector, SearchError
 from assay.search.base import normalise
+from assay.testing.search import check_parent_selector
 
 NAMES = STRATEGIES.names()
 
 
-def archive() -> Archive:
-    return Archive(
-        [
-            Node("a", None, 0.9, bt_rank=1),
-            Node("b", "a", 0.7, bt_rank=0, visits=1),
-            Node("c", "a", 0.5, visits=3),
-            Node("d", "c", None),
-        ]
-    )
-
-
-def check_selector(selector: ParentSelector, draws: int = 20_000) -> None:
-    """The contract: one probability per node, in archive order, summing to 1; ``choose`` returns a node of
-    the archive, never one of probability 0, the same one for the same seed, and as often as its probability
-    says; an empty archive is a SearchError."""
-    assert isinstance(selector, ParentSelectorProtocol)
-    probs = selector.probabilities(archive())
-    assert list(probs) == ["a", "b", "c", "d"]
-    assert sum(probs.values()) == pytest.approx(1.0) and all(p >= 0 for p in probs.values())
-    chosen = [selector.choose(archive(), random.Random(seed)) for seed in range(40)]
-    assert chosen == [selector.choose(archive(), random.Random(seed)) for seed in range(40)]
-    assert all(probs[node_id] > 0 for node_id in chosen)
-    rng = random.Random(1234)
-    counts = dict.fromkeys(probs, 0)
-    for _ in range(draws):
-        counts[selector.choose(archive(), rng)] += 1
-    for node_id, p in probs.items():
-        assert counts[node_id] / draws == pytest.approx(p, abs=0.012), node_id
-    with pytest.raises(SearchError, match="archive is empty"):
-        selector.choose(Archive(), random.Random(0))
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_registered_strategy_conforms(name: str) -> None:
-    check_selector(resolve(PARENT_SELECTOR, name))
+    check_parent_selector(lambda: resolve(PARENT_SELECTOR, name))
 
 
 def test_every_strategy_is_in_the_suite() -> None:
@@ -71,4 +37,18 @@ class Youngest(ParentSelector):
 def test_a_registered_dummy_joins_the_suite(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(STRATEGIES._items, "youngest", Youngest)
     assert "youngest" in STRATEGIES.names()
-    check_selector(resolve(PARENT_SELECTOR, "youngest"))
+    check_parent_selector(lambda: resolve(PARENT_SELECTOR, "youngest"))
+
+
+class FirstAlways(Youngest):
+    """Says the newest is likeliest but always chooses the first node: its draws betray it."""
+
+    def choose(self, archive: Archive, rng: object) -> str:  # type: ignore[override]
+        return archive.nodes()[0].id
+
+
+def test_the_suite_names_what_a_broken_selector_breaks() -> None:
+    with pytest.raises(
+        AssertionError, match=r"choose picked a in 1\.000 of 2000 draws, its probability is 0\.167"
+    ):
+        check_parent_selector(FirstAlways, draws=2000)

@@ -88,14 +88,18 @@ class RunnerProtocol(Protocol):
         ...
 
 
+async def _holds_nothing(self: Runner, *workdir: Path) -> None:
+    """``release`` and ``aclose`` of a runner of another class that has none: it holds no jail of assay's."""
+
+
 RUNNERS: Registry[type[Runner]] = Registry("runner type")
 RUNNER: Family[Runner] = Family(
     "runner",
     RunnerProtocol,
     Runner,
     ("name", "io_bound", "sandbox", "default_concurrency", "release", "aclose", "context", "workers"),
-    # The base's sandbox reads a RunContext an object of another class need not have.
-    defaults={"sandbox": None},
+    # The base's sandbox, release and aclose read a RunContext an object of another class need not have.
+    defaults={"sandbox": None, "release": _holds_nothing, "aclose": _holds_nothing},
     registry=RUNNERS,
     build=built_from(RUNNERS),
 )
