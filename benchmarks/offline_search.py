@@ -49,6 +49,7 @@ from assay.loop.engine import Evolution
 from assay.proposers import OfflineProposer, ProposerView
 from assay.proposers.offline import FAMILIES
 from assay.proposers.tune import TuneProposer
+from assay.proposers.tune.evidence import Evidence
 
 METHODS = ("default", "random")
 
@@ -61,9 +62,9 @@ class RandomSearch(OfflineProposer):
         self.tuner = TuneProposer(seed, sampler="random")
 
     def choose(self, view: ProposerView) -> str:
-        return random.Random(f"{self.seed}:coin:{self.generation}").choice(FAMILIES)
+        return random.Random(f"{self.seed}:coin:{view.generation}").choice(FAMILIES)
 
-    def turn(self, view: ProposerView) -> None:
+    def turn(self, view: ProposerView, evidence: Evidence) -> None:
         return None  # no inert guard turned round: that is the default proposer's own rule
 
     def pair(self, view: ProposerView) -> None:

@@ -55,7 +55,7 @@ N_CANDIDATES = 50
 TOP = 5
 RANK_TARGET = (0.8, 10)  # (judge accuracy p, K) of the acceptance target
 ESTIMATORS = ("bradley_terry", "elo", "winrate", "p_judge")
-STRATEGIES = ("greedy", "ranked", "dgm")
+SELECTORS = ("greedy", "ranked", "dgm")
 GATE_NAMES = ("ratchet", "backpressure", "trend")
 
 # --------------------------------------------------------------------------------------------- (a) ranking
@@ -197,7 +197,7 @@ def search_run(task: tuple[str, int, int, int]) -> tuple[int | None, float]:
 def search_table(
     noise: Sequence[int], seeds: int, cap: int, pool: PoolType | None
 ) -> dict[tuple[str, int], tuple[float, float, float]]:
-    keys = [(s, n) for n in noise for s in STRATEGIES]
+    keys = [(s, n) for n in noise for s in SELECTORS]
     tasks = [(s, n, cap, seed) for s, n in keys for seed in range(seeds)]
     results = pool.map(search_run, tasks, chunksize=2) if pool else list(map(search_run, tasks))
     out: dict[tuple[str, int], tuple[float, float, float]] = {}

@@ -32,7 +32,7 @@ from assay.history.runfiles import RunFiles
 from assay.loop.engine import Evolution
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "binpack"
-STRATEGIES = ("greedy", "ranked", "dgm")
+SELECTORS = ("greedy", "ranked", "dgm")
 
 
 def _project(root: Path, strategy: str, seed: int, generations: int) -> Path:
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = f"{'strategy':8s} {'candidates to target':>21s} {'reached':>8s} {'best dev':>9s} {'holdout':>8s} {'time':>7s}"
     print(header)
-    for strategy in STRATEGIES:
+    for strategy in SELECTORS:
         start = time.perf_counter()
         rows = [run_one(strategy, seed, args.generations, args.target) for seed in range(args.seeds)]
         to_target = [r["to_target"] or args.generations for r in rows]

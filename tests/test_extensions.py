@@ -257,10 +257,7 @@ def test_names_are_built_as_their_factories_build_them() -> None:
 def test_an_unknown_name_lists_the_known_ones_and_objects_take_no_options() -> None:
     with pytest.raises(ExtensionError) as info:
         resolve(PARENT_SELECTOR, "annealing")
-    assert (
-        one_line(info.value)
-        == "unknown parent selection strategy 'annealing'; known: dgm, greedy, ranked, sift"
-    )
+    assert one_line(info.value) == "unknown parent selector 'annealing'; known: dgm, greedy, ranked, sift"
     with pytest.raises(ExtensionError, match="unknown runner type 'ssh'"):
         resolve(RUNNER, "ssh")
     with pytest.raises(ExtensionError, match=r"stop rule .plateau. cannot be built so: .*generations"):

@@ -2,7 +2,7 @@
 
 Both take a configuration as a path to ``assay.yaml`` or an :class:`~assay.config.AssayConfig`; ``evaluate``
 also takes a promptfoo config (``promptfooconfig.yaml``), run as it is. ``evolve``
-takes every part of the loop — the proposer, the gate, the search strategy, the tournament's pairwise judge and
+takes every part of the loop — the proposer, the gate, the parent selector (``search``), the tournament's pairwise judge and
 rating backend, the runner, the executor, check types and extra stop rules — as an object or a registered name,
 used instead of the configured one (:mod:`assay.extensions`); ``evaluate`` the runner, the executor and check types.
 The command line and ``assay serve`` are thin layers over the same code. See docs/api.md.

@@ -34,7 +34,7 @@ from assay.protocols import (
 from assay.ratings import RATING_BACKEND
 from assay.registry import ExtensionError, Family, built_from, configured, conform, pick, resolve
 from assay.runners.base import RUNNER
-from assay.search import STRATEGIES, ParentSelector
+from assay.search import SELECTORS, ParentSelector
 from assay.stopping import STOP_RULE
 from assay.tournament import JUDGES, PairwiseJudge
 
@@ -51,8 +51,8 @@ PARENT_SELECTOR: Family[ParentSelector] = Family(
     ParentSelectorProtocol,
     ParentSelector,
     ("name", "choose"),
-    registry=STRATEGIES,
-    build=built_from(STRATEGIES),
+    registry=SELECTORS,
+    build=built_from(SELECTORS),
 )
 PROPOSER: Family[Proposer] = Family(
     "proposer",

@@ -1,4 +1,4 @@
-"""One small registry per family of pluggable strategy (checks, runners, executors, ...), and the one resolver
+"""One small registry per family of pluggable part (checks, runners, executors, ...), and the one resolver
 every family's names and objects go through (:func:`resolve`, :func:`conform`; the families themselves are
 listed in :mod:`assay.extensions`)."""
 

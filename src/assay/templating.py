@@ -64,21 +64,21 @@ def _nl2br(text: Any) -> str:
 
 def _truncate(text: Any, length: int = 255, killwords: bool = False, end: str | None = None) -> str:
     """Nunjucks' ``truncate``: cut at the last space before ``length`` (no leeway, unlike Jinja2's)."""
-    text = str(_js_text(text))
+    whole = str(_js_text(text))
     length = length or 255
-    if len(text) <= length:
-        return text
+    if len(whole) <= length:
+        return whole
     if killwords:
         cut = length
     else:
-        cut = text.rfind(" ", 0, length + 1)
+        cut = whole.rfind(" ", 0, length + 1)
         cut = length if cut == -1 else cut
-    return text[:cut] + ("..." if end is None else end)
+    return whole[:cut] + ("..." if end is None else end)
 
 
 def _round(value: Any, precision: int = 0, method: str = "common") -> float:
     """Nunjucks' ``round``: ``Math.round`` (halves up), not Python's round-half-to-even."""
-    factor = 10 ** (precision or 0)
+    factor = float(10 ** int(precision or 0))
     scaled = float(value) * factor
     if method == "ceil":
         rounded = math.ceil(scaled)

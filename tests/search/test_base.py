@@ -3,7 +3,7 @@ import random
 import pytest
 
 from assay.search import (
-    STRATEGIES,
+    SELECTORS,
     Archive,
     DGMSelector,
     GreedySelector,
@@ -26,18 +26,16 @@ def _archive() -> Archive:
 
 
 def test_registry_knows_every_strategy_by_name() -> None:
-    assert STRATEGIES.get("greedy") is GreedySelector
-    assert STRATEGIES.get("ranked") is RankedSelector
-    assert STRATEGIES.get("sift") is RankedSelector
-    assert STRATEGIES.get("dgm") is DGMSelector
+    assert SELECTORS.get("greedy") is GreedySelector
+    assert SELECTORS.get("ranked") is RankedSelector
+    assert SELECTORS.get("sift") is RankedSelector
+    assert SELECTORS.get("dgm") is DGMSelector
 
 
 def test_unknown_name_lists_the_known_ones() -> None:
     with pytest.raises(SearchError) as info:
         make_selector("annealing")
-    assert (
-        str(info.value) == "unknown parent selection strategy 'annealing'; known: dgm, greedy, ranked, sift"
-    )
+    assert str(info.value) == "unknown parent selector 'annealing'; known: dgm, greedy, ranked, sift"
 
 
 def test_make_selector_accepts_objects_and_names_with_options() -> None:

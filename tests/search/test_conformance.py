@@ -1,4 +1,4 @@
-"""Every registered parent selection strategy passes the parent selector suite
+"""Every registered parent selector passes the parent selector suite
 (:func:`assay.testing.search.check_parent_selector`); a strategy registered later joins it by its name."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from assay.extensions import PARENT_SELECTOR, resolve
-from assay.search import STRATEGIES, Archive, ParentSelector, SearchError
+from assay.search import SELECTORS, Archive, ParentSelector, SearchError
 from assay.search.base import normalise
 from assay.testing.search import check_parent_selector
 
-NAMES = STRATEGIES.names()
+NAMES = SELECTORS.names()
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -35,8 +35,8 @@ class Youngest(ParentSelector):
 
 
 def test_a_registered_dummy_joins_the_suite(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(STRATEGIES._items, "youngest", Youngest)
-    assert "youngest" in STRATEGIES.names()
+    monkeypatch.setitem(SELECTORS._items, "youngest", Youngest)
+    assert "youngest" in SELECTORS.names()
     check_parent_selector(lambda: resolve(PARENT_SELECTOR, "youngest"))
 
 

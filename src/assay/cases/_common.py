@@ -11,9 +11,10 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from assay.config import MAX_FILE_BYTES, describe_error, read_yaml
+from assay.config import describe_error, read_yaml
 from assay.errors import ConfigError, field_path
 from assay.fsutil import read_user_lines, read_user_text
+from assay.limits import MAX_FILE_BYTES
 from assay.model import CheckSpec
 from assay.safeload import LIMIT_NOTE, NestingError, load_json
 

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -70,12 +71,16 @@ class UnsupportedCheck(Check):
         raise CheckUnavailable(f"not supported by assay: {self.spec.value}")
 
 
-def needs_judge(spec: CheckSpec) -> bool:
-    """Whether judging with this spec asks the judge model (checks of an ``assert_set`` included)."""
+def needs_judge(spec: CheckSpec, given: Mapping[str, object] | None = None) -> bool:
+    """Whether judging with this spec asks the judge model (checks of an ``assert_set`` included). A type
+    ``given`` a check of the caller's own (an object or a class) asks it only when that check says it is
+    ``judged``."""
     if spec.type == "assert_set" and isinstance(spec.value, list):
         return any(
-            needs_judge(item if isinstance(item, CheckSpec) else CheckSpec.model_validate(item))
+            needs_judge(item if isinstance(item, CheckSpec) else CheckSpec.model_validate(item), given)
             for item in spec.value
             if isinstance(item, CheckSpec | dict)
         )
+    if given and spec.type in given:
+        return bool(getattr(given[spec.type], "judged", False))
     return spec.type in CHECKS and CHECKS.get(spec.type).judged

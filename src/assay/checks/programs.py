@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
 from assay.checks.grading import PassRule, read_verdict
@@ -196,7 +196,7 @@ def _attribute(module: ModuleType, function: str, where: str) -> Callable[..., A
     fn = getattr(module, function, None)
     if not callable(fn):
         raise CheckSpecError(f"python: {where} has no function {function!r}")
-    return fn
+    return cast("Callable[..., Any]", fn)
 
 
 async def _call(fn: Callable[..., Any], text: Any, context: dict[str, Any]) -> Any:
@@ -222,7 +222,7 @@ def _compile_inline(code: str) -> Callable[[str, dict[str, Any]], Any]:
     except SyntaxError as exc:
         line = f" (line {exc.lineno - 1})" if exc.lineno and exc.lineno > 1 else ""
         raise CheckSpecError(f"python: syntax error in inline code{line}: {exc.msg}") from None
-    return namespace["_assay_check"]
+    return cast("Callable[[str, dict[str, Any]], Any]", namespace["_assay_check"])
 
 
 RESERVED_OPTIONS = frozenset(("timeout_s", "transform", "pass_rule", "threshold", "config"))

@@ -12,7 +12,7 @@ import yaml
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
 from assay.checks.text import clip
-from assay.config import MAX_FILE_BYTES
+from assay.limits import MAX_FILE_BYTES
 from assay.errors import ConfigError
 from assay.fsutil import read_user_text
 from assay.model import CheckResult, CheckSpec, Output

@@ -100,8 +100,10 @@ def _load(config: AssayConfig, key: str) -> CaseLoad:
         raise ConfigError(f"{exc.file}: {exc.message}", file=config.path, field=field) from None
 
 
-def uses_judge(cases: list[tuple[Case, Split]]) -> bool:
-    return any(needs_judge(spec) for case, _ in cases for spec in case.checks)
+def uses_judge(cases: list[tuple[Case, Split]], given: Mapping[str, object] | None = None) -> bool:
+    """Whether any check of ``cases`` asks the judge model (a type ``given`` a check of the caller's own asks
+    it only if that check is ``judged``)."""
+    return any(needs_judge(spec, given) for case, _ in cases for spec in case.checks)
 
 
 def new_eval_dir(config: AssayConfig) -> Path:
@@ -177,7 +179,7 @@ def build_evaluator(
     with in_config(config):
         made = pick(RUNNER, runner, config.runner.type, config.runner, context)
     judge = None
-    if uses_judge(cases):
+    if uses_judge(cases, checks):
         if config.judge is None:
             raise ConfigError(
                 "cases use judged checks (llm_judge, fact_coverage) but no judge model is configured; "

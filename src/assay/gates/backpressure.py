@@ -54,7 +54,7 @@ class BackpressureGate(Gate):
         self.parent: str | None = None
 
     async def decide(self, data: GateInput) -> GateDecision:
-        return self.judge(data, self.min_delta)
+        return self.decide_at(data, self.min_delta)
 
     def snapshot(self) -> dict[str, Any]:
         return {"retries": self.retries, "parent": self.parent}
@@ -64,7 +64,7 @@ class BackpressureGate(Gate):
         parent = snapshot.get("parent")
         self.parent = str(parent) if parent is not None else None
 
-    def judge(self, data: GateInput, threshold: float) -> GateDecision:
+    def decide_at(self, data: GateInput, threshold: float) -> GateDecision:
         """Decide against ``threshold`` instead of ``min_delta`` (used by the trend gate), updating state."""
         if data.parent_id and data.parent_id != self.parent:
             self.parent = data.parent_id

@@ -40,7 +40,7 @@ class TrendGate(Gate):
 
     async def decide(self, data: GateInput) -> GateDecision:
         trend = self.relaxation.relax()
-        decision = self.inner.judge(data, self.relaxation.threshold)
+        decision = self.inner.decide_at(data, self.relaxation.threshold)
         decision.dimensions["trend"] = trend
         parent, candidate = data.for_progress()
         best, score = data.scores or (parent.mean_score, candidate.mean_score)

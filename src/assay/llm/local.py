@@ -113,7 +113,7 @@ class LocalChatModel(ChatModel):
         template = getattr(engine.tokenizer, "chat_template", None)
         if self.options.chat and template:
             chat = [{"role": "system", "content": system}, *messages] if system else list(messages)
-            text = engine.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+            text = str(engine.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True))
             bos = engine.tokenizer.bos_token or ""
             return text.removeprefix(bos) if bos else text
         # A file's final newline would make a base model answer on the next line.

@@ -1,5 +1,5 @@
 """What the loop's steps work with and never change while a run goes on: the configuration, git, the run's
-files and log, the worktree, the cases, the measurer, the proposer, the search strategy, the judges, the
+files and log, the worktree, the cases, the measurer, the proposer, the parent selector, the judges, the
 gate, the clock and the reporter. State is elsewhere (:mod:`assay.loop.state`); :meth:`LoopContext.emit` is how
 a step changes it: the event is logged, then folded."""
 
@@ -91,7 +91,7 @@ class Parts:
     measurer: Measurer
     proposer: Proposer
     selector: ParentSelector
-    match_judge: PairwiseJudge
+    pairwise_judge: PairwiseJudge
     gate: Gate | None = None  # an object given through the Python API; else from the configuration
     stop_rules: list[StopRule] = field(default_factory=list)
 
@@ -177,7 +177,7 @@ def build_parts(
             chosen = pick(PARENT_SELECTOR, given.search, evolve.search, **evolve.search_options)
         except (SearchError, TypeError, UnknownName) as exc:
             raise ConfigError(str(exc), file=config.path, field="evolve.search") from None
-        match_judge = pick(
+        pairwise_judge = pick(
             PAIRWISE_JUDGE,
             given.judge,
             evolve.tournament.judge,
@@ -242,7 +242,7 @@ def build_parts(
         measurer=measurer,
         proposer=made,
         selector=chosen,
-        match_judge=match_judge,
+        pairwise_judge=pairwise_judge,
         gate=conform(GATE, gate) if gate is not None else None,
         stop_rules=rules,
     )

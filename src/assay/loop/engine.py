@@ -53,7 +53,7 @@ from assay.loop.overrides import last_session, take_up
 from assay.loop.parallel import CandidatesAhead
 from assay.loop.pipeline import start_ahead
 from assay.loop.proposing import Basis, tidy_due
-from assay.loop.report import baseline_lines, generation_line, plan_text
+from assay.loop.announce import baseline_lines, generation_line, plan_text
 from assay.loop.runlog import RunLog
 from assay.loop.state import Best, LoopState, RunView, fold
 from assay.loop.state.lineage import compared

@@ -149,7 +149,7 @@ class ProposalMade(BaseModel):
 
 class Committed(_Event):
     """Generation ``generation`` proposed and committed a candidate; it waits for measuring and the gate.
-    ``sampled``: the search strategy chose the parent (which counts a visit of it)."""
+    ``sampled``: the parent selector chose the parent (which counts a visit of it)."""
 
     type: Literal["committed"] = "committed"
     generation: int

@@ -34,7 +34,7 @@ from assay.loop.overfitting import judge_overfitting
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
 from assay.loop.rating import play_matches, play_screening
-from assay.loop.report import explain
+from assay.loop.announce import explain
 from assay.loop.state import LoopState, Pending
 from assay.loop.state.lineage import Size, compared
 from assay.model import Dimension, OverfitVerdict, Split
@@ -347,7 +347,7 @@ async def screen(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
         candidate_id(pending.committed.generation),
         commit=pending.commit,
         parent=pending.committed.proposal.parent,
-        judge=ctx.parts.match_judge,
+        judge=ctx.parts.pairwise_judge,
         read_files=ctx.files_at,
         file_cache=ctx.file_cache,
     )
@@ -421,7 +421,7 @@ async def l3_compare(
     best = state.lineage.best
     new = Contestant("new", ctx.files_at(pending.commit), measurement.holdout or measurement.dev)
     old = Contestant("old", ctx.files_at(best.commit), best.measurement.holdout or best.dev)
-    verdict = await ctx.parts.match_judge.compare(new, old, round=pending.committed.generation)
+    verdict = await ctx.parts.pairwise_judge.compare(new, old, round=pending.committed.generation)
     worse = verdict.winner == "old"
     judgement.gate["l3_compare"] = Dimension(
         passed=not worse,
@@ -447,7 +447,7 @@ async def matches(
         dev,
         False,
         commit=pending.commit,
-        judge=ctx.parts.match_judge,
+        judge=ctx.parts.pairwise_judge,
         read_files=ctx.files_at,
         file_cache=ctx.file_cache,
     )

@@ -62,8 +62,8 @@ class Basis:
 
 
 def choose_parent(ctx: LoopContext, basis: Basis, key: str) -> tuple[str, bool]:
-    """The commit to build on and whether the search sampled it: the best candidate (the greedy strategy), or
-    one the search strategy samples from the archive of every evaluated candidate (ranked, dgm, or a strategy
+    """The commit to build on and whether the search sampled it: the best candidate (the greedy selector), or
+    one the parent selector samples from the archive of every evaluated candidate (ranked, dgm, or a selector
     given as an object), seeded by ``key``; the best while the run tidies before it stops."""
     if isinstance(ctx.parts.selector, GreedySelector) or ctx.tidying is not None:
         return basis.best, False

@@ -66,7 +66,7 @@ def describe_check(check: CheckResult, result: CaseResult, redact: Any, *, numbe
     kind = check.type
     if kind == "runner":
         error = result.output.error or check.evidence or "runner failed"
-        return "runner failed: " + redact(" ".join(error.split()))[:300]
+        return "runner failed: " + str(redact(" ".join(error.split())))[:300]
     if kind.removeprefix("not-") == "llm_judge":
         line = f"rubric check {number} failed"
         match = _JUDGE_REASON.match(check.evidence) if reasons else None

@@ -30,7 +30,7 @@ def fisher_information(strengths: np.ndarray, wins: np.ndarray) -> np.ndarray:
     totals = wins + wins.T
     p = 1.0 / (1.0 + np.exp(strengths[None, :] - strengths[:, None]))
     weights = totals * p * (1.0 - p)
-    return np.diag(weights.sum(axis=1)) - weights
+    return np.asarray(np.diag(weights.sum(axis=1)) - weights)
 
 
 class BradleyTerryRating(RatingBackend):

@@ -27,7 +27,7 @@ class EloRating(RatingBackend):
         return self._values.get(name, self.start)
 
     def _expected(self, a: str, b: str) -> float:
-        return 1.0 / (1.0 + 10.0 ** ((self._value(b) - self._value(a)) / 400.0))
+        return 1.0 / (1.0 + math.pow(10.0, (self._value(b) - self._value(a)) / 400.0))
 
     def _update(self, outcomes: list[MatchOutcome]) -> None:
         for outcome in outcomes:

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.config import MAX_FILE_BYTES
+from assay.limits import MAX_FILE_BYTES
 from assay.errors import ConfigError
 from assay.fsutil import read_user_text
 from assay.ratings.base import MatchOutcome

@@ -10,7 +10,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 
 from assay.layer_names import layer_name
-from assay.loop.report import SUSPECT_AFTER
+from assay.loop.announce import SUSPECT_AFTER
 from assay.report import svg
 from assay.report.evalview import EvalReport
 from assay.report.run import RunReport

@@ -1,8 +1,8 @@
 """A run as its report shows it, folded from the run's typed events.
 
-The loop state (:func:`assay.loop.state.apply`) is folded event by event, as the loop itself does; at each
-``decided`` event the candidate's record, its measurement (the pending candidate's, or the baseline's) and its
-matches are taken, so the report shows what the loop knew when it decided. A run still in progress or killed
+The run is read through its frozen view after each event (:func:`assay.loop.state.replay`, the loop's own
+fold); at each ``decided`` event the view's decision gives the candidate's record, its measurement and its
+matches as they stood, so the report shows what the loop knew when it decided. A run still in progress or killed
 between two events shows its undecided candidate as ``pending``.
 """
 
@@ -27,16 +27,14 @@ from assay.loop.events import (
     LayerPromoted,
     MatchesPlayed,
     Measured,
-    NoiseMeasured,
     Spend,
     Verified,
     typed_events,
 )
 from assay.loop.flags import Flag, retried
-from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement
 from assay.loop.overfitting import later_verdict
-from assay.loop.state import LoopState, Pending, apply
+from assay.loop.state import DecisionView, PendingView, RunView, replay
 from assay.model import Dimension, OverfitVerdict
 from assay.report.views import CaseView, DiffLine, diff_lines
 from assay.static.report import Finding
@@ -183,36 +181,33 @@ def load_run_report(run: RunRecord, run_dir: Path, config: AssayConfig | None) -
     """The report of ``run`` from its folder's events, with diffs from the project's git repository."""
     events = typed_events(read_events(run_dir))
     run_config = _run_config(run) or config
-    state = _new_state(run_config)
-    builder = _Builder(state)
-    for event in events:
-        builder.add(event)
-    if state.lineage.pending is not None:
-        builder.pending(state.lineage.pending)
+    builder = _Builder()
+    view = RunView()
+    for event, view in replay(events, run_config):
+        builder.add(event, view)
+    if view.pending is not None:
+        builder.pending(view.pending)
     nodes = builder.nodes
     _link(nodes)
     _fit(nodes)
+    finished = view.finished
     report = RunReport(
         run=run,
         status=live_status(run, run_dir),
         config=run_config,
         nodes=nodes,
-        spent=state.spend.spent,
-        elapsed=state.spend.elapsed,
-        stop_reason=state.watchers.finished.reason if state.watchers.finished else run.stop_reason,
+        spent=view.spent,
+        elapsed=view.elapsed,
+        stop_reason=finished.reason if finished else run.stop_reason,
         layer_changes=builder.layer_changes,
         holdout_points=builder.holdout_points,
         ratings=builder.ratings,
         spend=builder.spend,
-        flaky=state.spend.noise.flaky if state.spend.noise else [],
-        suspects=state.watchers.finished.suspects if state.watchers.finished else state.watchers.suspects,
-        noise_summary=state.spend.noise.summary() if state.spend.noise else "",
+        flaky=list(view.flaky),
+        suspects=finished.suspects if finished else list(view.suspects),
+        noise_summary=view.noise_summary,
     )
-    if state.lineage.ratings is not None:
-        rated = state.lineage.ratings.backend.ratings()
-        report.leaderboard = sorted(
-            ((cid, r.rating, r.uncertainty) for cid, r in rated.items()), key=lambda row: -row[1]
-        )
+    report.leaderboard = [(row.candidate_id, row.rating, row.uncertainty) for row in view.leaderboard]
     _add_diffs(report, config.base_dir if config else run_dir)
     return report
 
@@ -225,22 +220,10 @@ def _run_config(run: RunRecord) -> AssayConfig | None:
         return None
 
 
-def _new_state(config: AssayConfig | None) -> LoopState:
-    if config is None:
-        return LoopState.new(keep_all_measurements=True)
-    evolve = config.evolve
-    return LoopState.new(
-        LayerTracker(layers=list(evolve.layers), discards_per_layer=evolve.discards_per_layer),
-        keep_all_measurements=True,
-        tournament=evolve.tournament if evolve.tournament.enabled else None,
-    )
-
-
 class _Builder:
-    """Folds the events into the state and takes a node at each decision."""
+    """Takes a node at each decision of the run, reading the run's view after each event."""
 
-    def __init__(self, state: LoopState) -> None:
-        self.state = state
+    def __init__(self) -> None:
         self.nodes: list[CandidateNode] = []
         self.layer_changes: list[LayerPromoted] = []
         self.holdout_points: list[HoldoutPoint] = []
@@ -248,13 +231,10 @@ class _Builder:
         self.spend: list[SpendPoint] = []
         self._generation = 0
 
-    def add(self, event: Event) -> None:
-        state = self.state
-        pending = state.lineage.pending
-        apply(state, event)
+    def add(self, event: Event, view: RunView) -> None:
         match event:
-            case Decided():
-                self._decided(event, pending)
+            case Decided() if view.decided is not None:
+                self._decided(event, view.decided, view)
             case Verified():
                 self._verified(event)
             case Measured(tier="L3"):
@@ -264,21 +244,19 @@ class _Builder:
             case MatchesPlayed(stage="tournament"):
                 self.ratings.append(
                     RatingPoint(
-                        generation=pending.committed.generation if pending else self._generation,
+                        generation=view.pending.generation if view.pending else self._generation,
                         candidate=event.candidate,
                         rating=event.rating,
                         uncertainty=event.uncertainty,
                         kept=event.kept,
                     )
                 )
-            case NoiseMeasured():
-                pass
 
-    def pending(self, pending: Pending) -> None:
-        proposal = pending.committed.proposal
+    def pending(self, pending: PendingView) -> None:
+        proposal = pending.proposal
         node = CandidateNode(
             id="pending",
-            generation=pending.committed.generation,
+            generation=pending.generation,
             commit=proposal.commit,
             parent_commit=proposal.parent,
             layer=proposal.layer,
@@ -288,25 +266,22 @@ class _Builder:
             flags=list(proposal.flags),
             matches=pending.matches,
         )
-        self._measure(node, pending.measurement(), kept=False)
-        dev = pending.measured.dev if pending.measured else None
+        self._measure(node, pending.measurement, kept=False)
+        dev = pending.measurement.dev
         if dev is not None:
             node.dev_score, node.dev_pass_rate = dev.mean_score, dev.pass_rate
         self.nodes.append(node)
 
-    def _decided(self, event: Decided, pending: Pending | None) -> None:
+    def _decided(self, event: Decided, decided: DecisionView, view: RunView) -> None:
         record = event.record
         self._generation = record.generation
         node = _node(record)
         node.extra_runs = event.extra_runs
-        if record.decision == "baseline":
-            measurement = self.state.lineage.measurement(record.commit or "") or Measurement()
-        else:
-            measurement = pending.measurement() if pending is not None else Measurement()
-            node.matches = pending.matches if pending is not None else None
-        self._measure(node, measurement, kept=record.decision in ("baseline", "keep"))
+        if record.decision != "baseline":
+            node.matches = decided.matches
+        self._measure(node, decided.measurement, kept=record.decision in ("baseline", "keep"))
         self.nodes.append(node)
-        self.spend.append(SpendPoint(record.generation, self.state.spend.elapsed, self.state.spend.spent))
+        self.spend.append(SpendPoint(record.generation, view.elapsed, view.spent))
 
     def _measure(self, node: CandidateNode, measurement: Measurement, *, kept: bool) -> None:
         parent = self._by_commit(node.parent_commit)

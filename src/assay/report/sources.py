@@ -16,7 +16,7 @@ from assay.history.records import RunRecord
 from assay.history.runfiles import read_events
 from assay.history.store import RunStore
 from assay.loop.events import UntypedRun, typed_events
-from assay.loop.state import LoopState, fold
+from assay.loop.state import final_view
 from assay.report.run import RunReport, load_run_report
 
 
@@ -55,12 +55,12 @@ def best_result(config: AssayConfig, which: str | None) -> tuple[str, EvalResult
         events = typed_events(read_events(config.data_path / "runs" / run.run_id))
     except UntypedRun as exc:
         raise AssayError(f"run {run.run_id} cannot be compared: {exc}") from None
-    state = fold(LoopState.new(), events)
-    if state.lineage.best is None:
+    view = final_view(events)
+    if view.best is None or view.best_measurement is None:
         raise AssayError(f"run {run.run_id} has no baseline yet")
-    measured = state.lineage.best.measurement
+    measured = view.best_measurement
     cases = [c for r in (measured.dev, measured.holdout, measured.regression) if r for c in r.cases]
-    return f"run {run.run_id} best ({state.lineage.best.record.candidate_id})", EvalResult(cases=cases)
+    return f"run {run.run_id} best ({view.best.candidate_id})", EvalResult(cases=cases)
 
 
 def eval_result(folder: Path) -> EvalResult:

@@ -110,5 +110,5 @@ def unshown_path(text: str, workdir: Path, jail: Jail) -> str | None:
         for word in words:
             path = Path(os.path.normpath(root / word))
             if _hides(jail, path) and os.path.lexists(path):
-                return word
+                return str(word)
     return None

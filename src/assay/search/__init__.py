@@ -1,15 +1,15 @@
-"""Parent selection: which candidate of the archive to expand next. One registry (``STRATEGIES``) by name."""
+"""Parent selection: which candidate of the archive to expand next. One registry (``SELECTORS``) by name."""
 
 from assay.search import dgm, greedy, ranked
 from assay.search.archive import Archive, Node
-from assay.search.base import STRATEGIES, ParentSelector, SearchError, make_selector
+from assay.search.base import SELECTORS, ParentSelector, SearchError, make_selector
 from assay.search.dgm import DGMSelector
 from assay.search.greedy import GreedySelector
 from assay.search.opponents import NoisyBisection, adaptive_next, boundary_pairs, top_k
 from assay.search.ranked import RankedSelector
 
 __all__ = [
-    "STRATEGIES",
+    "SELECTORS",
     "Archive",
     "DGMSelector",
     "GreedySelector",

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 class SearchError(AssayError):
-    """A search strategy or the archive it reads was used wrongly (one-line message)."""
+    """A parent selector or the archive it reads was used wrongly (one-line message)."""
 
 
 class ParentSelector(ABC):
@@ -46,7 +46,7 @@ class ParentSelector(ABC):
         return last  # rounding left the threshold just past the total
 
 
-STRATEGIES: Registry[type[ParentSelector]] = Registry("parent selection strategy")
+SELECTORS: Registry[type[ParentSelector]] = Registry("parent selector")
 
 
 def make_selector(spec: str | ParentSelector, **options: Any) -> ParentSelector:
@@ -54,7 +54,7 @@ def make_selector(spec: str | ParentSelector, **options: Any) -> ParentSelector:
     if isinstance(spec, ParentSelector):
         return spec
     try:
-        cls = STRATEGIES.get(spec)
+        cls = SELECTORS.get(spec)
     except UnknownName as exc:
         raise SearchError(str(exc)) from None
     return cls(**options)

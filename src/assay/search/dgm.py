@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from assay.search.archive import Archive, require_nodes
-from assay.search.base import STRATEGIES, ParentSelector, normalise
+from assay.search.base import SELECTORS, ParentSelector, normalise
 
 
 def sigmoid(x: float) -> float:
@@ -19,7 +19,7 @@ def sigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
-@STRATEGIES.register("dgm")
+@SELECTORS.register("dgm")
 class DGMSelector(ParentSelector):
     """DGM's sampler; ``steepness`` and ``midpoint`` shape the sigmoid over effective accuracy."""
 

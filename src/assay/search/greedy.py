@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from assay.search.archive import Archive, require_nodes
-from assay.search.base import STRATEGIES, ParentSelector
+from assay.search.base import SELECTORS, ParentSelector
 
 
-@STRATEGIES.register("greedy")
+@SELECTORS.register("greedy")
 class GreedySelector(ParentSelector):
     """The node with the best effective accuracy gets probability 1; ties go to the most recent."""
 

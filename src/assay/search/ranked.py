@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 
 from assay.search.archive import Archive, accuracy_ranks
-from assay.search.base import STRATEGIES, ParentSelector, normalise
+from assay.search.base import SELECTORS, ParentSelector, normalise
 
 
-@STRATEGIES.register("ranked", "sift")
+@SELECTORS.register("ranked", "sift")
 class RankedSelector(ParentSelector):
     """SIFT's parent sampler; ``alpha``, ``beta``, ``eta`` weigh BT rank, accuracy rank and visits."""
 

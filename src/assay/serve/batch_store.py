@@ -175,7 +175,8 @@ class PostgresStore:
 def _pg_type(column: sa.Column[Any]) -> str:
     from sqlalchemy.dialects import postgresql
 
-    return str(column.type.compile(dialect=postgresql.dialect()))
+    dialect = postgresql.dialect()  # type: ignore[no-untyped-call]  # untyped in SQLAlchemy
+    return str(column.type.compile(dialect=dialect))
 
 
 @functools.lru_cache(maxsize=64)

@@ -85,7 +85,7 @@ def scan_secrets(texts: dict[str, str]) -> list[Finding]:
     if not candidates:
         return []
     # detect-secrets (and the requests it imports) costs a fifth of a second to import: only when needed.
-    from detect_secrets import SecretsCollection
+    from detect_secrets.core.secrets_collection import SecretsCollection
     from detect_secrets.settings import default_settings
 
     findings: list[Finding] = []

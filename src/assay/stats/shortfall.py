@@ -52,9 +52,9 @@ def shortfall_p_values(
     observed = holdout_gains.sum(axis=0) + TOLERANCE
     if math.comb(cases, chosen) <= EXACT_LIMIT:
         sums = _every_split(pooled, chosen)
-        return (sums <= observed).mean(axis=0).astype(np.float64)
+        return np.asarray((sums <= observed).mean(axis=0), dtype=np.float64)
     sums = pooled[_sampled_splits(cases, chosen, resamples, seed)].sum(axis=1)
-    return (((sums <= observed).sum(axis=0) + 1) / (resamples + 1)).astype(np.float64)
+    return np.asarray(((sums <= observed).sum(axis=0) + 1) / (resamples + 1), dtype=np.float64)
 
 
 def _rows(gains: ArrayLike, split: str) -> NDArray[np.float64]:
@@ -71,7 +71,7 @@ def _every_split(pooled: NDArray[np.float64], chosen: int) -> NDArray[np.float64
     cases = len(pooled)
     smaller = min(chosen, cases - chosen)
     sums = pooled[_subsets(cases, smaller)].sum(axis=1)
-    return sums if smaller == chosen else pooled.sum(axis=0) - sums
+    return np.asarray(sums if smaller == chosen else pooled.sum(axis=0) - sums, dtype=np.float64)
 
 
 @lru_cache(maxsize=8)

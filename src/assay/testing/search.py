@@ -1,4 +1,4 @@
-"""The parent selector suite: :func:`check_parent_selector`, which every registered strategy passes and a
+"""The parent selector suite: :func:`check_parent_selector`, which every registered selector passes and a
 selector of one's own can run."""
 
 from __future__ import annotations

@@ -15,23 +15,25 @@ it:
 :func:`apply` folds an event into the lineage first; the decision on a candidate gives an
 :class:`~assay.loop.state.lineage.Outcome` (what it did to the lineage), and the other parts fold the event
 from it, in this order: spend, pipeline, feedback, watchers (which also read the lineage's best at
-``verified``). No part writes another. Code outside the loop (stop rules, the live view, the API) reads a
-frozen :class:`~assay.loop.state.view.RunView`, never the state.
+``verified``). No part writes another. Code outside the loop (stop rules, the live view, the API, the report)
+reads a frozen :class:`~assay.loop.state.view.RunView`, never the state; a recorded run is read view by view
+with :func:`replay`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from assay.config import TournamentConfig
+from assay.config import AssayConfig, TournamentConfig
 from assay.loop.events import Event
 from assay.loop.layers import LayerTracker
-from assay.loop.report import SUSPECT_AFTER
+from assay.loop.announce import SUSPECT_AFTER
 from assay.loop.state.feedback import HistoryItem, ProposerFeedback, Retry
 from assay.loop.state.lineage import Best, Lineage, Outcome, Pending
 from assay.loop.state.proposals import Pipeline
 from assay.loop.state.spend import Spending
-from assay.loop.state.view import CandidateView, RunView
+from assay.loop.state.view import CandidateView, DecisionView, PendingView, RatingRow, RunView
 from assay.loop.state.watchers import Watchers
 from assay.ratings import RatingBackendProtocol
 
@@ -39,19 +41,24 @@ __all__ = [
     "SUSPECT_AFTER",
     "Best",
     "CandidateView",
+    "DecisionView",
     "HistoryItem",
     "Lineage",
     "LoopState",
     "Outcome",
     "Pending",
+    "PendingView",
     "Pipeline",
     "ProposerFeedback",
+    "RatingRow",
     "Retry",
     "RunView",
     "Spending",
     "Watchers",
     "apply",
+    "final_view",
     "fold",
+    "replay",
 ]
 
 
@@ -105,3 +112,29 @@ def fold(state: LoopState, events: list[Event]) -> LoopState:
     for event in events:
         apply(state, event)
     return state
+
+
+def replay(events: Iterable[Event], config: AssayConfig | None = None) -> Iterator[tuple[Event, RunView]]:
+    """Each event of a recorded run with the run's view just after it, folded as the loop folds them (with
+    every measurement kept, the layers and the tournament as ``config`` has them): how code outside the loop
+    (the report, a comparison) reads a run's history without holding its state."""
+    state = _recorded(config)
+    for event in events:
+        apply(state, event)
+        yield event, state.view()
+
+
+def final_view(events: Iterable[Event], config: AssayConfig | None = None) -> RunView:
+    """The view of a recorded run after its last event (as :func:`replay` would end)."""
+    return fold(_recorded(config), list(events)).view()
+
+
+def _recorded(config: AssayConfig | None) -> LoopState:
+    if config is None:
+        return LoopState.new(keep_all_measurements=True)
+    evolve = config.evolve
+    return LoopState.new(
+        LayerTracker(layers=list(evolve.layers), discards_per_layer=evolve.discards_per_layer),
+        keep_all_measurements=True,
+        tournament=evolve.tournament if evolve.tournament.enabled else None,
+    )

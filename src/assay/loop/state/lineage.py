@@ -130,6 +130,8 @@ class Lineage:
     sizes: dict[str, Size] = field(default_factory=dict)
     archive: Archive = field(default_factory=Archive)
     pending: Pending | None = None
+    # The latest decision: the record, the measurement it was decided on and the matches played before it.
+    decided: tuple[CandidateRecord, Measurement, MatchesPlayed | None] | None = None
 
     def measurement(self, commit: str) -> Measurement | None:
         """What is known of ``commit``: the best's, the baseline's, or a kept measurement of a candidate."""
@@ -212,6 +214,7 @@ class Lineage:
         measurement = self.measurements.get(commit, Measurement())
         size = self.sizes.get(commit, Size())
         self.records.append(record)
+        self.decided = (record, measurement, None)
         self.baseline = Best(record, measurement, size)
         self.best = Best(record, measurement, size)
         self.archive = Archive([Node(commit, None, _unit(record.dev_score))])
@@ -228,6 +231,7 @@ class Lineage:
         self.generation = record.generation
         kept = record.decision == "keep"
         measurement = pending.measurement() if pending is not None else Measurement()
+        self.decided = (record, measurement, pending.matches if pending is not None else None)
         commit = record.commit
         screened_out = pending is not None and pending.measured is not None and pending.measured.screened_out
         # SIFT keeps a node the judge ranked but nobody evaluated: it inherits its parent's accuracy (and so

@@ -8,14 +8,16 @@ say.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from assay.history.records import CandidateRecord
-from assay.loop.events import Spend
+from assay.loop.events import Finished, MatchesPlayed, ProposalMade, Spend
+from assay.loop.measure import Measurement
 
 if TYPE_CHECKING:
     from assay.loop.state import LoopState
+    from assay.loop.state.lineage import Lineage
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,35 @@ class CandidateView:
 
 
 @dataclass(frozen=True)
+class DecisionView:
+    """The latest decision: the candidate's record (the baseline's too), its measurement as it stood then, and
+    the tournament matches it played before it."""
+
+    record: CandidateRecord
+    measurement: Measurement
+    matches: MatchesPlayed | None = None
+
+
+@dataclass(frozen=True)
+class PendingView:
+    """The candidate of the generation in progress: proposed and committed, perhaps measured, not decided."""
+
+    generation: int
+    proposal: ProposalMade
+    measurement: Measurement
+    matches: MatchesPlayed | None = None
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """One rated candidate of the tournament: its id, rating and uncertainty."""
+
+    candidate_id: str
+    rating: float
+    uncertainty: float
+
+
+@dataclass(frozen=True)
 class RunView:
     """The run as its events have made it so far, frozen.
 
@@ -77,6 +108,10 @@ class RunView:
       oscillation), ``suspects`` (dev cases the best has failed generation after generation) and
       ``search_exhausted`` (the last proposal found nothing new at any layer), ``failed_in_a_row`` (why each of
       the latest candidates in a row could not be proposed or evaluated).
+    - What a report of the run reads besides: ``decided`` (the latest decision with its measurement),
+      ``pending`` (the candidate not yet decided), ``best_measurement``, ``leaderboard`` (the tournament's
+      ratings, highest first), ``flaky`` and ``noise_summary`` (what the baseline's repeated runs showed) and
+      ``finished`` (the run's end, once it has one).
     """
 
     generation: int = 0
@@ -97,6 +132,15 @@ class RunView:
     suspects: tuple[str, ...] = ()
     search_exhausted: bool = False
     failed_in_a_row: tuple[str, ...] = ()
+    # What a report reads: results as the events recorded them (read them, never change them); left out of the
+    # view's equality and hash, which the values above decide.
+    decided: DecisionView | None = field(default=None, compare=False)
+    pending: PendingView | None = field(default=None, compare=False)
+    best_measurement: Measurement | None = field(default=None, compare=False)
+    leaderboard: tuple[RatingRow, ...] = ()
+    flaky: tuple[str, ...] = ()
+    noise_summary: str = ""
+    finished: Finished | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, state: LoopState) -> RunView:
@@ -122,4 +166,34 @@ class RunView:
             suspects=tuple(watchers.suspects),
             search_exhausted=watchers.search_exhausted,
             failed_in_a_row=tuple(watchers.failed_in_a_row),
+            decided=_decided(lineage),
+            pending=_pending(lineage),
+            best_measurement=replace(best.measurement) if best else None,
+            leaderboard=_leaderboard(lineage),
+            flaky=tuple(spend.noise.flaky) if spend.noise else (),
+            noise_summary=spend.noise.summary() if spend.noise else "",
+            finished=watchers.finished,
         )
+
+
+def _decided(lineage: Lineage) -> DecisionView | None:
+    if lineage.decided is None:
+        return None
+    record, measurement, matches = lineage.decided
+    return DecisionView(record.model_copy(), replace(measurement), matches)
+
+
+def _pending(lineage: Lineage) -> PendingView | None:
+    pending = lineage.pending
+    if pending is None:
+        return None
+    committed = pending.committed
+    return PendingView(committed.generation, committed.proposal, pending.measurement(), pending.matches)
+
+
+def _leaderboard(lineage: Lineage) -> tuple[RatingRow, ...]:
+    if lineage.ratings is None:
+        return ()
+    rated = lineage.ratings.backend.ratings()
+    rows = (RatingRow(cid, r.rating, r.uncertainty) for cid, r in rated.items())
+    return tuple(sorted(rows, key=lambda row: -row.rating))

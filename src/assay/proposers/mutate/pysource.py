@@ -53,10 +53,10 @@ class Source:
         """Byte offset where ``node`` begins (its first decorator, for a decorated definition)."""
         decorators = getattr(node, "decorator_list", None)
         line = decorators[0].lineno if decorators else node.lineno  # type: ignore[attr-defined]
-        return self.line_starts[line - 1] + node.col_offset  # type: ignore[attr-defined]
+        return self.line_starts[int(line) - 1] + int(node.col_offset)  # type: ignore[attr-defined]
 
     def end(self, node: ast.AST) -> int:
-        return self.line_starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+        return self.line_starts[node.end_lineno - 1] + int(node.end_col_offset)  # type: ignore[attr-defined]
 
     def stmt_end(self, node: ast.AST) -> int:
         """Where a statement ends, including a comment after it on its last line (it moves with it)."""

@@ -16,9 +16,9 @@ import ast
 import random
 
 from assay.proposers.mutate.base import shorten
-from assay.proposers.mutate.pysource import PyChange, Source, replace_node
+from assay.proposers.mutate.pysource import FUNCTIONS, PyChange, Source, replace_node
 from assay.proposers.mutate.python_arrays import NO_ARRAYS, Arrays
-from assay.proposers.mutate.python_grow_ops import FUNCTIONS, ReturnSite, reads_of, return_sites
+from assay.proposers.mutate.python_grow_ops import ReturnSite, reads_of, return_sites
 from assay.proposers.mutate.python_ops import substitute, zero_guarded
 
 FORMS = ("x / y", "y / x", "x * y", "x - y", "y - x", "x + y", "min", "max")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from assay.history.gitrun import GitError
 from assay.history.records import CandidateRecord
-from assay.loop.report import explain, generation_line
+from assay.loop.announce import explain, generation_line
 from assay.model import Dimension
 
 
@@ -97,7 +97,7 @@ def plan(
     """plan.md's lines for a project with this ``evolve:`` section (and ``tiers:``; 20 generations)."""
     from assay.config import AssayConfig
     from assay.history.records import RunRecord
-    from assay.loop.report import plan_text
+    from assay.loop.announce import plan_text
     from assay.presets import resolve
 
     config = AssayConfig.model_validate(

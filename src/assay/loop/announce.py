@@ -1,4 +1,4 @@
-"""What a run tells people: plan.md (Phase 0), one line per generation, and each decision's reason (also as
+"""What a run announces: plan.md (Phase 0), one line per generation, and each decision's reason (also as
 the candidate commit's git note)."""
 
 from __future__ import annotations
