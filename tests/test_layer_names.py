@@ -16,9 +16,9 @@ from assay.history.records import RunRecord
 from assay.history.runfiles import RunFiles
 from assay.history.store import RunStore
 from assay.layer_names import LAYER_NAMES, layer_name, layer_number
+from assay.loop.announce import generation_line, plan_text
 from assay.loop.events import Decided, Event, LayerPromoted
 from assay.loop.layers import LayerTracker
-from assay.loop.announce import generation_line, plan_text
 from assay.loop.runlog import RunLog
 from assay.loop.state import LoopState, fold
 from assay.presets import resolve

@@ -67,6 +67,15 @@ def test_the_report_of_a_run_shows_every_candidate_as_its_files_record_it(binpac
         ], node.id
     if best.decision == "keep":
         assert any(line.kind == "add" for line in report.best_diff)
+    # Each operator's record: as many proposals, keeps and as much gain as the records say it made.
+    moves = dict(report.moves)
+    made = [r for r in records if r.commit is not None and r.decision != "baseline"]
+    assert sum(t.proposed for t in moves.values()) == len(made) and moves
+    for name, tally in moves.items():
+        mine = [r for r in made if (r.operator or r.proposer) == name]
+        assert tally.proposed == len(mine) and tally.kept == sum(r.decision == "keep" for r in mine)
+        kept_gain = sum(max(0.0, r.delta or 0.0) for r in mine if r.decision == "keep")
+        assert tally.gain == pytest.approx(kept_gain)
 
     done = assay("report", "-o", "out/report.html", cwd=binpack_run)
     assert done.returncode == 0, done.stderr
@@ -82,6 +91,7 @@ def test_the_report_of_a_run_shows_every_candidate_as_its_files_record_it(binpac
         assert html.count(f"{escape(record.reason)}<") >= 2, record.reason
     assert 'class="chart trajectory"' in html and 'class="chart lineage"' in html
     assert f'data-start="{best.candidate_id}"' in html
+    assert '<table id="moves">' in html and all(f"<td>{name}</td>" in html for name in moves)
 
 
 def test_the_default_report_goes_to_the_run_folder_and_never_into_the_artifact(binpack_run: Path) -> None:

@@ -12,9 +12,9 @@ import yaml
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
 from assay.checks.text import clip
-from assay.limits import MAX_FILE_BYTES
 from assay.errors import ConfigError
 from assay.fsutil import read_user_text
+from assay.limits import MAX_FILE_BYTES
 from assay.model import CheckResult, CheckSpec, Output
 from assay.safeload import describe_yaml_error, load_json, load_yaml
 

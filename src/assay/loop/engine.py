@@ -31,6 +31,7 @@ from assay.history.records import CandidateRecord, RunRecord
 from assay.history.runfiles import RunFiles, read_events
 from assay.history.store import RunStore
 from assay.history.worktree import clear_run_locks
+from assay.loop.announce import baseline_lines, generation_line, plan_text
 from assay.loop.baseline import measure_baseline
 from assay.loop.context import Clock, Given, LoopContext, Parts, build_parts
 from assay.loop.events import (
@@ -53,7 +54,6 @@ from assay.loop.overrides import last_session, take_up
 from assay.loop.parallel import CandidatesAhead
 from assay.loop.pipeline import start_ahead
 from assay.loop.proposing import Basis, tidy_due
-from assay.loop.announce import baseline_lines, generation_line, plan_text
 from assay.loop.runlog import RunLog
 from assay.loop.state import Best, LoopState, RunView, fold
 from assay.loop.state.lineage import compared

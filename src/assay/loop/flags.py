@@ -34,6 +34,12 @@ def gate_flag(action: str) -> str:
     return Flag(flag) if flag in Flag._value2member_map_ else flag
 
 
+def screened_out(flags: Collection[str]) -> bool:
+    """Whether a candidate was screened out before its dev cases all ran (they crashed first, or the pairwise
+    judge did not prefer it to its parent)."""
+    return Flag.SCREENED_OUT in flags or Flag.SCREENED_BY_JUDGE in flags
+
+
 def retried(flags: Collection[str]) -> bool:
     """Whether the gate asked to try the candidate's parent again."""
     return Flag.GATE_RETRY in flags

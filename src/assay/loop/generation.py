@@ -15,6 +15,7 @@ from assay.config import OverfittingConfig
 from assay.evaluation.evaluator import EvalResult
 from assay.gates import GateInput
 from assay.history.records import CandidateRecord, candidate_id
+from assay.loop.announce import explain
 from assay.loop.context import LoopContext
 from assay.loop.events import (
     Committed,
@@ -34,7 +35,6 @@ from assay.loop.overfitting import judge_overfitting
 from assay.loop.pipeline import ProposalsAhead
 from assay.loop.proposing import Basis, choose_parent, make_proposal
 from assay.loop.rating import play_matches, play_screening
-from assay.loop.announce import explain
 from assay.loop.state import LoopState, Pending
 from assay.loop.state.lineage import Size, compared
 from assay.model import Dimension, OverfitVerdict, Split

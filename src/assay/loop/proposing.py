@@ -268,6 +268,8 @@ def _view(
                 score=h.score,
                 best_score=h.best_score,
                 crashed=h.crashed,
+                screened=h.screened,
+                sites=h.sites,
             )
             for h in basis.history
         ],

@@ -44,7 +44,8 @@ class HistoryEntry:
 
     What it was and how it measured: its ``commit`` and its ``parent`` ('' when it was not committed), its mean
     dev ``score`` (None when not measured), ``best_score``, the mean dev score of the best it was compared with
-    when it was decided, and ``crashed`` when none of its dev cases ran. A proposer that keeps state derives it
+    when it was decided, ``crashed`` when none of its dev cases ran and ``screened`` when it was screened out
+    before all of them did; the ``sites`` its change named (``priority.py:priority#2``). A proposer that keeps state derives it
     from these entries (and the files of their commits, :attr:`ProposerView.artifact_at`), so a resumed run,
     whose history is folded from the same events, proposes as the uninterrupted run."""
 
@@ -60,6 +61,8 @@ class HistoryEntry:
     score: float | None = None
     best_score: float | None = None
     crashed: bool = False
+    screened: bool = False
+    sites: tuple[str, ...] = ()
 
 
 @dataclass

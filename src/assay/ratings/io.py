@@ -9,9 +9,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.limits import MAX_FILE_BYTES
 from assay.errors import ConfigError
 from assay.fsutil import read_user_text
+from assay.limits import MAX_FILE_BYTES
 from assay.ratings.base import MatchOutcome
 from assay.safeload import load_json
 

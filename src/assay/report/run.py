@@ -31,11 +31,12 @@ from assay.loop.events import (
     Verified,
     typed_events,
 )
-from assay.loop.flags import Flag, retried
-from assay.loop.measure import Measurement
+from assay.loop.flags import Flag, retried, screened_out
+from assay.loop.measure import Measurement, crashed
 from assay.loop.overfitting import later_verdict
 from assay.loop.state import DecisionView, PendingView, RunView, replay
 from assay.model import Dimension, OverfitVerdict
+from assay.proposers.credit import Credit, Tally
 from assay.report.views import CaseView, DiffLine, diff_lines
 from assay.static.report import Finding
 
@@ -64,6 +65,9 @@ class CandidateNode:
     proposer: str
     description: str
     decision: str
+    operator: str = ""  # what made the change (``tune``, ``py.guard``), and the sites it named
+    sites: list[str] = field(default_factory=list)
+    crashed: bool = False  # no dev case of it ran
     reason: str = ""
     flags: list[str] = field(default_factory=list)
     overfitting: OverfitVerdict | None = None  # the overfitting rule's verdict on its holdout
@@ -176,6 +180,23 @@ class RunReport:
     def node(self, candidate_id: str) -> CandidateNode | None:
         return next((n for n in self.nodes if n.id == candidate_id), None)
 
+    @property
+    def moves(self) -> list[tuple[str, Tally]]:
+        """Each operator's record in the run (:class:`~assay.proposers.credit.Credit`): proposed, crashed,
+        screened out, kept, gain; most proposed first."""
+        credit = Credit()
+        for node in self.nodes:
+            if node.commit is not None and node.decision not in ("baseline", "pending"):
+                credit.add(
+                    node.operator or node.proposer,
+                    node.sites,
+                    crashed=node.crashed,
+                    screened=screened_out(node.flags),
+                    kept=node.decision == "keep",
+                    gain=node.delta,
+                )
+        return credit.rows()
+
 
 def load_run_report(run: RunRecord, run_dir: Path, config: AssayConfig | None) -> RunReport:
     """The report of ``run`` from its folder's events, with diffs from the project's git repository."""
@@ -280,6 +301,7 @@ class _Builder:
         if record.decision != "baseline":
             node.matches = decided.matches
         self._measure(node, decided.measurement, kept=record.decision in ("baseline", "keep"))
+        node.crashed = record.commit is not None and crashed(decided.measurement.dev)
         self.nodes.append(node)
         self.spend.append(SpendPoint(record.generation, view.elapsed, view.spent))
 
@@ -350,6 +372,8 @@ def _node(record: CandidateRecord) -> CandidateNode:
         proposer=record.proposer,
         description=record.description,
         decision=record.decision,
+        operator=record.operator,
+        sites=list(record.sites),
         reason=reason_of(record),
         flags=list(record.flags),
         overfitting=record.overfitting,

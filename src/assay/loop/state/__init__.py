@@ -26,9 +26,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from assay.config import AssayConfig, TournamentConfig
+from assay.loop.announce import SUSPECT_AFTER
 from assay.loop.events import Event
 from assay.loop.layers import LayerTracker
-from assay.loop.announce import SUSPECT_AFTER
 from assay.loop.state.feedback import HistoryItem, ProposerFeedback, Retry
 from assay.loop.state.lineage import Best, Lineage, Outcome, Pending
 from assay.loop.state.proposals import Pipeline

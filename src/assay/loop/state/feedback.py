@@ -10,7 +10,7 @@ from typing import Any
 from assay.evaluation.evaluator import EvalResult
 from assay.history.records import CandidateRecord
 from assay.loop.events import Decided, Event, LayerPromoted
-from assay.loop.flags import counts_toward_layer, retried
+from assay.loop.flags import counts_toward_layer, retried, screened_out
 from assay.loop.layers import LayerTracker
 from assay.loop.measure import Measurement, crashed
 from assay.loop.state.lineage import Outcome
@@ -33,6 +33,8 @@ class HistoryItem:
     score: float | None = None
     best_score: float | None = None
     crashed: bool = False
+    screened: bool = False
+    sites: tuple[str, ...] = ()
 
 
 @dataclass
@@ -86,6 +88,8 @@ class ProposerFeedback:
                 score=dev.mean_score if dev is not None else None,
                 best_score=outcome.incumbent.dev.mean_score,
                 crashed=dev is not None and crashed(dev),
+                screened=screened_out(record.flags),
+                sites=tuple(record.sites),
             )
         )
         self.retry = _retry(record, measurement) if retried(record.flags) else None

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 from assay.evaluation.deadend import first_error
 from assay.evaluation.evaluator import EvalResult
+from assay.loop.announce import SUSPECT_AFTER
 from assay.loop.events import Decided, Event, Finished, Verified
 from assay.loop.flags import Flag, is_tuning
 from assay.loop.measure import crashed
-from assay.loop.announce import SUSPECT_AFTER
 from assay.loop.state.lineage import Best, Lineage, Outcome
 
 

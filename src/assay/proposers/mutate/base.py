@@ -28,24 +28,37 @@ class Mutation:
     """One proposed edit of one file.
 
     ``path`` is the file's relative path, ``new_text`` its whole new content, ``description`` one line saying
-    what changed (for the log and the commit message), ``operator`` the operator's name (``py.constant``).
+    what changed (for the log and the commit message), ``operator`` the operator's name (``py.constant``),
+    ``sites`` what it touched by name (``priority.py:priority``: the function; ``params.json:limits.max``: a key).
     """
 
     path: str
     new_text: str
     description: str
     operator: str
+    sites: tuple[str, ...] = ()
+
+
+def first_changed_line(old: str, new: str) -> int:
+    """The number (from 1) of the first line where ``new`` differs from ``old``."""
+    for number, (a, b) in enumerate(zip(old.splitlines(), new.splitlines(), strict=False), 1):
+        if a != b:
+            return number
+    return min(len(old.splitlines()), len(new.splitlines())) + 1
 
 
 @dataclass(frozen=True)
 class Operator:
     """A named edit for one kind of file at one layer. ``apply(path, text, rng)`` returns a mutation that
-    changes ``text``, or ``None`` when the operator finds nothing to change in it."""
+    changes ``text``, or ``None`` when the operator finds nothing to change in it. ``pack``: the operators it
+    is drawn with (``py``, the generic edits of Python; ``py.growth``, terms, guards and wraps with new
+    constants; ``py.pairing``, combinations of a function's names; ``cfg``; ``text``; ``fewshot``)."""
 
     name: str
     kind: FileKind
     layer: int
     apply: Callable[[str, str, random.Random], Mutation | None]
+    pack: str = ""
 
 
 def perturb_number(value: int | float, rng: random.Random) -> int | float:

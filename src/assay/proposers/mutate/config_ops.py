@@ -187,4 +187,4 @@ def apply_config(
             return None
     except (ValueError, yaml.YAMLError):
         return None
-    return Mutation(path, new_text, f"{kind}: {description}", name)
+    return Mutation(path, new_text, f"{kind}: {description}", name, (f"{path}:{site.label}",))

@@ -176,7 +176,7 @@ def apply_fewshot(
     description = op(shot, rng)
     if description is None or shot.text() == text:
         return None
-    return Mutation(path, shot.text(), f"few-shot: {description}", name)
+    return Mutation(path, shot.text(), f"few-shot: {description}", name, (path,))
 
 
 def operator(name: str) -> PoolOperator:
@@ -189,4 +189,4 @@ def operator(name: str) -> PoolOperator:
     def alone(path: str, text: str, rng: random.Random) -> Mutation | None:
         return apply_fewshot(name, op, {path: text}, path, text, rng)
 
-    return PoolOperator(name, "text", layer, alone, with_files)
+    return PoolOperator(name, "text", layer, alone, "fewshot", apply_files=with_files)

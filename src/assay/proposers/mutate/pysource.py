@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from assay.proposers.mutate.base import Mutation
+from assay.proposers.mutate.base import Mutation, first_changed_line
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 SCOPES = (*FUNCTIONS, ast.ClassDef)
@@ -152,7 +152,23 @@ def apply_python(op_name: str, op: PyOp, path: str, text: str, rng: random.Rando
         return None
     if new_text == text:
         return None
-    return Mutation(path, new_text, f"python: {change.description}", op_name)
+    site = f"{path}:{scope_at(ast.parse(text), first_changed_line(text, new_text)) or '<module>'}"
+    return Mutation(path, new_text, f"python: {change.description}", op_name, (site,))
+
+
+def scope_at(tree: ast.Module, line: int) -> str:
+    """The qualified name of the innermost function or class around ``line`` (``Cache.evict``); '' outside any."""
+    found = ""
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        nonlocal found
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, SCOPES) and child.lineno <= line <= (child.end_lineno or child.lineno):
+                found = f"{prefix}{child.name}"
+                visit(child, f"{found}.")
+
+    visit(tree, "")
+    return found
 
 
 def _render(src: Source, tree: ast.Module, change: PyChange, expected: str) -> str:

@@ -187,4 +187,4 @@ def apply_text(name: str, op: TextOp, path: str, text: str, rng: random.Random) 
         new_text = new_text[:-1]
     if new_text == text or not new_text.strip():
         return None
-    return Mutation(path, new_text, f"text: {description}", name)
+    return Mutation(path, new_text, f"text: {description}", name, (path,))
