@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .family import CASE_SEEDS, UNSEEN_SEEDS, Family
+from .family import CASE_SEEDS, SHAPES, UNSEEN_SEEDS, Family
 
 HALVES = ("tune", "check")
 HERE = Path(__file__).resolve().parent
 
-__all__ = ["CASE_SEEDS", "HALVES", "UNSEEN_SEEDS", "Family", "families"]
+__all__ = ["CASE_SEEDS", "HALVES", "SHAPES", "UNSEEN_SEEDS", "Family", "families"]
 
 
 def families(half: str | None = None) -> list[Family]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
-import importlib.util
 import json
 import math
 import sys
@@ -14,25 +14,14 @@ import pytest
 
 from assay.cases import load_cases
 from assay.config import load_config
+from assay.evaluation.evaluator import EvalResult
+from assay.history.records import CandidateRecord
+from assay.loop.events import Decided, Measured, Spend
+from assay.model import CaseResult, Output, Split
+from tests.benchmarks.offline_modules import offline_search, optuna_alone, parameters, tasks
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-# benchmarks/ is not a package on the path: its `tasks` package is loaded from its folder, as offline_search.py
-# (loaded below) imports it.
-_TASKS = importlib.util.spec_from_file_location(
-    "tasks", BENCHMARKS / "tasks" / "__init__.py", submodule_search_locations=[str(BENCHMARKS / "tasks")]
-)
-assert _TASKS is not None and _TASKS.loader is not None
-tasks = importlib.util.module_from_spec(_TASKS)
-sys.modules["tasks"] = tasks
-_TASKS.loader.exec_module(tasks)
 CASE_SEEDS, HALVES, UNSEEN_SEEDS = tasks.CASE_SEEDS, tasks.HALVES, tasks.UNSEEN_SEEDS
 Family, families = tasks.Family, tasks.families
-
-_SPEC = importlib.util.spec_from_file_location("offline_search", BENCHMARKS / "offline_search.py")
-assert _SPEC is not None and _SPEC.loader is not None
-offline_search = importlib.util.module_from_spec(_SPEC)
-sys.modules["offline_search"] = offline_search  # dataclasses look their module up
-_SPEC.loader.exec_module(offline_search)
 
 ALL = families()
 
@@ -49,7 +38,8 @@ def test_the_halves_hold_at_least_five_families_and_share_none() -> None:
 @pytest.mark.parametrize("family", ALL, ids=lambda f: f.name)
 def test_a_family_is_deterministic_and_its_reference_beats_its_start(family: Family) -> None:
     task = family.task
-    assert task.FILE.endswith(".py") and task.TARGET > 0
+    assert family.suffix in (".py", ".json", ".toml") and task.TARGET > 0
+    assert family.shape in tasks.SHAPES
     assert json.dumps(task.instance(1)) == json.dumps(task.instance(1))
     assert json.dumps(task.instance(1)) != json.dumps(task.instance(2))
     unseen = family.instances(UNSEEN_SEEDS[:5])
@@ -60,7 +50,7 @@ def test_a_family_is_deterministic_and_its_reference_beats_its_start(family: Fam
 
 
 def test_a_program_that_crashes_or_lacks_the_function_has_an_infinite_gap() -> None:
-    family = ALL[0]
+    family = next(f for f in ALL if f.name == "knapsack")
     name = family.task.FUNCTION
     assert family.unseen_gap(f"def {name}(*args):\n    raise ValueError('no')\n") == math.inf
     assert family.unseen_gap("x = 1\n") == math.inf
@@ -77,6 +67,7 @@ def test_the_project_loads_and_its_harness_scores_each_case_by_its_own_instance(
     assert config.evolve.seed == 3
     cases = load_cases([root / f for f in config.cases.files], default_checks=config.checks)
     assert [c.id for c in cases] == [f"{family.name}-{seed}" for seed in CASE_SEEDS]
+    assert config.artifact.kind == ("code" if family.suffix == ".py" else "config")
     monkeypatch.syspath_prepend(str(root))
     for name in ("harness", family.task.FILE.removesuffix(".py"), "score"):
         sys.modules.pop(name, None)
@@ -84,10 +75,7 @@ def test_the_project_loads_and_its_harness_scores_each_case_by_its_own_instance(
     score = importlib.import_module("score")
     case = cases[0]
     output = harness.run(SimpleNamespace(vars=case.vars), root)
-    expected = family.task.gap(
-        getattr(importlib.import_module(family.task.FILE.removesuffix(".py")), family.task.FUNCTION),
-        family.task.instance(CASE_SEEDS[0]),
-    )
+    expected = family.task.gap(family.load(family.start), family.task.instance(CASE_SEEDS[0]))
     assert float(output) == pytest.approx(expected)
     verdict = score.check(output, None)
     assert verdict["score"] == pytest.approx(1 / (1 + expected / 100))
@@ -161,3 +149,93 @@ def test_more_dev_instances_are_dev_only_cases_and_a_run_may_start_from_the_refe
     )
     assert (tmp_path / "more" / family.task.FILE).read_text() == family.reference
     assert (tmp_path / "plain" / family.task.FILE).read_text() == family.start != family.reference
+
+
+def test_each_shape_beside_the_scoring_function_has_a_family_in_each_half() -> None:
+    for half in HALVES:
+        shapes = {f.shape for f in families(half)}
+        assert {"constructor", "record", "config", "class"} <= shapes, (half, shapes)
+    assert set(tasks.SHAPES) == {"score", "constructor", "record", "config", "class"}
+
+
+@pytest.mark.parametrize("family", [f for f in ALL if f.shape != "score"], ids=lambda f: f.name)
+def test_a_new_shapes_numbers_are_in_its_start_within_their_ranges_some_at_0_or_1(family: Family) -> None:
+    values = {name: parameters.read(family.task.FILE, family.start, name) for name in family.parameters}
+    assert len(values) >= 3
+    for name, spec in family.parameters.items():
+        if isinstance(spec, list):
+            assert values[name] in spec, name
+        else:
+            assert spec[0] <= values[name] <= spec[1], (name, values[name], spec)
+    assert any(
+        value in (0, 1) for value in values.values()
+    )  # numbers a user wrote as 0.0 or 1.0 are knobs too
+    assert optuna_alone.applies(family)
+
+
+def test_families_with_numbers_in_their_start_are_the_ones_optuna_alone_runs_on() -> None:
+    assert {f.name for f in ALL if optuna_alone.applies(f)} == {f.name for f in ALL if f.parameters}
+    assert {f.name for f in ALL if not f.parameters} == {
+        "binpack_uniform",
+        "knapsack",
+        "binpack_weibull",
+        "scheduling",
+        "tour",
+    }
+
+
+def test_the_spend_table_gives_mean_case_runs_and_the_share_that_crashed_per_method() -> None:
+    family = next(f for f in ALL if f.name == "cache")
+    runs = [
+        offline_search.Run("cache", "check", "default", 0, 20.0, 100, "", 1.0, case_runs=700, crashed=70),
+        offline_search.Run("cache", "check", "default", 1, 21.0, 100, "", 1.0, case_runs=300, crashed=0),
+        offline_search.Run("cache", "check", "optuna-tpe", 0, 25.0, 100, "", 1.0, case_runs=693, crashed=7),
+    ]
+    lines = offline_search.spend_table([family], runs, ["default", "optuna-tpe", "random"]).splitlines()
+    assert lines[0] == (
+        "| half | family | default case runs | default crashed | optuna-tpe case runs | optuna-tpe crashed"
+        " | random case runs | random crashed |"
+    )
+    assert lines[2] == "| check | cache | 500 | 7.0% | 693 | 1.0% | - | - |"
+
+
+def _measured(commit: str, generation: int, outputs: list[Output], **fields: object) -> Measured:
+    cases = [
+        CaseResult(id=f"c{i}", split=Split.DEV, passed=False, score=0.5, output=output)
+        for i, output in enumerate(outputs)
+    ]
+    return Measured(
+        commit=commit,
+        generation=generation,
+        tier="L2",
+        dev=EvalResult(cases=cases),
+        spent=Spend(case_runs=len(cases)),
+        **fields,
+    )
+
+
+def test_case_runs_of_candidates_that_crashed_on_a_case_or_were_screened_out_are_counted() -> None:
+    fine, raised = Output(text="3.0"), Output(error="ValueError: overlap")
+    record = CandidateRecord(
+        run_id="r", generation=2, candidate_id="g2", commit="b", layer=0, proposer="mutate",
+        description="", decision="discard",
+    )  # fmt: skip
+    events = [
+        _measured("base", 0, [raised, fine, fine]),  # the baseline is no candidate
+        _measured("a", 1, [fine, fine, fine]),
+        _measured("b", 2, [fine, raised, fine, fine]),  # one case raised: a crash
+        Decided(record=record, spent=Spend(case_runs=3)),  # the gate's reruns of it count too
+        _measured("c", 3, [Output(text="  ")], screened_out=True),
+        _measured("d", 4, [Output(timed_out=True), fine]),
+    ]
+    assert offline_search.crashed_case_runs(events) == 4 + 3 + 1 + 2
+
+
+def test_runs_saved_to_a_file_load_back_as_they_were(tmp_path: Path) -> None:
+    run = offline_search.Run(
+        "curve", "tune", "optuna-cmaes", 3, 12.5, 80, "x", 2.0, [], 560, 14, [1000, 1002]
+    )
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(dataclasses.asdict(run)) + "\n")
+    assert offline_search.load_saved(path) == [run]
+    assert offline_search.load_saved(tmp_path / "none.jsonl") == []

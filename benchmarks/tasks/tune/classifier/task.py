@@ -7,6 +7,19 @@ import random
 FILE = "classify.py"
 FUNCTION = "classify"
 TARGET = 5.0
+PARAMETERS = {
+    "WEIGHTS['refund']": (-3.0, 3.0),
+    "WEIGHTS['broken']": (-3.0, 3.0),
+    "WEIGHTS['late']": (-3.0, 3.0),
+    "WEIGHTS['never']": (-3.0, 3.0),
+    "WEIGHTS['again']": (-3.0, 3.0),
+    "WEIGHTS['thanks']": (-3.0, 3.0),
+    "WEIGHTS['great']": (-3.0, 3.0),
+    "WEIGHTS['love']": (-3.0, 3.0),
+    "WEIGHTS['help']": (-3.0, 3.0),
+    "WEIGHTS['account']": (-3.0, 3.0),
+    "THRESHOLD": (-3.0, 3.0),
+}
 _WEIGHTS = {
     "refund": 1.6,
     "broken": 1.2,

@@ -7,6 +7,7 @@ import random
 FILE = "curve.py"
 FUNCTION = "curve"
 TARGET = 2.0
+PARAMETERS = {"A": (0.0, 10.0), "B": (0.0, 2.0), "C": (0.0, 20.0), "D": (0.0, 1.0), "E": (0.0, 200.0)}
 _HIDDEN = (2.5, 0.35, 12.0, 0.8, 40.0)
 
 
