@@ -13,6 +13,8 @@ from assay.gates import Dimension, GateDecision, GateInput
 from assay.loop.state import RunView
 from assay.model import Case, CheckResult, CheckSpec, Output
 from assay.proposers import Proposal, ProposerView
+from assay.proposers.mutate import Mutation
+from assay.proposers.mutate.base import Operator
 from assay.ratings import MatchOutcome, Rating, confidence
 from assay.search import Archive, SearchError
 from assay.testing import (
@@ -20,6 +22,7 @@ from assay.testing import (
     check_executor,
     check_gate,
     check_judge,
+    check_operator,
     check_parent_selector,
     check_proposer,
     check_rating_backend,
@@ -63,6 +66,18 @@ class Raise:
 
 async def test_a_proposer_of_ones_own(tmp_path: Path) -> None:
     await check_proposer(Raise, tmp_path)
+
+
+def wider(path: str, text: str, rng: object) -> Mutation | None:
+    """Every ``LIMIT = n`` becomes ``LIMIT = n + 1``, wherever the file spells it so."""
+    if "LIMIT = 10" not in text and "limit = 10" not in text:
+        return None
+    new = text.replace("LIMIT = 10", "LIMIT = 11").replace("limit = 10", "limit = 11")
+    return Mutation(path, new, "LIMIT 10 -> 11", "my.wider", (f"{path}:LIMIT",))
+
+
+def test_a_mutation_operator_of_ones_own() -> None:
+    check_operator(Operator("my.wider", "python", 1, wider))
 
 
 class MeanJudge:

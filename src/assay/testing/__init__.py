@@ -9,6 +9,7 @@ family                        suite                                             
 gate                          :func:`assay.testing.gates.check_gate` ``(make)``         async
 parent selector               :func:`assay.testing.search.check_parent_selector`        plain
 proposer                      :func:`assay.testing.proposers.check_proposer`            async
+mutation operator             :func:`assay.testing.operators.check_operator`            plain
 pairwise judge                :func:`assay.testing.judges.check_judge` ``(make)``       async
 stop rule                     :func:`assay.testing.stop_rules.check_stop_rule`          plain
 runner                        :func:`assay.testing.runners.check_runner`                async
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from assay.testing.executors import check_executor
     from assay.testing.gates import check_gate
     from assay.testing.judges import check_judge
+    from assay.testing.operators import check_operator
     from assay.testing.proposers import check_proposer
     from assay.testing.ratings import check_rating_backend
     from assay.testing.runners import check_runner
@@ -45,6 +47,7 @@ _SUITES = {
     "check_executor": "assay.testing.executors",
     "check_gate": "assay.testing.gates",
     "check_judge": "assay.testing.judges",
+    "check_operator": "assay.testing.operators",
     "check_parent_selector": "assay.testing.search",
     "check_proposer": "assay.testing.proposers",
     "check_rating_backend": "assay.testing.ratings",
@@ -58,6 +61,7 @@ __all__ = [
     "check_executor",
     "check_gate",
     "check_judge",
+    "check_operator",
     "check_parent_selector",
     "check_proposer",
     "check_rating_backend",
