@@ -578,3 +578,27 @@ def test_unread_inputs_are_paired_only_while_the_best_is_the_start(tmp_path: Pat
     assert PAIRING_NOTE not in made.description
     made, _ = propose(OfflineProposer(seed=3), moved, tmp_path, UNREAD)
     assert made.description.endswith(PAIRING_NOTE)
+
+
+def test_an_operator_every_change_of_which_crashed_here_is_not_drawn_again(tmp_path: Path) -> None:
+    from assay.proposers.offline import MutateProposer
+
+    def drawn(history: list[HistoryEntry]) -> set[str]:
+        made = set()
+        for generation in range(5, 45):
+            shown = ProposerView(artifact=dict(GUARDED), layer=1, generation=generation, history=history)
+            (tmp_path / "priority.py").write_text(GUARDED["priority.py"])
+            proposal = asyncio.run(MutateProposer(seed=1).propose(shown, tmp_path, editable=["*.py"]))
+            made.add(proposal.operator)
+        return made
+
+    before = drawn([])
+    assert "py.constant" in before
+    crashes = [
+        HistoryEntry(
+            g, "a constant", "discard", "mutate", operator="py.constant", commit=f"c{g}", crashed=True
+        )
+        for g in range(1, 4)
+    ]
+    assert drawn(crashes) == before - {"py.constant"}
+    assert "py.constant" in drawn(crashes[:2])  # two crashes are not yet a rule

@@ -12,6 +12,7 @@ from pathlib import Path
 from assay.config import AssayConfig, ParameterSpec
 from assay.layer_names import layer_name
 from assay.proposers.base import PROPOSERS, HistoryEntry, Proposal, Proposer, ProposerView
+from assay.proposers.credit import Credit
 from assay.proposers.mutate import Mutation, mutate
 from assay.proposers.mutate.engine import LAYERS, OPERATORS, file_kind
 from assay.proposers.mutate.python_arrays import arrays_assumed, numpy_name
@@ -63,8 +64,10 @@ class MutateProposer(Proposer):
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         key = f"{self.seed}:{view.generation}" + (f":{view.layer}:{view.attempt}" if view.attempt else "")
+        # An operator every change of which failed to run on this artifact is not drawn again.
+        failing = {name for name, tally in Credit.of(view.history).operators.items() if tally.only_fails}
         with constants_at(self.scale(view)):
-            mutation = mutate(dict(view.artifact), layer=view.layer, rng=random.Random(key))
+            mutation = mutate(dict(view.artifact), layer=view.layer, rng=random.Random(key), skip=failing)
         if mutation is None:
             return Proposal(
                 ok=False,

@@ -134,3 +134,15 @@ def test_file_kinds_and_operator_table() -> None:
     assert [op.name for op in operators_for("config", 2)] == ["cfg.enum", "cfg.list_reorder"]
     assert {op.layer for op in operators_for("text", 3)} == {3}
     assert all(operators_for(kind, layer) for kind in ("python", "config", "text") for layer in (1, 2, 3))
+
+
+def test_an_operator_named_in_skip_is_never_drawn(binpack: str) -> None:
+    files = {"priority.py": binpack}
+    drawn = {m.operator for seed in range(60) if (m := mutate(files, layer=1, rng=random.Random(seed)))}
+    assert len(drawn) >= 2
+    skip = sorted(drawn)[:-1]
+    left = {
+        m.operator for seed in range(60) if (m := mutate(files, layer=1, rng=random.Random(seed), skip=skip))
+    }
+    assert left and not left & set(skip)
+    assert mutate(files, layer=1, rng=random.Random(0), skip=OPERATORS.names()) is None

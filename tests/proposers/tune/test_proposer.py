@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.proposers.base import ProposerView
+from assay.proposers.base import HistoryEntry, ProposerView
 from assay.proposers.tune import TuneProposer, search_space
 from assay.proposers.tune.evidence import Evidence, Structure, Trial
 
@@ -281,3 +281,46 @@ def test_the_parents_structure_is_as_likely_as_all_the_others_together_unless_fl
 
     assert 35 <= parent_picks([0.9, 0.8, 0.85, 0.7]) <= 65  # about half; by the usual weights, 1 in 7
     assert parent_picks([0.9, 0.9, 0.9, 0.9]) <= 5  # its numbers change nothing: not favoured
+
+
+def test_a_number_whose_every_change_crashed_is_left_as_it_is(tmp_path: Path) -> None:
+    files = {"params.json": json.dumps({"size": 26, "weight": 0.5, "bias": 2.0})}
+    space = search_space(files)
+    size = next(p.name for p in space.parameters if p.site.value == 26)
+    crashed = [
+        HistoryEntry(g, f"tune: {size} 26 -> {26 + g}", "discard", "tune", operator="tune", commit=f"c{g}",
+                     score=0.0, crashed=True, sites=(size,))
+        for g in range(1, 4)
+    ]  # fmt: skip
+    point = space.point()
+    trials = [Trial(point, 0.5)]
+    moved_before = set()
+    for generation in range(4, 40):
+        text = propose(
+            TuneProposer(seed=generation), files, trials, tmp_path, generation=generation, history=crashed
+        )
+        assert json.loads(text)["size"] == 26, generation
+        moved_before |= {k for k, v in json.loads(text).items() if v != json.loads(files["params.json"])[k]}
+    assert moved_before == {"weight", "bias"}
+    # two crashes are not yet a rule: the size is tuned again
+    sizes = {
+        json.loads(propose(TuneProposer(seed=g), files, trials, tmp_path, generation=g, history=crashed[:2]))[
+            "size"
+        ]
+        for g in range(4, 40)
+    }
+    assert sizes != {26}
+
+
+def test_a_structure_whose_every_number_only_crashed_is_not_chosen() -> None:
+    files = {"params.json": json.dumps({"size": 26})}
+    (size,) = (p.name for p in search_space(files).parameters)
+    crashed = [
+        HistoryEntry(
+            g, "tune", "discard", "tune", operator="tune", commit=f"c{g}", crashed=True, sites=(size,)
+        )
+        for g in range(1, 4)
+    ]
+    shown = ProposerView(artifact=files, layer=1, generation=5, history=crashed)
+    assert TuneProposer(seed=0).choose(shown, Evidence([]), {size}) is None
+    assert TuneProposer(seed=0).choose(shown, Evidence([])) is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from functools import partial
 from pathlib import PurePosixPath
 
@@ -109,7 +110,14 @@ def operators_for(kind: FileKind, layer: int) -> list[Operator]:
     ]
 
 
-def mutate(files: dict[str, str], *, layer: int, rng: random.Random, attempts: int = 20) -> Mutation | None:
+def mutate(
+    files: dict[str, str],
+    *,
+    layer: int,
+    rng: random.Random,
+    attempts: int = 20,
+    skip: Collection[str] = (),
+) -> Mutation | None:
     """One mutation of one of ``files`` (relative path to content) with an operator of ``layer``.
 
     Layers choose operator families: 1 surface (constants, operators, phrases, numbers and booleans),
@@ -117,7 +125,8 @@ def mutate(files: dict[str, str], *, layer: int, rng: random.Random, attempts: i
     returns, list membership, paragraphs and sections). The result changes the text and, for Python and
     configs, still parses. Deterministic for a given ``rng`` state; None when no operator applies.
     Few-shot operators (:mod:`~assay.proposers.mutate.fewshot`) also get ``files``, to read pool files, and
-    are tried only on files with examples; pool files themselves are not mutated.
+    are tried only on files with examples; pool files themselves are not mutated. Operators named in ``skip``
+    are not drawn.
     """
     if layer not in LAYERS:
         raise ValueError(f"layer must be 1 (surface), 2 (core) or 3 (architecture), not {layer!r}")
@@ -126,7 +135,8 @@ def mutate(files: dict[str, str], *, layer: int, rng: random.Random, attempts: i
         for path in sorted(files)
         if not fewshot.is_pool(path) and (kind := file_kind(path, files[path])) is not None
         for op in operators_for(kind, layer)
-        if not isinstance(op, fewshot.PoolOperator) or fewshot.has_examples(files, path)
+        if op.name not in skip
+        and (not isinstance(op, fewshot.PoolOperator) or fewshot.has_examples(files, path))
     ]
     failures = dict.fromkeys(range(len(pairs)), 0)
     for _ in range(attempts):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import random
 import warnings
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -29,6 +29,7 @@ from optuna.trial import create_trial
 
 from assay.config import AssayConfig, ParameterSpec
 from assay.proposers.base import PROPOSERS, Proposal, Proposer, ProposerView
+from assay.proposers.credit import Credit
 from assay.proposers.tune.evidence import Evidence, EvidenceReader, Trial
 from assay.proposers.tune.sites import write_values
 from assay.proposers.tune.space import Parameter, SearchSpace, search_space
@@ -80,7 +81,9 @@ class TuneProposer(Proposer):
 
     async def propose_with(self, view: ProposerView, evidence: Evidence, worktree: Path) -> Proposal:
         """A proposal for ``view`` from ``evidence`` (:meth:`propose` derives it from the view itself)."""
-        chosen = self.choose(view, evidence)
+        # A number every change of which so far failed to run (an array's size, a date's year) stays as it is.
+        avoid = {name for name, tally in Credit.of(view.history).sites.items() if tally.only_fails}
+        chosen = self.choose(view, evidence, avoid)
         if chosen is None:
             return Proposal(
                 ok=False,
@@ -90,7 +93,8 @@ class TuneProposer(Proposer):
             )
         files, space, label = chosen
         trials = [t for t in evidence.trials if t.point.study == space.study]
-        values, how = self.draw(space, trials, view.generation, view.attempt, parent=not label)
+        values, how = self.draw(space, trials, view.generation, view.attempt, parent=not label, avoid=avoid)
+        values.update({p.name: p.site.value for p in space.parameters if p.name in avoid})
         if how == "stepped":
             label = f"{label}, one number stepped" if label else "one number stepped"
         elif how == "near":
@@ -114,7 +118,7 @@ class TuneProposer(Proposer):
         )
 
     def choose(
-        self, view: ProposerView, evidence: Evidence
+        self, view: ProposerView, evidence: Evidence, avoid: Collection[str] = ()
     ) -> tuple[dict[str, str], SearchSpace, str] | None:
         """The structure to tune: the parent's, or one of the other structures in the view (a structural edit
         that was discarded at its first values), drawn with weights that favour good scores and few trials, and
@@ -126,7 +130,8 @@ class TuneProposer(Proposer):
         crashed: its first values are arbitrary, so its first score says little. The parent's own structure, unless
         flat, is at least as likely as all the others together: it is the best kept so far, and a run tends to
         end with its numbers short of their best. None when nothing is live: the parent's files have no tunable
-        number and every other structure is inert or crashed (a structural edit is worth more than a draw)."""
+        number and every other structure is inert or crashed (a structural edit is worth more than a draw). A
+        number named in ``avoid`` is not tuned: a structure with no other number is left out."""
         parent_score = evidence.parent_score
         options: list[tuple[dict[str, str], SearchSpace, str]] = []
         weights: list[float] = []
@@ -147,7 +152,7 @@ class TuneProposer(Proposer):
             ),
         ]:
             space = self.space(files)
-            if not space.parameters:
+            if all(p.name in avoid for p in space.parameters):
                 continue
             scores = {t.score for t in evidence.trials if t.point.study == space.study}
             known = sum(1 for t in evidence.trials if t.point.study == space.study)
@@ -172,12 +177,19 @@ class TuneProposer(Proposer):
         return rng.choices(options, weights=weights)[0]
 
     def draw(
-        self, space: SearchSpace, trials: list[Trial], generation: int, attempt: int, *, parent: bool = True
+        self,
+        space: SearchSpace,
+        trials: list[Trial],
+        generation: int,
+        attempt: int,
+        *,
+        parent: bool = True,
+        avoid: Collection[str] = (),
     ) -> tuple[dict[str, int | float], str]:
         """The next point to try on a structure whose trials are ``trials``, and how it was drawn: ``stepped``
         (:meth:`step`), ``near`` the files' values (only for the ``parent``'s structure once it has
         :data:`REFINE_AFTER` trials, ``REFINE_SHARE`` of the time) or ``sampled`` over the whole ranges."""
-        values = self.step(space, trials, generation, attempt)
+        values = self.step(space, trials, generation, attempt, avoid)
         if values is not None:
             return values, "stepped"
         if parent and len(trials) >= REFINE_AFTER:
@@ -187,7 +199,12 @@ class TuneProposer(Proposer):
         return self.ask(space, trials, generation, attempt), "sampled"
 
     def step(
-        self, space: SearchSpace, trials: list[Trial], generation: int, attempt: int
+        self,
+        space: SearchSpace,
+        trials: list[Trial],
+        generation: int,
+        attempt: int,
+        avoid: Collection[str] = (),
     ) -> dict[str, int | float] | None:
         """A compass step, ``STEP_SHARE`` of the time once the structure has a trial (never for the random
         sampler): the files' own values with one number multiplied by the first factor of ``STEP_FACTORS`` that
@@ -201,6 +218,8 @@ class TuneProposer(Proposer):
         for factor in STEP_FACTORS:
             steps = []
             for parameter in space.parameters:
+                if parameter.name in avoid:
+                    continue
                 value = here[parameter.name]
                 for scale in (factor, 1 / factor):
                     moved = parameter.cast(
