@@ -602,3 +602,18 @@ def test_an_operator_every_change_of_which_crashed_here_is_not_drawn_again(tmp_p
     ]
     assert drawn(crashes) == before - {"py.constant"}
     assert "py.constant" in drawn(crashes[:2])  # two crashes are not yet a rule
+
+
+def test_pairings_that_every_time_crashed_give_way_to_other_moves(tmp_path: Path) -> None:
+    """Pairing dict-valued names crashes on every case (``dict + dict``): after three such crashes the next
+    generation is another move, not a fourth pairing (and a run does not end at a dead end of pairings)."""
+    crashed = [
+        HistoryEntry(g, f"python: paired ...{PAIRING_NOTE}", "discard", "mutate", operator="py.pair",
+                     commit=f"c{g}", crashed=True, sites=("priority.py:priority",))
+        for g in range(1, 4)
+    ]  # fmt: skip
+    shown = ProposerView(artifact=dict(UNREAD), layer=2, generation=4, history=crashed[:2])
+    made, _ = propose(OfflineProposer(seed=3), shown, tmp_path, UNREAD)
+    assert made.ok and made.description.endswith(PAIRING_NOTE)  # two crashes: still pairing
+    made, _ = propose(OfflineProposer(seed=3), replace(shown, history=crashed), tmp_path, UNREAD)
+    assert made.ok and PAIRING_NOTE not in made.description and made.operator != "py.pair"

@@ -308,7 +308,9 @@ class OfflineProposer(Proposer):
         turned = self.turn(view, evidence)
         if turned is not None:
             return written(worktree, turned)
-        paired = self.pair(view)
+        # A move every change of which failed to run on this artifact (3 or more) is not made again.
+        failing = {name for name, tally in Credit.of(view.history).operators.items() if tally.only_fails}
+        paired = None if "py.pair" in failing else self.pair(view)
         if paired is not None:
             return written(worktree, paired, PAIRING_NOTE)
         first = self.choose(view)
@@ -319,7 +321,7 @@ class OfflineProposer(Proposer):
                 elsewhere = self.from_population(view, evidence, worktree)
                 if elsewhere is not None:
                     return elsewhere
-                split = self.case_split(view)
+                split = None if "py.guard" in failing else self.case_split(view)
                 if split is not None:
                     return written(worktree, split)
                 made = await self.operators.propose(view, worktree, editable=editable)
