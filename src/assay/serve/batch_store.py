@@ -12,6 +12,7 @@ there the rows are locked and the variants read by one join, and the three write
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
@@ -69,9 +70,11 @@ class BatchStore(Protocol):
 
 
 def store_for(conn: sa.Connection) -> BatchStore:
-    """The two-statement store on PostgreSQL (psycopg 3), the portable one elsewhere."""
+    """The two-statement store on PostgreSQL (psycopg 3), the sqlite3 one on SQLite, the portable one elsewhere."""
     if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
         return PostgresStore(conn)
+    if conn.dialect.name == "sqlite" and conn.dialect.driver == "pysqlite":
+        return SqliteStore(conn)
     return SqlStore(conn)
 
 
@@ -113,6 +116,103 @@ class SqlStore:
         if not events:
             return []
         return [int(i) for i in self.conn.execute(_INSERT_EVENT, list(events)).scalars().all()]
+
+
+class SqliteStore:
+    """The portable store's statements sent through sqlite3 itself: on SQLite a batch is Python's work (the
+    database answers in microseconds), and SQLAlchemy's per statement cost most of it. The transaction stays
+    SQLAlchemy's (``BEGIN IMMEDIATE``); JSON columns are encoded as SQLAlchemy encodes them."""
+
+    def __init__(self, conn: sa.Connection) -> None:
+        self.conn = conn
+        self.db: Any = conn.connection.driver_connection
+
+    def read(self, names: Sequence[str], keys: Sequence[Key], idempotency_keys: Sequence[str]) -> Read:
+        """See :meth:`BatchStore.read`."""
+        with self._errors():
+            variants = {
+                r["name"]: r
+                for r in self._rows(
+                    f"SELECT * FROM {VARIANTS.name} WHERE name IN ({_marks(len(names))})", names
+                )
+            }
+            for row in variants.values():
+                row["categories"] = _from_json(row["categories"])
+            rows = self.lock(keys)
+            stored: dict[str, Row] = {}
+            if idempotency_keys:
+                sql = (
+                    f"SELECT * FROM {EVENTS.name} WHERE idempotency_key IN ({_marks(len(idempotency_keys))})"
+                )
+                for r in self._rows(sql, idempotency_keys):
+                    r["result"] = _from_json(r["result"])
+                    stored[r["idempotency_key"]] = r
+        return variants, rows, stored
+
+    def lock(self, keys: Sequence[Key]) -> dict[Key, Row]:
+        """See :meth:`BatchStore.lock` (``BEGIN IMMEDIATE`` holds the database's writer lock already)."""
+        pairs = _ordered(keys)
+        if not pairs:
+            return {}
+        sql = (
+            f"SELECT * FROM {RATINGS.name} WHERE (variant, category) IN "
+            f"(VALUES {', '.join(['(?, ?)'] * len(pairs))}) ORDER BY category, variant"
+        )
+        with self._errors():
+            return {(r["variant"], r["category"]): r for r in self._rows(sql, [x for p in pairs for x in p])}
+
+    def write(self, created: Records, updates: Records, events: Records) -> list[int]:
+        """See :meth:`BatchStore.write`."""
+        with self._errors():
+            if created:
+                self.db.executemany(_SQLITE_CREATE, [[row[c] for c in _RATING_COLUMNS] for row in created])
+            if updates:
+                self.db.executemany(_SQLITE_UPDATE, [[u[k] for k in _UPDATE_KEYS] for u in updates])
+            ids = []
+            for event in events:
+                values = [json.dumps(event[c]) if c == "result" else event[c] for c in _EVENT_COLUMNS]
+                ids.append(int(self.db.execute(_SQLITE_EVENT, values).lastrowid))
+        return ids
+
+    def _rows(self, sql: str, values: Sequence[Any]) -> list[Row]:
+        cursor = self.db.execute(sql, list(values))
+        columns = [d[0] for d in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+    def _errors(self) -> AbstractContextManager[None]:
+        return _sqlite_errors(self.conn)
+
+
+def _marks(count: int) -> str:
+    return ", ".join(["?"] * count)
+
+
+def _from_json(text: Any) -> Any:
+    return json.loads(text) if isinstance(text, str) else text
+
+
+_UPDATE_KEYS = ("r", "t", *(f"n_{c}" for c in COUNTS), "v", "c")
+_SQLITE_CREATE = (
+    f"INSERT INTO {RATINGS.name} ({', '.join(_RATING_COLUMNS)}) VALUES ({_marks(len(_RATING_COLUMNS))})"
+)
+_SQLITE_UPDATE = (
+    f"UPDATE {RATINGS.name} SET rating = ?, updated = ?, {', '.join(f'{c} = ?' for c in COUNTS)} "
+    "WHERE variant = ? AND category = ?"
+)
+_SQLITE_EVENT = (
+    f"INSERT INTO {EVENTS.name} ({', '.join(_EVENT_COLUMNS)}) VALUES ({_marks(len(_EVENT_COLUMNS))})"
+)
+
+
+@contextmanager
+def _sqlite_errors(conn: sa.Connection) -> Iterator[None]:
+    """sqlite3's errors raised as SQLAlchemy's (a lost insert race is an IntegrityError the caller retries)."""
+    import sqlite3
+
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise sa.exc.DBAPIError.instance(None, None, exc, sqlite3.Error, dialect=conn.dialect) from exc
 
 
 class PostgresStore:
