@@ -157,3 +157,28 @@ def test_concurrent_requests_are_grouped_and_each_gets_its_own_answer(tmp_path: 
         assert sum(s.rating for s in ratings.values()) == pytest.approx(4500.0, abs=1e-9)
     finally:
         state.close()
+
+
+def test_the_writer_keeps_one_connection_and_takes_a_fresh_one_after_a_failure(tmp_path: Path) -> None:
+    import sqlalchemy as sa
+
+    state = _state(tmp_path / "serve.db")
+    checkouts: list[int] = []
+    sa.event.listen(state.db.engine, "checkout", lambda *_: checkouts.append(1))
+    held = state.db.held()
+    try:
+        for _ in range(5):
+            state.record_feedback(_fb(winner="a", loser="b"))
+        assert len(checkouts) == 1  # the writer thread's batches share one connection
+
+        def broken(conn: sa.Connection) -> None:
+            raise ValueError("boom")
+
+        assert state.db.write(lambda conn: conn.exec_driver_sql("SELECT 1").scalar(), held) == 1
+        with pytest.raises(ValueError, match="boom"):
+            state.db.write(broken, held)
+        assert state.db.write(lambda conn: conn.exec_driver_sql("SELECT 2").scalar(), held) == 2
+        assert len(checkouts) == 3  # a connection for ``held``, and a fresh one after the failure
+    finally:
+        held.close()
+        state.close()

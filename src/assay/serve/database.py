@@ -8,6 +8,7 @@ failures and a concurrent insert of the same key are retried.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -104,17 +105,27 @@ class Database:
             reason = describe_db_error(exc)
             raise ServeStorageError(f"serve database {self.location}: {reason}", reason) from exc
 
-    def write(self, work: Callable[[sa.Connection], T]) -> T:
+    def write(self, work: Callable[[sa.Connection], T], held: HeldConnection | None = None) -> T:
         """Run ``work`` in one write transaction; retry it when it lost a race (duplicate key, deadlock) or
         its connection was found dropped before the commit (a drop during the commit is not retried: the
-        transaction may have been applied)."""
+        transaction may have been applied). With ``held``, on that thread's kept connection."""
         for attempt in range(RETRIES):
             committing = False
             try:
                 with self.guard():
-                    with self._writer().begin() as conn:
-                        result = work(conn)
-                        committing = True
+                    if held is None:
+                        with self._writer().begin() as conn:
+                            result = work(conn)
+                            committing = True
+                        return result
+                    conn = held.connection()
+                    try:
+                        with conn.begin():
+                            result = work(conn)
+                            committing = True
+                    except BaseException:
+                        held.close()  # whatever state it is in (dropped, invalidated), the next one is fresh
+                        raise
                     return result
             except ServeStorageError as exc:
                 cause = exc.__cause__
@@ -122,6 +133,10 @@ class Database:
                     raise
                 time.sleep(0.005 * (attempt + 1))
         raise AssertionError("unreachable")
+
+    def held(self) -> HeldConnection:
+        """A connection for one thread's successive write transactions (see :class:`HeldConnection`)."""
+        return HeldConnection(self)
 
     def read(self, work: Callable[[sa.Connection], T]) -> T:
         """Run ``work`` on a read connection: one snapshot in SQLite's WAL; on PostgreSQL each statement in
@@ -146,6 +161,30 @@ class Database:
             self._engine.dispose()
             self._engine = None
             self._writer_engine = None
+
+
+class HeldConnection:
+    """One write connection kept by one thread (the group-commit writer) across its transactions: taking a
+    connection from the pool and giving it back cost about as much of our CPU as a small batch's statements.
+    Opened on first use; closed after any failure (the next transaction gets a fresh one) and by :meth:`close`,
+    which the thread that used it calls."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._conn: sa.Connection | None = None
+
+    def connection(self) -> sa.Connection:
+        """The kept connection (opened now if there is none)."""
+        if self._conn is None:
+            self._conn = self._db._writer().connect()
+        return self._conn
+
+    def close(self) -> None:
+        """Give the connection back (a failed close of a broken one is nobody's concern)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
 
 
 def _dropped(exc: BaseException | None) -> bool:

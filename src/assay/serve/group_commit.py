@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from assay.serve.database import Database
+from assay.serve.database import Database, HeldConnection
 from assay.serve.errors import ApiError
 from assay.serve.feedback import apply_batch
 from assay.serve.group_read import settle
@@ -100,6 +100,13 @@ class GroupCommit:
                 self._thread.start()
 
     def _run(self) -> None:
+        held = self.db.held()
+        try:
+            self._serve(held)
+        finally:
+            held.close()
+
+    def _serve(self, held: HeldConnection) -> None:
         while True:
             first = self._queue.get()
             if first is None:
@@ -115,27 +122,29 @@ class GroupCommit:
                     stop = True
                     break
                 batch.append(more)
-            self._answer(batch)
+            self._answer(batch, held)
             if stop:
                 return
 
-    def _answer(self, batch: Sequence[_Pending]) -> None:
+    def _answer(self, batch: Sequence[_Pending], held: HeldConnection) -> None:
         answers: Sequence[FeedbackOut | BaseException] | BaseException = self._write(
-            [p.feedback for p in batch]
+            [p.feedback for p in batch], held
         )
         if isinstance(answers, BaseException) and len(batch) > 1:
             # One feedback the database refuses must not fail the others: apply them one by one.
-            answers = [self._single(p.feedback) for p in batch]
+            answers = [self._single(p.feedback, held) for p in batch]
         _settle(batch, [answers] * len(batch) if isinstance(answers, BaseException) else answers)
         self.batches += 1
         self.feedbacks += len(batch)
 
-    def _single(self, feedback: Feedback) -> FeedbackOut | BaseException:
-        answer = self._write([feedback])
+    def _single(self, feedback: Feedback, held: HeldConnection) -> FeedbackOut | BaseException:
+        answer = self._write([feedback], held)
         return answer if isinstance(answer, BaseException) else answer[0]
 
-    def _write(self, feedbacks: list[Feedback]) -> list[FeedbackOut | ApiError] | BaseException:
+    def _write(
+        self, feedbacks: list[Feedback], held: HeldConnection
+    ) -> list[FeedbackOut | ApiError] | BaseException:
         try:
-            return self.db.write(lambda conn: apply_batch(conn, self.settings, feedbacks, time.time()))
+            return self.db.write(lambda conn: apply_batch(conn, self.settings, feedbacks, time.time()), held)
         except Exception as exc:  # the waiting request raises it
             return exc
