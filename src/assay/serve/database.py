@@ -134,17 +134,31 @@ class Database:
                 time.sleep(0.005 * (attempt + 1))
         raise AssertionError("unreachable")
 
-    def held(self) -> HeldConnection:
-        """A connection for one thread's successive write transactions (see :class:`HeldConnection`)."""
-        return HeldConnection(self)
+    def held(self, *, reads: bool = False) -> HeldConnection:
+        """A connection for one thread's successive write transactions, or with ``reads`` its reads (see
+        :class:`HeldConnection`)."""
+        if not reads:
+            return HeldConnection(lambda: self._writer().connect())
+        if self.sqlite:
+            return HeldConnection(lambda: self.engine.connect())
+        return HeldConnection(lambda: self.engine.connect().execution_options(isolation_level="AUTOCOMMIT"))
 
-    def read(self, work: Callable[[sa.Connection], T]) -> T:
+    def read(self, work: Callable[[sa.Connection], T], held: HeldConnection | None = None) -> T:
         """Run ``work`` on a read connection: one snapshot in SQLite's WAL; on PostgreSQL each statement in
         autocommit (a snapshot per statement, what READ COMMITTED gave inside a transaction too, without the
-        BEGIN and COMMIT round trips). Retried once on a connection the server dropped."""
+        BEGIN and COMMIT round trips). Retried once on a connection the server dropped. With ``held`` (from
+        ``held(reads=True)``), on that thread's kept connection."""
         for attempt in range(2):
             try:
                 with self.guard():
+                    if held is not None:
+                        conn = held.connection()
+                        try:
+                            with conn.begin():  # SQLite's snapshot; nothing is sent in autocommit
+                                return work(conn)
+                        except BaseException:
+                            held.close()
+                            raise
                     if self.sqlite:
                         with self.engine.begin() as conn:
                             return work(conn)
@@ -164,19 +178,19 @@ class Database:
 
 
 class HeldConnection:
-    """One write connection kept by one thread (the group-commit writer) across its transactions: taking a
-    connection from the pool and giving it back cost about as much of our CPU as a small batch's statements.
-    Opened on first use; closed after any failure (the next transaction gets a fresh one) and by :meth:`close`,
-    which the thread that used it calls."""
+    """One connection kept by one thread (the group-commit writer, the group reader) across its transactions:
+    taking a connection from the pool and giving it back (and, for a read, setting autocommit) cost about as
+    much of our CPU as the statements of a small batch or a read. Opened on first use; closed after any failure
+    (the next transaction gets a fresh one) and by :meth:`close` once the thread is done."""
 
-    def __init__(self, db: Database) -> None:
-        self._db = db
+    def __init__(self, open_connection: Callable[[], sa.Connection]) -> None:
+        self._open = open_connection
         self._conn: sa.Connection | None = None
 
     def connection(self) -> sa.Connection:
         """The kept connection (opened now if there is none)."""
         if self._conn is None:
-            self._conn = self._db._writer().connect()
+            self._conn = self._open()
         return self._conn
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 from assay.ratings.base import confidence
 from assay.serve import feedback as feedback_ops
-from assay.serve.database import Database
+from assay.serve.database import Database, HeldConnection
 from assay.serve.errors import ApiError
 from assay.serve.group_commit import GroupCommit
 from assay.serve.group_read import GroupRead
@@ -78,12 +78,15 @@ class ServeState:
         self.settings = settings
         self.db = Database(settings.db_url, busy_timeout=settings.busy_timeout)
         self.writer = GroupCommit(self.db, settings)
-        self.reader: GroupRead[Snapshot] = GroupRead(self.snapshot)
+        # The reader thread's reads share one connection (only that thread uses it).
+        self._reads = self.db.held(reads=True)
+        self.reader: GroupRead[Snapshot] = GroupRead(lambda category: self.snapshot(category, self._reads))
 
     def close(self) -> None:
         """Finish the queued feedback and reads, and release the database."""
         self.writer.close()
         self.reader.close()
+        self._reads.close()
         self.db.close()
 
     def record_feedback(self, fb: Feedback) -> FeedbackOut:
@@ -187,8 +190,9 @@ class ServeState:
         rows = self.db.read(lambda conn: conn.execute(sa.select(VARIANTS)).mappings().all())
         return {row["name"]: dict(row) for row in rows}
 
-    def snapshot(self, category: str | None = None) -> Snapshot:
-        """Registered variants by name and the rating rows of ``category`` (and global), read together."""
+    def snapshot(self, category: str | None = None, held: HeldConnection | None = None) -> Snapshot:
+        """Registered variants by name and the rating rows of ``category`` (and global), read together (on
+        ``held``, a thread's kept read connection, when given)."""
 
         def work(conn: sa.Connection) -> Snapshot:
             wanted = [GLOBAL] if category is None else [GLOBAL, category]
@@ -203,7 +207,7 @@ class ServeState:
                     rows.append(dict(zip(_RATING_COLUMNS, row[split:], strict=True)))
             return variants, rows
 
-        return self.db.read(work)
+        return self.db.read(work, held)
 
     async def snapshot_async(self, category: str | None = None) -> Snapshot:
         """:meth:`snapshot` awaited in an event loop, shared with the requests waiting for the same category at
