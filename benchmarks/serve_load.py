@@ -13,7 +13,9 @@ all of them. The load generator is its own process (httpx.AsyncClient, --concurr
 it does not share an interpreter with what it measures. Reported: medians over the rounds of req/s, p50 and
 p99, of each round's ratio to the bare endpoint of the same round, and of the CPU time the server processes
 spent per request (user + system, from /proc; PostgreSQL's own processes not included) — the one figure other
-work on a shared machine hardly moves.
+work on a shared machine hardly moves; then the spread (min / median / max over the rounds) of each ratio of
+req/s to the bare endpoint. It prints the machine (CPU model, cores, kernel, Python) and the PostgreSQL server's
+version beside them.
 
 After every feedback round it checks the service's state: events in the log = feedbacks acknowledged, wins =
 losses = pairwise events, the Elo sum = 1500 per variant, and an Elo replay of the event log = the stored
@@ -31,6 +33,7 @@ import json
 import os
 import random
 import re
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -42,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from machine import describe
 from pydantic import BaseModel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,6 +198,16 @@ def postgres_database(given: str | None) -> Iterator[str]:
         yield create_database(base)
 
 
+def postgres_version(url: str) -> str:
+    """The server's version line (``PostgreSQL 15.14 (Debian 15.14-0+deb12u1)``)."""
+    import psycopg
+
+    with psycopg.connect(url.replace("+psycopg", "", 1)) as conn:
+        row = conn.execute("SELECT version()").fetchone()
+    text = str(row[0]) if row else "unknown"
+    return text.split(" on ", 1)[0]
+
+
 # --- checking the state -----------------------------------------------------------------------------------
 
 
@@ -296,6 +310,18 @@ def _median(values: list[float]) -> float:
     return statistics.median(values)
 
 
+def spread(result: dict[str, Any]) -> list[str]:
+    """Per scenario, the min / median / max over the rounds of the req/s ratio to the bare endpoint."""
+    lines = []
+    for scenario in SCENARIOS[1:]:
+        ratios = sorted(r[scenario]["rps"] / r["bare"]["rps"] for r in result["rounds"])
+        lines.append(
+            f"spread {result['backend']:<9} {scenario:<9} x bare req/s min {ratios[0]:.2f} "
+            f"median {_median(ratios):.2f} max {ratios[-1]:.2f} over {len(ratios)} rounds"
+        )
+    return lines
+
+
 def report(result: dict[str, Any], print_rounds: bool) -> list[str]:
     """The table rows of one backend: medians of the figures and of the per-round ratios."""
     lines = []
@@ -352,12 +378,15 @@ def main(argv: list[str] | None = None) -> int:
     workdir = tempfile.mkdtemp(prefix="assay-serve-bench-")
     load_before = os.getloadavg()
     results = []
+    versions = []
     for backend in backends:
         with ExitStack() as stack:
             if backend == "sqlite":
                 db, replicas = f"sqlite:///{Path(workdir) / 'serve.db'}", 1
+                versions.append(f"SQLite {sqlite3.sqlite_version}")
             else:
                 db, replicas = stack.enter_context(postgres_database(args.pg_url)), 2
+                versions.append(postgres_version(db))
             results.append(measure(backend, db, replicas, args, workdir))
     load_after = os.getloadavg()
     print(
@@ -372,6 +401,12 @@ def main(argv: list[str] | None = None) -> int:
     for result in results:
         for line in report(result, args.verbose):
             print(line)
+    for result in results:
+        for line in spread(result):
+            print(line)
+    print(f"machine: {describe()}")
+    for version in versions:
+        print(f"database: {version}")
     failed = False
     for result in results:
         for number, (ok, account) in enumerate(result["checks"], start=1):

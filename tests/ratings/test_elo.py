@@ -55,3 +55,20 @@ def test_uncertainty_proxy():
     elo = EloRating()
     elo.update([MatchOutcome("a", "b", "a")] * 8)
     assert elo.rating("a").uncertainty == pytest.approx(350 / math.sqrt(9))
+
+
+def test_the_functions_elo_updates_by_give_the_backends_ratings_to_the_bit():
+    from assay.ratings.elo import elo_change, expected_score, one_sided_change
+
+    elo = EloRating(k=24.0)
+    elo.update([MatchOutcome("a", "b", "a"), MatchOutcome("b", "c", None, weight=0.5)])
+    elo.update_single("c", False)
+    a = b = c = 1500.0
+    change = elo_change(a, b, 1.0, 24.0)
+    a, b = a + change, b - change
+    change = elo_change(b, c, 0.5, 24.0, weight=0.5)
+    b, c = b + change, c - change
+    c += one_sided_change(False, 24.0)
+    assert (elo.rating("a").rating, elo.rating("b").rating, elo.rating("c").rating) == (a, b, c)
+    assert expected_score(1600.0, 1400.0) == pytest.approx(1 / (1 + 10 ** (-200 / 400)))
+    assert expected_score(1600.0, 1400.0) + expected_score(1400.0, 1600.0) == pytest.approx(1.0)

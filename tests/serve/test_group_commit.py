@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from assay.serve.batch_store import PostgresStore, SqlStore, store_for
+from assay.serve.batch_store import PostgresStore, SqliteStore, SqlStore, store_for
 from assay.serve.errors import ApiError
 from assay.serve.feedback import apply_batch
 from assay.serve.schemas import FeedbackIn, VariantIn
@@ -79,7 +79,7 @@ def test_a_batch_equals_the_same_feedback_applied_one_by_one(
 ) -> None:
     together, alone = (_state(where) for where in two_databases)
     try:
-        expected = SqlStore if isinstance(two_databases[0], Path) else PostgresStore
+        expected = SqliteStore if isinstance(two_databases[0], Path) else PostgresStore
         assert isinstance(together.db.write(store_for), expected)
         now = time.time()
         batched = together.db.write(lambda conn: apply_batch(conn, together.settings, BATCH, now))
@@ -99,6 +99,31 @@ def test_a_batch_equals_the_same_feedback_applied_one_by_one(
     finally:
         together.close()
         alone.close()
+
+
+def test_sqlite3_store_and_the_portable_store_apply_a_batch_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On SQLite a batch goes through sqlite3 itself; the portable SQLAlchemy store (the one for other databases)
+    gives the same answers, ratings and log, and each runs its batches twice (a retried key answered as stored)."""
+    import assay.serve.feedback as feedback_module
+
+    outcomes = []
+    for name, store in (("sqlite3.db", SqliteStore), ("portable.db", SqlStore)):
+        monkeypatch.setattr(feedback_module, "store_for", store)
+        state = _state(tmp_path / name)
+        try:
+
+            def work(conn: Any, state: ServeState = state) -> list[Any]:
+                return apply_batch(conn, state.settings, BATCH, 1_700_000_000.0)
+
+            runs = [state.db.write(work) for _ in range(2)]
+            events = [(e["id"], e["winner"], e["loser"], e["result"]) for e in state.events()]
+            outcomes.append(([[_outcome(a) for a in run] for run in runs], _ratings(state), events))
+        finally:
+            state.close()
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0][1][1] == ("pairwise", True, outcomes[0][0][0][1][2])  # k1 again: the stored answer
 
 
 def test_concurrent_requests_are_grouped_and_each_gets_its_own_answer(tmp_path: Path) -> None:
@@ -131,4 +156,29 @@ def test_concurrent_requests_are_grouped_and_each_gets_its_own_answer(tmp_path: 
         assert ratings["a"].wins + ratings["a"].losses == 64
         assert sum(s.rating for s in ratings.values()) == pytest.approx(4500.0, abs=1e-9)
     finally:
+        state.close()
+
+
+def test_the_writer_keeps_one_connection_and_takes_a_fresh_one_after_a_failure(tmp_path: Path) -> None:
+    import sqlalchemy as sa
+
+    state = _state(tmp_path / "serve.db")
+    checkouts: list[int] = []
+    sa.event.listen(state.db.engine, "checkout", lambda *_: checkouts.append(1))
+    held = state.db.held()
+    try:
+        for _ in range(5):
+            state.record_feedback(_fb(winner="a", loser="b"))
+        assert len(checkouts) == 1  # the writer thread's batches share one connection
+
+        def broken(conn: sa.Connection) -> None:
+            raise ValueError("boom")
+
+        assert state.db.write(lambda conn: conn.exec_driver_sql("SELECT 1").scalar(), held) == 1
+        with pytest.raises(ValueError, match="boom"):
+            state.db.write(broken, held)
+        assert state.db.write(lambda conn: conn.exec_driver_sql("SELECT 2").scalar(), held) == 2
+        assert len(checkouts) == 3  # a connection for ``held``, and a fresh one after the failure
+    finally:
+        held.close()
         state.close()

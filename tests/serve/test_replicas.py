@@ -157,8 +157,10 @@ def test_connections_the_server_dropped_are_replaced_without_an_error(pg_url: st
         variants, rows = state.snapshot()
         assert {"x", "y"} <= set(variants)
         assert {r["variant"] for r in rows} >= {"x", "y"}
+        asyncio.run(state.snapshot_async())  # the reader thread's kept connection
         with admin.connect() as conn:
             conn.execute(terminate)
+        assert "x" in asyncio.run(state.snapshot_async())[0]
         second = state.record_feedback(check_feedback(FeedbackIn(winner="x", loser="y")))
         assert second.event_id == first.event_id + 1
         events = [e for e in state.events() if e["winner"] == "x" and e["loser"] == "y"]

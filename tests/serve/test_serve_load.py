@@ -42,6 +42,20 @@ def test_the_load_benchmark_reports_every_scenario_and_checks_the_state() -> Non
         assert rps > 0 and 0 < p50 <= p99 and x_rps > 0 and cpu >= 0
         if row[2] == "bare":
             assert (x_rps, x_p50, x_p99) == (1.0, 1.0, 1.0)
+    spreads = [line.split() for line in lines if line.startswith("spread ")]
+    assert [(s[1], s[2]) for s in spreads] == [
+        (b, s) for b in backends.split(",") for s in ("feedback", "select")
+    ]
+    for s in spreads:
+        low, middle, high = float(s[7]), float(s[9]), float(s[11])
+        assert 0 < low <= middle <= high and s[13] == "2"
+    machine = next(line for line in lines if line.startswith("machine: "))
+    assert "cores" in machine and "kernel" in machine
+    databases = [line for line in lines if line.startswith("database: ")]
+    expected_databases = ["database: SQLite", "database: PostgreSQL"][: len(backends.split(","))]
+    assert [
+        line[: len(e)] for line, e in zip(databases, expected_databases, strict=True)
+    ] == expected_databases
     checks = [line for line in lines if line.startswith("check ")]
     assert len(checks) == 2 * len(backends.split(","))
     assert all("MISMATCH" not in line and "replay - stored" in line for line in checks), checks

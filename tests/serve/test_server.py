@@ -125,3 +125,31 @@ def test_serving_beyond_loopback_needs_a_token(tmp_path: Path) -> None:
     with pytest.raises(AssayError, match="ASSAY_SERVE_TOKEN"):
         serve(ServeSettings(db_url=f"sqlite:///{tmp_path / 'x.db'}"), host="0.0.0.0", port=0)
     assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.e2e
+def test_accepted_connections_send_without_waiting_for_an_ack() -> None:
+    """The listening socket says it is TCP, so asyncio turns Nagle's algorithm off on every connection it
+    accepts: a response written in two parts (head, then body) is not held back waiting for the client's
+    delayed ACK of the first (up to 40 ms a request)."""
+    import asyncio
+
+    from assay.serve.server import bind
+
+    async def accepted_nodelay() -> int:
+        seen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            sock = writer.get_extra_info("socket")
+            seen.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        sock = bind("127.0.0.1", 0)
+        server = await asyncio.start_server(handle, sock=sock)
+        async with server:
+            _, writer = await asyncio.open_connection(*sock.getsockname())
+            value = await asyncio.wait_for(seen, 10)
+            writer.close()
+        return value
+
+    assert asyncio.run(accepted_nodelay()) == 1

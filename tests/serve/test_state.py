@@ -129,3 +129,27 @@ def test_a_locked_database_answers_503_and_changes_nothing(
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM serve_feedback_events").scalar() == 1
     engine.dispose()
+
+
+def test_group_reads_share_the_reader_threads_connection_and_see_new_feedback(tmp_path: Path) -> None:
+    import asyncio
+
+    state = ServeState(ServeSettings(db_url=f"sqlite:///{tmp_path / 'serve.db'}"))
+    state.register_variant("a", VariantIn())
+    state.register_variant("b", VariantIn())
+    checkouts: list[int] = []
+    sa.event.listen(state.db.engine, "checkout", lambda *_: checkouts.append(1))
+
+    async def wins_of_a() -> list[int]:
+        seen = []
+        for _ in range(3):
+            _, rows = await state.snapshot_async(None)
+            seen.append(next(r["wins"] for r in rows if r["variant"] == "a"))
+            state.record_feedback(check_feedback(FeedbackIn(winner="a", loser="b")))
+        return seen
+
+    try:
+        assert asyncio.run(wins_of_a()) == [0, 1, 2]  # each read is a new snapshot
+        assert len(checkouts) == 2  # one for the reader thread's reads, one for the writer's batches
+    finally:
+        state.close()

@@ -7,6 +7,21 @@ import math
 from assay.ratings.base import MatchOutcome, RatingBackend
 
 
+def expected_score(rating_a: float, rating_b: float) -> float:
+    """Elo's expected score of a player rated ``rating_a`` against one rated ``rating_b``."""
+    return 1.0 / (1.0 + math.pow(10.0, (rating_b - rating_a) / 400.0))
+
+
+def elo_change(rating_a: float, rating_b: float, score_a: float, k: float, weight: float = 1.0) -> float:
+    """What ``a`` gains (and ``b`` loses) from one comparison in which ``a`` scored ``score_a`` (1, 0, 0.5)."""
+    return k * weight * (score_a - expected_score(rating_a, rating_b))
+
+
+def one_sided_change(won: bool, k: float) -> float:
+    """One-sided feedback with no opponent: ``+0.1·K`` for a winner alone, ``-0.1·K`` for a loser alone."""
+    return (0.1 if won else -0.1) * k
+
+
 class EloRating(RatingBackend):
     """Classic Elo, updated outcome by outcome in order.
 
@@ -27,13 +42,12 @@ class EloRating(RatingBackend):
         return self._values.get(name, self.start)
 
     def _expected(self, a: str, b: str) -> float:
-        return 1.0 / (1.0 + math.pow(10.0, (self._value(b) - self._value(a)) / 400.0))
+        return expected_score(self._value(a), self._value(b))
 
     def _update(self, outcomes: list[MatchOutcome]) -> None:
         for outcome in outcomes:
-            change = (
-                self.k * outcome.weight * (outcome.score(outcome.a) - self._expected(outcome.a, outcome.b))
-            )
+            a, b = self._value(outcome.a), self._value(outcome.b)
+            change = elo_change(a, b, outcome.score(outcome.a), self.k, outcome.weight)
             self._values[outcome.a] = self._value(outcome.a) + change
             self._values[outcome.b] = self._value(outcome.b) - change
 
@@ -42,7 +56,7 @@ class EloRating(RatingBackend):
 
         Counts (wins, losses, comparisons) do not change: this is not a comparison.
         """
-        self._values[name] = self._value(name) + (0.1 if won else -0.1) * self.k
+        self._values[name] = self._value(name) + one_sided_change(won, self.k)
         self._touch(name)
 
     def win_probability(self, a: str, b: str) -> float:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -15,8 +13,10 @@ from assay.errors import field_path
 from assay.serve.auth import require_read
 from assay.serve.database import ServeStorageError
 from assay.serve.errors import ApiError
+from assay.serve.hot import HotRoutes
 from assay.serve.limits import RequestLimits
 from assay.serve.metrics import Metrics
+from assay.serve.responses import error_response
 from assay.serve.routes import router
 from assay.serve.settings import ServeSettings
 from assay.serve.state import ServeState
@@ -34,15 +34,16 @@ def create_app(settings: ServeSettings, state: ServeState | None = None) -> Fast
     app.state.settings = settings
     app.state.serve = state
     metrics = Metrics(state)
+    app.include_router(router)
+    # Added first, so it runs last: the hot endpoints are answered there, ahead of FastAPI's routing.
+    app.add_middleware(HotRoutes, state=state)
     app.add_middleware(_Timed, metrics=metrics)
     # Added last, so it runs first: a request that breaks a limit never reaches authentication or parsing.
     app.add_middleware(RequestLimits, settings=settings)
-    app.include_router(router)
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+        return error_response(exc)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -53,9 +54,7 @@ def create_app(settings: ServeSettings, state: ServeState | None = None) -> Fast
 
     @app.exception_handler(ServeStorageError)
     async def storage(_request: Request, exc: ServeStorageError) -> JSONResponse:
-        # The client is told why, not where the database lives.
-        error = ApiError("storage_error", f"the database is unavailable: {exc.reason}")
-        return JSONResponse(error.body(), status_code=error.status)
+        return error_response(exc)
 
     @app.exception_handler(HTTPException)
     async def http_error(_request: Request, exc: HTTPException) -> JSONResponse:
@@ -64,9 +63,7 @@ def create_app(settings: ServeSettings, state: ServeState | None = None) -> Fast
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
-        _log.error("assay serve: unexpected %s", type(exc).__name__, exc_info=exc)
-        error = ApiError("internal_error", f"unexpected {type(exc).__name__}; the request changed nothing")
-        return JSONResponse(error.body(), status_code=error.status)
+        return error_response(exc)
 
     @app.get("/healthz")
     def healthz() -> JSONResponse:
@@ -83,9 +80,6 @@ def create_app(settings: ServeSettings, state: ServeState | None = None) -> Fast
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
-
-
-_log = logging.getLogger("assay.serve")
 
 
 def _http_error(exc: HTTPException) -> ApiError:

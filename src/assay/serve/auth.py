@@ -10,12 +10,16 @@ from assay.serve.errors import ApiError
 from assay.serve.settings import ServeSettings
 
 
-def _check(request: Request, settings: ServeSettings) -> None:
+def authorized(settings: ServeSettings, header: str) -> bool:
+    """Whether an ``Authorization`` header value carries the token (always, when no token is set)."""
     if not settings.token:
-        return
-    header = request.headers.get("authorization", "")
+        return True
     scheme, _, given = header.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), settings.token.encode()):
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), settings.token.encode())
+
+
+def _check(request: Request, settings: ServeSettings) -> None:
+    if not authorized(settings, request.headers.get("authorization", "")):
         raise ApiError("unauthorized", "this request needs `Authorization: Bearer <ASSAY_SERVE_TOKEN>`")
 
 

@@ -11,7 +11,7 @@ there the rows are locked and the variants read by one join, and the three write
 
 from __future__ import annotations
 
-import functools
+import json
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Protocol
@@ -69,9 +69,11 @@ class BatchStore(Protocol):
 
 
 def store_for(conn: sa.Connection) -> BatchStore:
-    """The two-statement store on PostgreSQL (psycopg 3), the portable one elsewhere."""
+    """The two-statement store on PostgreSQL (psycopg 3), the sqlite3 one on SQLite, the portable one elsewhere."""
     if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
         return PostgresStore(conn)
+    if conn.dialect.name == "sqlite" and conn.dialect.driver == "pysqlite":
+        return SqliteStore(conn)
     return SqlStore(conn)
 
 
@@ -115,6 +117,103 @@ class SqlStore:
         return [int(i) for i in self.conn.execute(_INSERT_EVENT, list(events)).scalars().all()]
 
 
+class SqliteStore:
+    """The portable store's statements sent through sqlite3 itself: on SQLite a batch is Python's work (the
+    database answers in microseconds), and SQLAlchemy's per statement cost most of it. The transaction stays
+    SQLAlchemy's (``BEGIN IMMEDIATE``); JSON columns are encoded as SQLAlchemy encodes them."""
+
+    def __init__(self, conn: sa.Connection) -> None:
+        self.conn = conn
+        self.db: Any = conn.connection.driver_connection
+
+    def read(self, names: Sequence[str], keys: Sequence[Key], idempotency_keys: Sequence[str]) -> Read:
+        """See :meth:`BatchStore.read`."""
+        with self._errors():
+            variants = {
+                r["name"]: r
+                for r in self._rows(
+                    f"SELECT * FROM {VARIANTS.name} WHERE name IN ({_marks(len(names))})", names
+                )
+            }
+            for row in variants.values():
+                row["categories"] = _from_json(row["categories"])
+            rows = self.lock(keys)
+            stored: dict[str, Row] = {}
+            if idempotency_keys:
+                sql = (
+                    f"SELECT * FROM {EVENTS.name} WHERE idempotency_key IN ({_marks(len(idempotency_keys))})"
+                )
+                for r in self._rows(sql, idempotency_keys):
+                    r["result"] = _from_json(r["result"])
+                    stored[r["idempotency_key"]] = r
+        return variants, rows, stored
+
+    def lock(self, keys: Sequence[Key]) -> dict[Key, Row]:
+        """See :meth:`BatchStore.lock` (``BEGIN IMMEDIATE`` holds the database's writer lock already)."""
+        pairs = _ordered(keys)
+        if not pairs:
+            return {}
+        sql = (
+            f"SELECT * FROM {RATINGS.name} WHERE (variant, category) IN "
+            f"(VALUES {', '.join(['(?, ?)'] * len(pairs))}) ORDER BY category, variant"
+        )
+        with self._errors():
+            return {(r["variant"], r["category"]): r for r in self._rows(sql, [x for p in pairs for x in p])}
+
+    def write(self, created: Records, updates: Records, events: Records) -> list[int]:
+        """See :meth:`BatchStore.write`."""
+        with self._errors():
+            if created:
+                self.db.executemany(_SQLITE_CREATE, [[row[c] for c in _RATING_COLUMNS] for row in created])
+            if updates:
+                self.db.executemany(_SQLITE_UPDATE, [[u[k] for k in _UPDATE_KEYS] for u in updates])
+            ids = []
+            for event in events:
+                values = [json.dumps(event[c]) if c == "result" else event[c] for c in _EVENT_COLUMNS]
+                ids.append(int(self.db.execute(_SQLITE_EVENT, values).lastrowid))
+        return ids
+
+    def _rows(self, sql: str, values: Sequence[Any]) -> list[Row]:
+        cursor = self.db.execute(sql, list(values))
+        columns = [d[0] for d in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+    def _errors(self) -> AbstractContextManager[None]:
+        return _sqlite_errors(self.conn)
+
+
+def _marks(count: int) -> str:
+    return ", ".join(["?"] * count)
+
+
+def _from_json(text: Any) -> Any:
+    return json.loads(text) if isinstance(text, str) else text
+
+
+_UPDATE_KEYS = ("r", "t", *(f"n_{c}" for c in COUNTS), "v", "c")
+_SQLITE_CREATE = (
+    f"INSERT INTO {RATINGS.name} ({', '.join(_RATING_COLUMNS)}) VALUES ({_marks(len(_RATING_COLUMNS))})"
+)
+_SQLITE_UPDATE = (
+    f"UPDATE {RATINGS.name} SET rating = ?, updated = ?, {', '.join(f'{c} = ?' for c in COUNTS)} "
+    "WHERE variant = ? AND category = ?"
+)
+_SQLITE_EVENT = (
+    f"INSERT INTO {EVENTS.name} ({', '.join(_EVENT_COLUMNS)}) VALUES ({_marks(len(_EVENT_COLUMNS))})"
+)
+
+
+@contextmanager
+def _sqlite_errors(conn: sa.Connection) -> Iterator[None]:
+    """sqlite3's errors raised as SQLAlchemy's (a lost insert race is an IntegrityError the caller retries)."""
+    import sqlite3
+
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise sa.exc.DBAPIError.instance(None, None, exc, sqlite3.Error, dialect=conn.dialect) from exc
+
+
 class PostgresStore:
     """The rows locked and their variants read by one statement; the writes done by one statement."""
 
@@ -147,26 +246,20 @@ class PostgresStore:
         if not pairs:
             return {}
         with self._errors():
-            found = self.pg.cursor(row_factory=dict_row).execute(
-                _pg_lock_sql(len(pairs)), [x for pair in pairs for x in pair]
-            )
+            found = self.pg.cursor(row_factory=dict_row).execute(_PG_LOCK, (json.dumps(pairs),))
             return {(r["variant"], r["category"]): r for r in found}
 
     def write(self, created: Records, updates: Records, events: Records) -> list[int]:
         """See :meth:`BatchStore.write`."""
-        from psycopg.types.json import Json
-
         if not (created or updates or events):
             return []
-        values: list[Any] = [row[c] for row in created for c in _RATING_COLUMNS]
-        values += [u[k] for u in updates for k in ("v", "c", "r", "t", *(f"n_{c}" for c in COUNTS))]
-        for order, event in enumerate(events):
-            values += [Json(event[c]) if c == "result" else event[c] for c in _EVENT_COLUMNS]
-            values.append(order)
+        # Each kind of row as one JSON document: the statement's text and parameters are the same for every
+        # batch, so psycopg converts it once and the server prepares it once, whatever the batch's size.
+        documents = tuple(json.dumps(list(rows)) for rows in (created, updates, events))
         with self._errors():
-            done = self.pg.execute(_pg_write_sql(len(created), len(updates), len(events)), values)
+            done = self.pg.execute(_PG_WRITE, documents)
             # The events are inserted in the given order (ORDER BY), so their serial ids ascend in it.
-            return sorted(int(row[0]) for row in done.fetchall()) if events else []
+            return sorted(int(row[0]) for row in done.fetchall())
 
     def _errors(self) -> AbstractContextManager[None]:
         return _as_sqlalchemy_errors(self.conn, self.pg)
@@ -179,40 +272,31 @@ def _pg_type(column: sa.Column[Any]) -> str:
     return str(column.type.compile(dialect=dialect))
 
 
-@functools.lru_cache(maxsize=64)
-def _pg_lock_sql(pairs: int) -> str:
-    """Lock ``pairs`` (variant, category) rows in one global order, with their variants' categories."""
-    columns = ", ".join(f"r.{c}" for c in _RATING_COLUMNS)
-    wanted = ", ".join(["(%s, %s)"] * pairs)
-    return (
-        f"SELECT {columns}, v.categories AS _categories FROM {RATINGS.name} r "
-        f"JOIN {VARIANTS.name} v ON v.name = r.variant "
-        f"WHERE (r.variant, r.category) IN ({wanted}) ORDER BY r.category, r.variant FOR UPDATE OF r"
-    )
-
-
-@functools.lru_cache(maxsize=128)
-def _pg_write_sql(created: int, updates: int, events: int) -> str:
-    """One statement inserting ``created`` rating rows, updating ``updates`` and inserting ``events`` (ids
-    returned); typed placeholders, as a ``VALUES`` list in ``FROM`` does not take its types from the table."""
-    steps = []
-    if created:
-        row = "(" + ", ".join(f"%s::{_pg_type(c)}" for c in RATINGS.c) + ")"
-        into = f"INSERT INTO {RATINGS.name} ({', '.join(_RATING_COLUMNS)})"
-        steps.append(f"created AS ({into} VALUES {', '.join([row] * created)})")
-    if updates:
-        steps.append(f"changed AS ({update_from_values_sql(updates)})")
-    if events:
-        columns = [c for c in EVENTS.c if c.name != "id"]
-        row = "(" + ", ".join(f"%s::{_pg_type(c)}" for c in columns) + ", %s::int)"
-        names = ", ".join(_EVENT_COLUMNS)
-        main = (
-            f"INSERT INTO {EVENTS.name} ({names}) SELECT {names} FROM (VALUES {', '.join([row] * events)}) "
-            f"AS e({names}, _order) ORDER BY _order RETURNING id"
-        )
-    else:
-        main = "SELECT 1"
-    return (f"WITH {', '.join(steps)} " if steps else "") + main
+_UPDATED = ("v", "c", "r", "t", *(f"n_{c}" for c in COUNTS))
+_UPDATED_TYPES = [RATINGS.c.variant, RATINGS.c.category, RATINGS.c.rating, RATINGS.c.updated]
+_UPDATED_TYPES += [RATINGS.c[c] for c in COUNTS]
+# The rows of the (variant, category) pairs given as a JSON array of pairs, locked in one global order, with
+# their variants' categories.
+_PG_LOCK = (
+    f"SELECT {', '.join(f'r.{c}' for c in _RATING_COLUMNS)}, v.categories AS _categories "
+    f"FROM {RATINGS.name} r JOIN {VARIANTS.name} v ON v.name = r.variant "
+    "JOIN (SELECT k->>0 AS v, k->>1 AS c FROM json_array_elements(%s::json) AS k) AS k "
+    "ON r.variant = k.v AND r.category = k.c "
+    "ORDER BY r.category, r.variant FOR UPDATE OF r"
+)
+# New rating rows, changed ones and events, each kind a JSON array of objects: the rows inserted, the changes
+# applied, and the events inserted in their order (their ids returned).
+_PG_WRITE = (
+    f"WITH created AS (INSERT INTO {RATINGS.name} ({', '.join(_RATING_COLUMNS)}) "
+    f"SELECT {', '.join(_RATING_COLUMNS)} FROM json_populate_recordset(NULL::{RATINGS.name}, %s::json)), "
+    f"changed AS (UPDATE {RATINGS.name} SET rating = new.r, updated = new.t, "
+    f"{', '.join(f'{c} = new.n_{c}' for c in COUNTS)} FROM json_to_recordset(%s::json) AS new("
+    + ", ".join(f"{name} {_pg_type(column)}" for name, column in zip(_UPDATED, _UPDATED_TYPES, strict=True))
+    + f") WHERE {RATINGS.name}.variant = new.v AND {RATINGS.name}.category = new.c) "
+    f"INSERT INTO {EVENTS.name} ({', '.join(_EVENT_COLUMNS)}) SELECT {', '.join(f'e.{c}' for c in _EVENT_COLUMNS)} "
+    f"FROM json_populate_recordset(NULL::{EVENTS.name}, %s::json) WITH ORDINALITY AS e "
+    "ORDER BY e.ordinality RETURNING id"
+)
 
 
 @contextmanager
@@ -230,16 +314,3 @@ def _as_sqlalchemy_errors(conn: sa.Connection, pg: Any) -> Iterator[None]:
         raise sa.exc.DBAPIError.instance(
             None, None, exc, psycopg.Error, connection_invalidated=broken, dialect=conn.dialect
         ) from exc
-
-
-@functools.lru_cache(maxsize=64)
-def update_from_values_sql(rows: int) -> str:
-    """``UPDATE ratings ... FROM (VALUES ...)`` for ``rows`` rows (PostgreSQL): one statement, not one per row."""
-    table = RATINGS.name
-    counts = ", ".join(f"{c} = new.{c}" for c in COUNTS)
-    row = "(%s::text, %s::text, %s::float8, %s::float8" + ", %s::bigint" * len(COUNTS) + ")"
-    return (
-        f"UPDATE {table} SET rating = new.r, updated = new.t, {counts} "
-        f"FROM (VALUES {', '.join([row] * rows)}) AS new(v, c, r, t, {', '.join(COUNTS)}) "
-        f"WHERE {table}.variant = new.v AND {table}.category = new.c"
-    )

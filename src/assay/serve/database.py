@@ -8,6 +8,7 @@ failures and a concurrent insert of the same key are retried.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -104,17 +105,27 @@ class Database:
             reason = describe_db_error(exc)
             raise ServeStorageError(f"serve database {self.location}: {reason}", reason) from exc
 
-    def write(self, work: Callable[[sa.Connection], T]) -> T:
+    def write(self, work: Callable[[sa.Connection], T], held: HeldConnection | None = None) -> T:
         """Run ``work`` in one write transaction; retry it when it lost a race (duplicate key, deadlock) or
         its connection was found dropped before the commit (a drop during the commit is not retried: the
-        transaction may have been applied)."""
+        transaction may have been applied). With ``held``, on that thread's kept connection."""
         for attempt in range(RETRIES):
             committing = False
             try:
                 with self.guard():
-                    with self._writer().begin() as conn:
-                        result = work(conn)
-                        committing = True
+                    if held is None:
+                        with self._writer().begin() as conn:
+                            result = work(conn)
+                            committing = True
+                        return result
+                    conn = held.connection()
+                    try:
+                        with conn.begin():
+                            result = work(conn)
+                            committing = True
+                    except BaseException:
+                        held.close()  # whatever state it is in (dropped, invalidated), the next one is fresh
+                        raise
                     return result
             except ServeStorageError as exc:
                 cause = exc.__cause__
@@ -123,13 +134,31 @@ class Database:
                 time.sleep(0.005 * (attempt + 1))
         raise AssertionError("unreachable")
 
-    def read(self, work: Callable[[sa.Connection], T]) -> T:
+    def held(self, *, reads: bool = False) -> HeldConnection:
+        """A connection for one thread's successive write transactions, or with ``reads`` its reads (see
+        :class:`HeldConnection`)."""
+        if not reads:
+            return HeldConnection(lambda: self._writer().connect())
+        if self.sqlite:
+            return HeldConnection(lambda: self.engine.connect())
+        return HeldConnection(lambda: self.engine.connect().execution_options(isolation_level="AUTOCOMMIT"))
+
+    def read(self, work: Callable[[sa.Connection], T], held: HeldConnection | None = None) -> T:
         """Run ``work`` on a read connection: one snapshot in SQLite's WAL; on PostgreSQL each statement in
         autocommit (a snapshot per statement, what READ COMMITTED gave inside a transaction too, without the
-        BEGIN and COMMIT round trips). Retried once on a connection the server dropped."""
+        BEGIN and COMMIT round trips). Retried once on a connection the server dropped. With ``held`` (from
+        ``held(reads=True)``), on that thread's kept connection."""
         for attempt in range(2):
             try:
                 with self.guard():
+                    if held is not None:
+                        conn = held.connection()
+                        try:
+                            with conn.begin():  # SQLite's snapshot; nothing is sent in autocommit
+                                return work(conn)
+                        except BaseException:
+                            held.close()
+                            raise
                     if self.sqlite:
                         with self.engine.begin() as conn:
                             return work(conn)
@@ -146,6 +175,30 @@ class Database:
             self._engine.dispose()
             self._engine = None
             self._writer_engine = None
+
+
+class HeldConnection:
+    """One connection kept by one thread (the group-commit writer, the group reader) across its transactions:
+    taking a connection from the pool and giving it back (and, for a read, setting autocommit) cost about as
+    much of our CPU as the statements of a small batch or a read. Opened on first use; closed after any failure
+    (the next transaction gets a fresh one) and by :meth:`close` once the thread is done."""
+
+    def __init__(self, open_connection: Callable[[], sa.Connection]) -> None:
+        self._open = open_connection
+        self._conn: sa.Connection | None = None
+
+    def connection(self) -> sa.Connection:
+        """The kept connection (opened now if there is none)."""
+        if self._conn is None:
+            self._conn = self._open()
+        return self._conn
+
+    def close(self) -> None:
+        """Give the connection back (a failed close of a broken one is nobody's concern)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
 
 
 def _dropped(exc: BaseException | None) -> bool:

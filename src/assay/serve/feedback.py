@@ -230,6 +230,7 @@ def apply_batch(
         locked.update(store.lock([(n, GLOBAL) for n in missing]))
     rows = _Rows(settings, locked, now)
     events, numbered = [], []
+    stamp = rfc3339(now)
     first_use: dict[str, int] = {}  # idempotency key -> the feedback of this batch that used it
     repeats: list[tuple[int, int]] = []
     for i in live:
@@ -259,7 +260,7 @@ def apply_batch(
         events.append(_event(fb, changes, now))
         numbered.append(i)
         answers[i] = FeedbackOut(
-            timestamp=rfc3339(now),
+            timestamp=stamp,
             event_id=0,
             kind=fb.kind,
             category=fb.category,
@@ -293,7 +294,12 @@ def _event(fb: Feedback, changes: list[RatingChange], now: float) -> dict[str, A
         "query": fb.query,
         "user_id": fb.user_id,
         "session_id": fb.session_id,
-        "result": {"changes": [c.model_dump(mode="json") for c in changes]},
+        "result": {
+            "changes": [
+                {"variant": c.variant, "category": c.category, "before": c.before, "after": c.after}
+                for c in changes
+            ]
+        },
         "response": fb.response,
         "conversation_id": fb.conversation_id,
         "feedback_type": fb.feedback_type,

@@ -6,7 +6,8 @@ variants queue on those locks one transaction at a time. A batch takes the locks
 one at a time the batch is that one feedback: nothing waits to fill a batch.
 
 An HTTP request awaits its answer on the event loop (:meth:`GroupCommit.submit_async`): no thread of the
-request pool is held waiting for the writer, and the writer hands the answer back with one call into the loop.
+request pool is held waiting for the writer, and the writer hands a batch's answers back with one call into the
+loop (one wake-up of the loop per batch, not per request).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import threading
 import time
 from collections.abc import Sequence
 
-from assay.serve.database import Database
+from assay.serve.database import Database, HeldConnection
 from assay.serve.errors import ApiError
 from assay.serve.feedback import apply_batch
+from assay.serve.group_read import settle
 from assay.serve.schemas import FeedbackOut
 from assay.serve.settings import ServeSettings
 from assay.serve.validation import Feedback
@@ -36,23 +38,18 @@ class _Pending:
         self.done = threading.Event() if future is None else None
         self.answer: FeedbackOut | BaseException | None = None
 
-    def settle(self, answer: FeedbackOut | BaseException) -> None:
-        """Hand ``answer`` to the waiting request (from the writer thread)."""
-        self.answer = answer
-        if self.future is not None:
-            self.future.get_loop().call_soon_threadsafe(_resolve, self.future, answer)
+
+def _settle(batch: Sequence[_Pending], answers: Sequence[FeedbackOut | BaseException]) -> None:
+    """Hand each waiting request its answer (from the writer thread): one call into each event loop."""
+    waiting = []
+    for pending, answer in zip(batch, answers, strict=True):
+        pending.answer = answer
+        if pending.future is not None:
+            waiting.append((pending.future, answer))
         else:
-            assert self.done is not None
-            self.done.set()
-
-
-def _resolve(future: asyncio.Future[FeedbackOut], answer: FeedbackOut | BaseException) -> None:
-    if future.done():  # the request was cancelled (client gone); the feedback is applied all the same
-        return
-    if isinstance(answer, BaseException):
-        future.set_exception(answer)
-    else:
-        future.set_result(answer)
+            assert pending.done is not None
+            pending.done.set()
+    settle(waiting)
 
 
 class GroupCommit:
@@ -103,6 +100,13 @@ class GroupCommit:
                 self._thread.start()
 
     def _run(self) -> None:
+        held = self.db.held()
+        try:
+            self._serve(held)
+        finally:
+            held.close()
+
+    def _serve(self, held: HeldConnection) -> None:
         while True:
             first = self._queue.get()
             if first is None:
@@ -118,28 +122,29 @@ class GroupCommit:
                     stop = True
                     break
                 batch.append(more)
-            self._answer(batch)
+            self._answer(batch, held)
             if stop:
                 return
 
-    def _answer(self, batch: Sequence[_Pending]) -> None:
+    def _answer(self, batch: Sequence[_Pending], held: HeldConnection) -> None:
         answers: Sequence[FeedbackOut | BaseException] | BaseException = self._write(
-            [p.feedback for p in batch]
+            [p.feedback for p in batch], held
         )
         if isinstance(answers, BaseException) and len(batch) > 1:
             # One feedback the database refuses must not fail the others: apply them one by one.
-            answers = [self._single(p.feedback) for p in batch]
-        for position, pending in enumerate(batch):
-            pending.settle(answers if isinstance(answers, BaseException) else answers[position])
+            answers = [self._single(p.feedback, held) for p in batch]
+        _settle(batch, [answers] * len(batch) if isinstance(answers, BaseException) else answers)
         self.batches += 1
         self.feedbacks += len(batch)
 
-    def _single(self, feedback: Feedback) -> FeedbackOut | BaseException:
-        answer = self._write([feedback])
+    def _single(self, feedback: Feedback, held: HeldConnection) -> FeedbackOut | BaseException:
+        answer = self._write([feedback], held)
         return answer if isinstance(answer, BaseException) else answer[0]
 
-    def _write(self, feedbacks: list[Feedback]) -> list[FeedbackOut | ApiError] | BaseException:
+    def _write(
+        self, feedbacks: list[Feedback], held: HeldConnection
+    ) -> list[FeedbackOut | ApiError] | BaseException:
         try:
-            return self.db.write(lambda conn: apply_batch(conn, self.settings, feedbacks, time.time()))
+            return self.db.write(lambda conn: apply_batch(conn, self.settings, feedbacks, time.time()), held)
         except Exception as exc:  # the waiting request raises it
             return exc

@@ -49,10 +49,12 @@ class RequestLimits:
             if read is None:  # the client went away: nobody to answer
                 return
             if isinstance(read, bytes):
-                repeated = repeated_key(read)
-                if repeated is not None:  # JSON takes the last of two: the client meant one of them
-                    await _refuse(send, repeated, close=False)
+                parsed = parse_json(read)
+                if isinstance(parsed, ApiError):  # JSON takes the last of two: the client meant one of them
+                    await _refuse(send, parsed, close=False)
                     return
+                if parsed is not NOT_JSON:
+                    scope[PARSED] = parsed
                 await self.app(scope, _replay(read, receive), send)
                 return
             refusal = read
@@ -137,21 +139,24 @@ def _pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return seen
 
 
-def repeated_key(body: bytes) -> ApiError | None:
-    """The refusal of a JSON body in which an object holds a key twice (``{"winner": "a", "winner": "b"}``,
-    which a JSON parser reads as its last value), or None; a body that is not JSON is the route's to refuse."""
-    if b'"' not in body:
-        return None
+NOT_JSON = object()
+# The scope key under which the body parsed here is handed on (see :mod:`assay.serve.hot`): parsed once.
+PARSED = "assay.json"
+
+
+def parse_json(body: bytes) -> object:
+    """The body parsed as JSON; :data:`NOT_JSON` when it is not JSON (the route's to refuse); the refusal of a
+    body in which an object holds a key twice (``{"winner": "a", "winner": "b"}``, which a JSON parser reads as
+    its last value)."""
     try:
-        json.loads(body, object_pairs_hook=_pairs)
+        return json.loads(body, object_pairs_hook=_pairs)
     except _Repeated as repeated:
         where = repeated.key[:64]
         return ApiError(
             "invalid_request", f"{where}: the key appears twice in the body; send it once", field=where
         )
     except (ValueError, RecursionError):
-        return None
-    return None
+        return NOT_JSON
 
 
 async def _refuse(send: Send, error: ApiError, *, close: bool = True) -> None:

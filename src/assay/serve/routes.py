@@ -7,7 +7,6 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel
 
 from assay.ratings.base import confidence
 from assay.ratings.leaderboard import leaderboard_records
@@ -15,6 +14,7 @@ from assay.serve import selection
 from assay.serve.auth import require_read, require_write
 from assay.serve.errors import ApiError
 from assay.serve.recompute import make_backend, replay
+from assay.serve.responses import json_response
 from assay.serve.router_export import router_file
 from assay.serve.schemas import (
     CandidateOut,
@@ -48,17 +48,26 @@ async def post_feedback(
     body: FeedbackIn, request: Request, idempotency_key: str | None = Header(None, alias="Idempotency-Key")
 ) -> Response:
     """Record pairwise (winner + loser), tie, or one-sided feedback and update the ratings atomically."""
-    return _json(await _state(request).record_feedback_async(check_feedback(body, idempotency_key)))
+    return json_response(await feedback(_state(request), body, idempotency_key))
 
 
 @router.post("/select", response_model=SelectOut, dependencies=[Depends(require_read)], responses=ERRORS)
-def post_select(body: SelectIn, request: Request) -> Response:
+async def post_select(body: SelectIn, request: Request) -> Response:
     """Choose a variant among candidates by rating (optionally cost-aware) and say why."""
-    state = _state(request)
+    return json_response(await select(_state(request), body))
+
+
+async def feedback(state: ServeState, body: FeedbackIn, idempotency_key: str | None) -> FeedbackOut:
+    """The answer to ``POST /feedback`` (its route's and :mod:`assay.serve.hot`'s)."""
+    return await state.record_feedback_async(check_feedback(body, idempotency_key))
+
+
+async def select(state: ServeState, body: SelectIn) -> SelectOut:
+    """The answer to ``POST /select`` (its route's and :mod:`assay.serve.hot`'s)."""
     settings = state.settings
     category = category_name(body.category)
     cost_weight = finite_in(body.cost_weight, 0.0, 1e6, "invalid_cost", "cost_weight")
-    snapshot = state.snapshot(category)
+    snapshot = await state.snapshot_async(category)
     registered = snapshot[0]
     if body.candidates is None:
         names = sorted(registered)
@@ -83,7 +92,7 @@ def post_select(body: SelectIn, request: Request) -> Response:
     chosen = selection.choose(scored, body.strategy)
     c = chosen.contender
     row = next(s for s in standings if s.name == c.name)
-    out = SelectOut(
+    return SelectOut(
         variant=c.name,
         probability=chosen.probability,
         score=chosen.score,
@@ -105,12 +114,6 @@ def post_select(body: SelectIn, request: Request) -> Response:
             for s in scored
         ],
     )
-    return _json(out)
-
-
-def _json(model: BaseModel) -> Response:
-    """The body of a model built here: FastAPI would validate it a second time against the response model."""
-    return Response(model.model_dump_json(), media_type="application/json")
 
 
 def _serves(variant: dict[str, object] | None, category: str) -> bool:

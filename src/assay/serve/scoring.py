@@ -1,35 +1,22 @@
-"""Rating arithmetic of one feedback, delegated to :class:`assay.ratings.EloRating`, and time decay."""
+"""Rating arithmetic of one feedback, with the functions :class:`assay.ratings.EloRating` updates by, and time
+decay."""
 
 from __future__ import annotations
 
 import math
 
-from assay.ratings.base import MatchOutcome
-from assay.ratings.elo import EloRating
-
-
-class _SeededElo(EloRating):
-    """An Elo backend that starts from given ratings instead of everyone at ``start``."""
-
-    def seed(self, name: str, value: float) -> None:
-        self._values[name] = value
+from assay.ratings.elo import elo_change, one_sided_change
 
 
 def elo_pairwise(a: float, b: float, winner: str | None, k: float) -> tuple[float, float]:
     """New ratings of ``a`` and ``b`` after one comparison; ``winner`` is ``"a"``, ``"b"`` or None (tie)."""
-    elo = _SeededElo(k=k)
-    elo.seed("a", a)
-    elo.seed("b", b)
-    elo.update([MatchOutcome("a", "b", winner)])
-    return elo.rating("a").rating, elo.rating("b").rating
+    change = elo_change(a, b, 0.5 if winner is None else 1.0 if winner == "a" else 0.0, k)
+    return a + change, b - change
 
 
 def elo_single(value: float, won: bool, k: float) -> float:
     """The rating after one-sided feedback: ``+0.1·K`` for a winner alone, ``-0.1·K`` for a loser alone."""
-    elo = _SeededElo(k=k)
-    elo.seed("x", value)
-    elo.update_single("x", won)
-    return elo.rating("x").rating
+    return value + one_sided_change(won, k)
 
 
 def decayed(rating: float, prior: float, elapsed: float, half_life: float | None) -> float:

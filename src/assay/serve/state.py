@@ -15,9 +15,10 @@ import sqlalchemy as sa
 
 from assay.ratings.base import confidence
 from assay.serve import feedback as feedback_ops
-from assay.serve.database import Database
+from assay.serve.database import Database, HeldConnection
 from assay.serve.errors import ApiError
 from assay.serve.group_commit import GroupCommit
+from assay.serve.group_read import GroupRead
 from assay.serve.router_ratings import RouterRating
 from assay.serve.schemas import FeedbackOut, RatingOut, VariantIn, VariantOut
 from assay.serve.scoring import decayed
@@ -37,6 +38,8 @@ _SNAPSHOT = sa.select(VARIANTS, RATINGS).select_from(
     )
 )
 _VARIANT_COLUMNS = tuple(c.name for c in VARIANTS.c)
+# Registered variants by name, and the rating rows of the categories read.
+Snapshot = tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]
 _RATING_COLUMNS = tuple(c.name for c in RATINGS.c)
 
 
@@ -75,10 +78,15 @@ class ServeState:
         self.settings = settings
         self.db = Database(settings.db_url, busy_timeout=settings.busy_timeout)
         self.writer = GroupCommit(self.db, settings)
+        # The reader thread's reads share one connection (only that thread uses it).
+        self._reads = self.db.held(reads=True)
+        self.reader: GroupRead[Snapshot] = GroupRead(lambda category: self.snapshot(category, self._reads))
 
     def close(self) -> None:
-        """Finish the queued feedback and release the database."""
+        """Finish the queued feedback and reads, and release the database."""
         self.writer.close()
+        self.reader.close()
+        self._reads.close()
         self.db.close()
 
     def record_feedback(self, fb: Feedback) -> FeedbackOut:
@@ -182,10 +190,11 @@ class ServeState:
         rows = self.db.read(lambda conn: conn.execute(sa.select(VARIANTS)).mappings().all())
         return {row["name"]: dict(row) for row in rows}
 
-    def snapshot(self, category: str | None = None) -> tuple[dict[str, dict[str, Any]], list[Any]]:
-        """Registered variants by name and the rating rows of ``category`` (and global), read together."""
+    def snapshot(self, category: str | None = None, held: HeldConnection | None = None) -> Snapshot:
+        """Registered variants by name and the rating rows of ``category`` (and global), read together (on
+        ``held``, a thread's kept read connection, when given)."""
 
-        def work(conn: sa.Connection) -> tuple[dict[str, dict[str, Any]], list[Any]]:
+        def work(conn: sa.Connection) -> Snapshot:
             wanted = [GLOBAL] if category is None else [GLOBAL, category]
             variants: dict[str, dict[str, Any]] = {}
             rows: list[dict[str, Any]] = []
@@ -198,13 +207,18 @@ class ServeState:
                     rows.append(dict(zip(_RATING_COLUMNS, row[split:], strict=True)))
             return variants, rows
 
-        return self.db.read(work)
+        return self.db.read(work, held)
+
+    async def snapshot_async(self, category: str | None = None) -> Snapshot:
+        """:meth:`snapshot` awaited in an event loop, shared with the requests waiting for the same category at
+        the same time (see :mod:`assay.serve.group_read`); read-only."""
+        return await self.reader.get(category)
 
     def standings(
         self,
         category: str | None = None,
         names: list[str] | None = None,
-        snapshot: tuple[dict[str, dict[str, Any]], list[Any]] | None = None,
+        snapshot: Snapshot | None = None,
     ) -> list[Standing]:
         """Effective ratings in ``category`` (None: global) of ``names`` (default: every registered variant),
         from ``snapshot`` when given (see :meth:`snapshot`)."""
