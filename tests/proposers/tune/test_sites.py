@@ -60,8 +60,10 @@ NAMED = """class Scorer:
     def __init__(self, spare=0.0, *, floor=1, seed=0):
         self.gain = 1.0
         self.hits = 0
+        self.total = 0.0
 
     def score(self, x):
+        self.total += x
         total = 0
         for i in range(1, 5):
             total += 1
@@ -71,7 +73,7 @@ NAMED = """class Scorer:
 
 def test_a_zero_or_one_a_user_named_as_a_parameter_is_tuned() -> None:
     """A class constant, a default, a float attribute and a keyword argument are parameters even at 0 or 1; a
-    counter, a loop's start, an identity, an instance's int and a name that says index, seed or version are not."""
+    counter, a loop's start, an identity, an instance's int, an attribute a method adds to and a name that says index, seed or version are not."""
     assert names("s.py", NAMED) == {
         "s.py:Scorer#1": 1,
         "s.py:Scorer.__init__#1": 0.0,

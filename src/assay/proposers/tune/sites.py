@@ -165,9 +165,17 @@ def band_ends(tree: ast.AST) -> dict[int, float]:
 
 def _named_values(tree: ast.AST) -> set[int]:
     """The ids of the literals a user wrote as a named parameter: a function's default (``spare=0.0``), a class
-    attribute (``limit = 1``), an instance attribute that is a float (``self.weight = 1.0``; ``self.n = 0``
-    counts) and a keyword argument
+    attribute (``limit = 1``), an instance attribute set once to a float (``self.weight = 1.0``; ``self.n = 0``
+    counts, and ``self.total = 0.0`` that a method adds to is state) and a keyword argument
     (``fit(alpha=0.0)``); one whose name says port, seed, index, id or version is not among them."""
+    writes: dict[str, int] = {}  # how often each attribute name is written, an augmented write as two
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Attribute):
+                    writes[target.attr] = writes.get(target.attr, 0) + (
+                        2 if isinstance(node, ast.AugAssign) else 1
+                    )
     pairs: list[tuple[str | None, ast.expr | None]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
@@ -185,8 +193,9 @@ def _named_values(tree: ast.AST) -> set[int]:
             and len(node.targets) == 1
             and isinstance(node.targets[0], ast.Attribute)
         ):
-            if isinstance(number_literal(node.value), float):  # an int set on an instance counts things
-                pairs.append((node.targets[0].attr, node.value))
+            attr = node.targets[0].attr
+            if isinstance(number_literal(node.value), float) and writes[attr] == 1:
+                pairs.append((attr, node.value))
         elif isinstance(node, ast.keyword) and node.arg:
             pairs.append((node.arg, node.value))
     return {id(value) for name, value in pairs if name and value is not None and not excluded_name(name)}
