@@ -53,6 +53,40 @@ def test_a_float_one_that_multiplies_is_a_gain() -> None:
     assert names("w.py", new) == {"w.py:force#1": 12.5, "w.py:force#2": 0.25}
 
 
+NAMED = """class Scorer:
+    limit = 1
+    index = 0
+
+    def __init__(self, spare=0.0, *, floor=1, seed=0):
+        self.gain = 1.0
+        self.hits = 0
+        self.total = 0.0
+
+    def score(self, x):
+        self.total += x
+        total = 0
+        for i in range(1, 5):
+            total += 1
+        return fit(x, alpha=0.0, version=1) + x * 1 + total
+"""
+
+
+def test_a_zero_or_one_a_user_named_as_a_parameter_is_tuned() -> None:
+    """A class constant, a default, a float attribute and a keyword argument are parameters even at 0 or 1; a
+    counter, a loop's start, an identity, an instance's int, an attribute a method adds to and a name that says index, seed or version are not."""
+    assert names("s.py", NAMED) == {
+        "s.py:Scorer#1": 1,
+        "s.py:Scorer.__init__#1": 0.0,
+        "s.py:Scorer.__init__#2": 1,
+        "s.py:Scorer.__init__#3": 1.0,
+        "s.py:Scorer.score#1": 5,
+        "s.py:Scorer.score#2": 0.0,
+    }
+    sites = number_sites("s.py", NAMED)
+    new = write_values({"s.py": NAMED}, sites, {"s.py:Scorer.__init__#1": 0.25, "s.py:Scorer.score#2": 0.5})
+    assert "spare=0.25, *, floor=1" in new["s.py"] and "alpha=0.5, version=1" in new["s.py"]
+
+
 def test_python_values_are_written_in_place_and_the_rest_kept() -> None:
     sites = number_sites("f.py", PY)
     values = {"f.py:LIMIT": 12, "f.py:RATE": 0.75, "f.py:score#1": 1.25, "f.py:score#2": -4}

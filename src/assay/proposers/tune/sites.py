@@ -3,8 +3,10 @@ value (lists included) and per numeric literal of a Python file (module constant
 a function by the function's name and their rank in it).
 
 Left out as not worth tuning: booleans, non-finite numbers, Python subscripts (``x[0]``) and keyword arguments
-named like the below, and the literals 0 and 1 but for module constants (counters, indices and identities far
-more often than knobs), except a float 1.0 that multiplies (``1.0 * error``: a gain someone wrote to be set).
+named like the below, and the literals 0 and 1 (counters, indices and identities far more often than knobs) but
+where a user named them as a parameter: a module or class constant, a function's default, an attribute, a keyword
+argument (:func:`_named_values`); and a float 1.0 that multiplies (``1.0 * error``: a gain someone wrote to be
+set).
 Numbers under a key or constant whose name says port, seed, index, id or version are sites marked ``excluded``:
 left alone unless ``evolve.parameters`` names them.
 """
@@ -126,13 +128,16 @@ def python_sites(path: str, text: str) -> list[NumberSite]:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
         for side in (node.left, node.right)
     }
+    named = _named_values(tree)
     ends = band_ends(tree)
     counters: dict[str, int] = {}
     for scope, node in _literals(tree):
         if id(node) in claimed or id(node) in skip:
             continue
         number = number_literal(node)
-        if number is None or (number in (0, 1) and not _gain(number, id(node) in gains)):
+        if number is None or (
+            number in (0, 1) and id(node) not in named and not _gain(number, id(node) in gains)
+        ):
             continue
         claimed.update(id(n) for n in ast.walk(node))
         counters[scope] = counters.get(scope, 0) + 1
@@ -156,6 +161,44 @@ def band_ends(tree: ast.AST) -> dict[int, float]:
         if start is not None and width is not None:
             found[id(parts[0])] = found[id(parts[1])] = float(start + width)
     return found
+
+
+def _named_values(tree: ast.AST) -> set[int]:
+    """The ids of the literals a user wrote as a named parameter: a function's default (``spare=0.0``), a class
+    attribute (``limit = 1``), an instance attribute set once to a float (``self.weight = 1.0``; ``self.n = 0``
+    counts, and ``self.total = 0.0`` that a method adds to is state) and a keyword argument
+    (``fit(alpha=0.0)``); one whose name says port, seed, index, id or version is not among them."""
+    writes: dict[str, int] = {}  # how often each attribute name is written, an augmented write as two
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Attribute):
+                    writes[target.attr] = writes.get(target.attr, 0) + (
+                        2 if isinstance(node, ast.AugAssign) else 1
+                    )
+    pairs: list[tuple[str | None, ast.expr | None]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            given = [*node.args.posonlyargs, *node.args.args]
+            pairs += zip(
+                [a.arg for a in given[len(given) - len(node.args.defaults) :]],
+                node.args.defaults,
+                strict=True,
+            )
+            pairs += [(a.arg, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True)]
+        elif isinstance(node, ast.ClassDef):
+            pairs += [_constant_assignment(stmt) for stmt in node.body]
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Attribute)
+        ):
+            attr = node.targets[0].attr
+            if isinstance(number_literal(node.value), float) and writes[attr] == 1:
+                pairs.append((attr, node.value))
+        elif isinstance(node, ast.keyword) and node.arg:
+            pairs.append((node.arg, node.value))
+    return {id(value) for name, value in pairs if name and value is not None and not excluded_name(name)}
 
 
 def _gain(number: int | float, multiplies: bool) -> bool:
