@@ -79,8 +79,21 @@ def alive(pid: int) -> bool:
         return False
 
 
+def alone() -> bool:
+    """Whether no other process is left in this PID namespace, without listing ``/proc``: every process in it
+    descends from its first one (this worker; an orphan is handed to PID 1 or to a subreaper that itself
+    descends from it), so when the worker has no child at all, alive or not yet reaped, there is none."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return False
+
+
 def kill_namespace() -> bool:
     """SIGKILL every other process (daemons that left the case's session included), until none is alive."""
+    if alone():
+        return True  # the usual end of a case: its process exited, was reaped, and left nothing running
     deadline = time.monotonic() + KILL_WAIT_S
     while True:
         pids = [p for p in others() if alive(p)]
@@ -164,9 +177,18 @@ def own_state() -> tuple[object, ...]:
 def sysv_objects() -> bool:
     """Whether any System V shared memory, semaphore or message queue exists in this IPC namespace."""
     for path in SYSV:
-        with contextlib.suppress(OSError), open(path) as handle:
-            if len(handle.read().splitlines()) > 1:
-                return True
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            head = os.read(fd, 4096)  # a header line, then one line per object: the first lines suffice
+        except OSError:
+            head = b""
+        finally:
+            os.close(fd)
+        if len(head.splitlines()) > 1:
+            return True
     return False
 
 
@@ -236,7 +258,7 @@ def serve(requests: int, replies: int, dirs: list[str]) -> None:
             write_all(replies, _reply({"stale": True, "stdout_len": 0, "stderr_len": 0}))
             return
         limits = SandboxLimits(timeout_s=header["timeout_s"], max_output_bytes=header["max_output_bytes"])
-        result = watch(Spawn(header["argv"], header["env"], limits, stdin), kill=end_case)
+        result = watch(Spawn(header["argv"], header["env"], limits, stdin, session=False), kill=end_case)
         dirty = clean(dirs, mounts, keep, state)
         reply = _reply(
             {
