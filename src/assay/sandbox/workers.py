@@ -3,7 +3,8 @@
 Starting a jail costs more than most cases (new namespaces, a dozen mounts); a worker pays that once. It is
 :mod:`assay.sandbox._jail_worker` run inside the same jail a case would get (same binds, same namespaces,
 ``/`` and ``/dev`` read-only besides, and a private ``/dev/shm``), taking one case at a time over a pipe and
-running it as a child in a session of its own, under the same limits as ``run_process``. After every case it
+running it as a child leading a process group of its own in the worker's session (bubblewrap's, which has no
+terminal), under the same limits as ``run_process``. After every case it
 kills every other process of its PID namespace and empties its private ``/tmp``, ``/dev/shm`` and ``$HOME``,
 so a case finds nothing of the one before. A case cannot signal its worker (it is the jail's PID 1) nor reach
 its pipes. When the worker dies, hangs or finds something it cannot undo, that case fails with the reason (or,
