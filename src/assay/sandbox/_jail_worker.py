@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from assay.sandbox import _watch
 else:
     sys.path.append(os.path.dirname(os.path.abspath(__file__)))
-    import _watch
+    _watch = __import__("_watch")  # a sibling file, not a distribution: found by the path above
 
 PR_GET_DUMPABLE = 3
 PR_SET_DUMPABLE = 4
