@@ -104,7 +104,11 @@ def answer_key(config: AssayConfig, cases: Sequence[Case]) -> list[KeyFile]:
     if config.path is not None:
         found.append((config.path.resolve(), "config"))
     found += [(Path(os.path.normpath(base / f)), "case") for f in config.cases.all_files]
-    dirs = [base, config.artifact_dir, *{Path(c.source).parent for c in cases if c.source}]
+    dirs = [
+        base,
+        config.artifact_dir,
+        *{Path(source).parent for source in {c.source for c in cases if c.source}},
+    ]
     specs = _program_specs([*config.checks, *(spec for case in cases for spec in case.checks)])
     found += [(path, "check") for path in sorted(check_files(specs, dirs))]
     return [KeyFile.at(path, kind) for path, kind in found if os.path.lexists(path)]
