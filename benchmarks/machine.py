@@ -20,14 +20,18 @@ def _cpu_model() -> str:
 
 
 def _bwrap_version() -> str:
-    program = shutil.which("bwrap")
+    # The program assay would use: ASSAY_BWRAP names it, and empty turns bubblewrap off (then it is not run).
+    name = os.environ.get("ASSAY_BWRAP", "bwrap")
+    if not name.strip():
+        return "bubblewrap turned off (ASSAY_BWRAP is empty)"
+    program = shutil.which(name)
     if program is None:
-        return "not installed"
+        return "bubblewrap not installed"
     try:
         done = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return done.stdout.strip() or "unknown"
+        return "bubblewrap (version unknown)"
+    return done.stdout.strip() or "bubblewrap (version unknown)"
 
 
 def describe() -> str:

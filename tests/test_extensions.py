@@ -205,6 +205,18 @@ def test_members_of_the_wrong_kind_are_refused(family: Any, obj: object, message
     assert one_line(info.value) == message
 
 
+def test_an_instance_that_replaces_a_member_is_checked_though_its_class_conformed() -> None:
+    # Conformance is remembered per class (thousands of checks are bound per evaluation), but only for
+    # instances whose members are their class's.
+    assert conform(GATE, DecideOnly()).keep is False
+    changed = DecideOnly()
+    changed.decide = lambda data: None  # type: ignore[method-assign,assignment,return-value]
+    with pytest.raises(ExtensionError) as info:
+        conform(GATE, changed)
+    assert one_line(info.value) == "gate DecideOnly: decide must be `async def` (the loop awaits it)"
+    assert conform(GATE, DecideOnly(keep=True)).keep is True
+
+
 class Threshold:
     """A proposer of the user's own: no base class, no name, no redraws, no tidying; it reads the view."""
 

@@ -154,10 +154,20 @@ async def test_missing_directory_is_an_error(tmp_path):
     assert "no such directory" in (result.error or "")
 
 
-async def test_process_runs_in_its_own_session():
-    result = await run_process("ps -o sid= -p $$; ps -o pid= -p $$")
-    sid, pid = result.stdout.split()
-    assert sid == pid
+@pytest.mark.parametrize("terminal", [True, False])
+async def test_process_leads_its_own_group_and_its_own_session_where_assay_has_a_terminal(
+    backend: str, terminal: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without a terminal a session of its own gives nothing a group does not (no terminal to reach in either)
+    # and costs a scheduling group per process where the kernel groups tasks by session (autogroup).
+    monkeypatch.setattr(_spawn, "without_terminal", lambda: not terminal)
+    result = await run_process("ps -o sid= -o pgid= -p $$; echo $$")
+    sid, pgid, pid = result.stdout.split()
+    assert pgid == pid
+    if terminal or backend == "asyncio":  # the portable back end always makes a session
+        assert sid == pid
+    else:
+        assert int(sid) == os.getsid(0)
 
 
 BUSY = "sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'"  # a child's work: ~0.1 s of CPU

@@ -146,9 +146,55 @@ def pick(family: Family[T], given: object, name: str, *args: Any, **context: Any
     return resolve(family, given or name, *args, **context)
 
 
+# The classes whose instances were found to conform as they are, per family: an evaluation binds a check per
+# case and spec (thousands), and inspecting the same class's members again each time cost milliseconds per
+# hundred checks. Each entry holds the family, the members an instance must not replace (the methods conform
+# checks the kind of) and the optional members its class lacks (an instance must have them itself).
+_CONFORMING: dict[tuple[int, type], tuple[Family[Any], frozenset[str], tuple[str, ...]]] = {}
+
+
+def _methods(family: Family[Any]) -> frozenset[str]:
+    """The members :func:`conform` checks the kind of: the required ones, and the optional ones the base class
+    implements as methods (the others, such as a check's ``spec``, need only be present)."""
+    optional = [
+        name
+        for name in family.optional
+        if family.base is not None and inspect.isfunction(inspect.getattr_static(family.base, name, None))
+    ]
+    return frozenset((*family.required(), *optional))
+
+
+def _plain(cls: type) -> bool:
+    """Whether attribute access on ``cls``'s instances is the ordinary lookup (no hooks that could answer
+    differently per instance)."""
+    hook: object = cls.__getattribute__
+    return hook is object.__getattribute__ and not hasattr(cls, "__getattr__")
+
+
 def conform(family: Family[T], obj: object) -> T:
     """``obj`` as a ``family`` member, given the base class's defaults for the optional members it lacks;
     ExtensionError, naming what is wrong, when it lacks a required member or has one of the wrong kind."""
+    key = (id(family), type(obj))
+    known = _CONFORMING.get(key)
+    own = getattr(obj, "__dict__", None)
+    if (
+        known is not None
+        and known[0] is family
+        and own is not None
+        and own.keys().isdisjoint(known[1])
+        and all(name in own for name in known[2])
+    ):
+        return obj  # type: ignore[return-value]  # its class conformed, and it replaces none of its methods
+    made = _conform(family, obj)
+    if made is obj and own is not None and _plain(type(obj)):
+        methods = _methods(family)
+        if own.keys().isdisjoint(methods):
+            lacking = tuple(name for name in family.optional if not hasattr(type(obj), name))
+            _CONFORMING[key] = (family, methods, lacking)
+    return made
+
+
+def _conform(family: Family[T], obj: object) -> T:
     kind = type(obj).__name__
     if isinstance(obj, str):
         raise ExtensionError(f"a {family.name} here is an object, not a name ({obj!r})")

@@ -18,14 +18,16 @@ such as ``{% asyncEach %}``.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import TemplateError, Undefined
-from jinja2.sandbox import SandboxedEnvironment
+if TYPE_CHECKING:
+    from jinja2 import TemplateError
+    from jinja2.sandbox import SandboxedEnvironment
 
 __all__ = ["TemplateError", "has_template", "render"]
 
@@ -33,8 +35,20 @@ _ELSEIF = re.compile(r"\{%(-?)\s*elseif\b")
 _MARKERS = ("{{", "{%", "{#")
 
 
+def __getattr__(name: str) -> Any:
+    # Jinja2 is imported when a template is first rendered (or its error caught): loading case files that
+    # hold none, as most do, does not pay for it.
+    if name == "TemplateError":
+        from jinja2 import TemplateError
+
+        return TemplateError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _js_text(value: Any) -> Any:
     """What ``String(value)`` gives in JavaScript, for the values JSON can hold."""
+    from jinja2 import Undefined
+
     if isinstance(value, Undefined) or value is None:
         return ""
     if isinstance(value, bool):
@@ -94,8 +108,13 @@ def _string(value: Any) -> str:
     return str(_js_text(value))
 
 
-_ENV = SandboxedEnvironment(autoescape=False, keep_trailing_newline=True, finalize=_js_text)
-_ENV.filters.update(dump=_dump, load=_load, nl2br=_nl2br, truncate=_truncate, round=_round, string=_string)
+@functools.cache
+def _env() -> SandboxedEnvironment:
+    from jinja2.sandbox import SandboxedEnvironment
+
+    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=True, finalize=_js_text)
+    env.filters.update(dump=_dump, load=_load, nl2br=_nl2br, truncate=_truncate, round=_round, string=_string)
+    return env
 
 
 def has_template(text: str) -> bool:
@@ -111,4 +130,4 @@ def render(template: str, variables: Mapping[str, Any], *, env: Mapping[str, Any
     names = dict(variables)
     if env is not None:
         names.setdefault("env", dict(env))
-    return _ENV.from_string(_ELSEIF.sub(r"{%\1 elif", template)).render(names)
+    return _env().from_string(_ELSEIF.sub(r"{%\1 elif", template)).render(names)

@@ -49,5 +49,10 @@ def test_every_part_runs_and_reports_its_ratio() -> None:
     assert "(g) whole processes, `/bin/echo {input}`, 12 cases" in out
     for line in ("bare script (thread pool)", "assay eval -q, sandbox: none", "first case starts after"):
         assert line in out
+    # The machine and its load before the figures; each figure's spread; a first eval and a repeat apart.
+    assert out.startswith("machine: ") and " cores), kernel " in out.splitlines()[0] and "; load " in out
+    assert "assay eval -q, sandbox: none, first eval (no .assay/)" in out
+    assert "assay eval -q, sandbox: none, repeat" in out and "spread " in out and "the first eval " in out
     assert "x the bare script" in out and "llm runner, 8 cases, 100 ms server" in out
+    assert "(target >= 0.9)" in out and "(target >= 0.85)" not in out
     assert "CPU per call (slope 1 -> 8 cases)" in out and "beyond the SDK" in out

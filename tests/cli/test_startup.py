@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = (
     "assay.config",
@@ -43,3 +44,23 @@ def test_version_and_help_import_none_of_the_work() -> None:
         loaded = _modules_after(args)
         assert "assay.cli.cases" in loaded and "assay.cli.report" in loaded  # every command registered
         assert not [m for m in HEAVY if m in loaded], args
+
+
+def test_a_command_line_that_names_a_command_registers_only_it() -> None:
+    loaded = _modules_after(["eval", "--help"])
+    assert "assay.cli.eval" in loaded
+    assert not {"assay.cli.cases", "assay.cli.runs", "assay.cli.serve", "assay.cli.evolve"} & loaded
+
+
+def test_an_eval_of_native_cases_without_a_terminal_loads_no_promptfoo_templates_or_progress_bar(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "prompt.txt").write_text("x\n")
+    (tmp_path / "cases.yaml").write_text("- {id: a, input: hi, checks: [{type: contains, value: hi}]}\n")
+    (tmp_path / "assay.yaml").write_text(
+        "artifact: {kind: prompt, paths: [prompt.txt]}\ncases: {files: [cases.yaml]}\n"
+        "runner: {type: command, command: 'echo {input}', sandbox: none}\n"
+    )
+    loaded = _modules_after(["eval", "-q", "-c", str(tmp_path / "assay.yaml")])
+    assert "assay.evaluation.session" in loaded  # it did evaluate
+    assert not {"jinja2", "assay.cases.promptfoo", "rich.progress", "assay.cli.serve"} & loaded

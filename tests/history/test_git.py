@@ -36,6 +36,21 @@ def test_init_commits_files_respecting_gitignore_and_discover_finds_the_root(
     assert Git.discover(repo.root / ".git") is None
 
 
+def test_discover_outside_any_repository_starts_no_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import assay.history.git as git_module
+
+    def no_git(*args: object, **kwargs: object) -> None:
+        raise AssertionError("git was started")
+
+    monkeypatch.setattr(git_module, "run_git", no_git)
+    assert Git.discover(tmp_path / "a" / "b.txt") is None  # nothing named .git at or above it
+    (tmp_path / ".git").mkdir()
+    with pytest.raises(AssertionError, match="git was started"):
+        Git.discover(tmp_path / "a" / "b.txt")  # something is: git decides
+
+
 def test_init_of_an_empty_directory_still_has_a_head(tmp_path: Path) -> None:
     git = Git.init(tmp_path / "empty")
     assert git.log(git.head())[0].subject == "assay: initial commit"

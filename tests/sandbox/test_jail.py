@@ -219,6 +219,33 @@ def test_the_probe_reports_why_not(monkeypatch: pytest.MonkeyPatch) -> None:
     assert bwrap_status().available
 
 
+@pytest.mark.parametrize(
+    ("refused", "starts", "disable_userns"),
+    [("", 1, True), ("--disable-userns", 4, False)],
+)
+def test_one_probe_decides_every_flag_where_bubblewrap_takes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: str, starts: int, disable_userns: bool
+) -> None:
+    # A stand-in for bwrap that logs each start and fails when given the flag it does not know.
+    log = tmp_path / "starts"
+    fake = tmp_path / "fake-bwrap"
+    fake.write_text(
+        f'#!/bin/sh\necho "$*" >> {log}\n'
+        f'case " $* " in *" {refused or "--never"} "*) echo "bwrap: Unknown option" >&2; exit 1;; esac\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("ASSAY_BWRAP", str(fake))
+    bwrap_status.cache_clear()
+    try:
+        status = bwrap_status()
+    finally:
+        monkeypatch.undo()
+        bwrap_status.cache_clear()
+    assert status.program == str(fake)
+    assert (status.disable_userns, status.tmpfs_size) == (disable_userns, True)
+    assert len(log.read_text().splitlines()) == starts
+
+
 def test_a_version_managers_shims_bring_its_root(tmp_path: Path) -> None:
     # pyenv's shim for python3 runs <root>/libexec/pyenv, which runs <root>/versions/...: without the root
     # in the jail, `python3` on such a PATH fails inside it.

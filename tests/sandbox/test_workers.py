@@ -405,6 +405,61 @@ async def test_a_hidden_file_that_appears_later_is_masked(workers: JailWorkers, 
     assert jail_id(second) != jail_id(first)
 
 
+def hiding(worktree: Path, name: str) -> Jail:
+    return Jail(
+        writable=(worktree,),
+        readable=(*interpreter_paths(), *path_dirs(scrubbed_env())),
+        hidden=(worktree / name,),
+    )
+
+
+async def test_a_hidden_file_removed_and_made_again_outside_is_masked(
+    workers: JailWorkers, worktree: Path
+) -> None:
+    # Whether a path of the jail changed is looked at case by case only where it has no mount; removing a
+    # masked file drops its mount, and the jail made then (without it) must not show it when it comes back.
+    (worktree / "answers.txt").write_text("old\n")
+    jail = hiding(worktree, "answers.txt")
+    script = f"{JAIL_ID}; cat answers.txt 2>/dev/null; true"
+    first = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    assert first.stdout.decode().split()[1:] == []
+    (worktree / "answers.txt").unlink()
+    second = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    assert jail_id(second) != jail_id(first)
+    (worktree / "answers.txt").write_text("SECRET\n")
+    third = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    assert "SECRET" not in third.stdout.decode()
+    assert jail_id(third) != jail_id(second)
+
+
+async def test_a_hidden_link_replaced_by_a_file_outside_is_masked(
+    workers: JailWorkers, worktree: Path
+) -> None:
+    # A symbolic link is not mounted over: only looking says it became a file.
+    (worktree / "answers.txt").symlink_to("nowhere")
+    jail = hiding(worktree, "answers.txt")
+    script = f"{JAIL_ID}; cat answers.txt 2>/dev/null; true"
+    first = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    (worktree / "new").write_text("SECRET\n")
+    os.replace(worktree / "new", worktree / "answers.txt")
+    second = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    assert "SECRET" not in second.stdout.decode()
+    assert jail_id(second) != jail_id(first)
+
+
+async def test_a_case_leads_a_process_group_in_its_workers_session(
+    workers: JailWorkers, worktree: Path
+) -> None:
+    # Not a session of its own (making one costs each case a scheduling group where the kernel groups tasks by
+    # session): the worker's, which bubblewrap made and which has no terminal.
+    script = "python3 -c 'import os; print(os.getsid(0), os.getpgid(0) == os.getpid())'"
+    result = await run(workers, worktree, f"exec {script}")
+    assert result.error is None, result.stderr
+    assert result.stdout.decode().split() == ["1", "True"]
+    tty = await run(workers, worktree, "echo hi > /dev/tty")
+    assert tty.exit_code != 0 and b"/dev/tty" in tty.stderr
+
+
 async def test_a_masked_directory_replaced_outside_stays_masked(workers: JailWorkers, worktree: Path) -> None:
     """Deny by default: a directory the survey masked, removed and made again outside (a checkout), is masked
     in the jail the next case gets, though its worker's mount on it is gone."""

@@ -10,12 +10,12 @@ under ``cases.require_checks``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.cases import native, promptfoo, skill_creator
+from assay.cases import native
 from assay.cases._common import Loc, Notes, read_data, type_name, validate_check
 from assay.errors import ConfigError
 from assay.gcpause import full_collections_held
@@ -26,6 +26,7 @@ FORMATS_HINT = (
     "or 'tests' (promptfoo)"
 )
 SHOWN_IDS = 10
+DATA_SUFFIXES = frozenset((".yaml", ".yml", ".json"))  # read as data, whatever their shape
 
 
 @dataclass
@@ -64,17 +65,30 @@ def _is_trigger_set(value: Any) -> bool:
     )
 
 
+def _promptfoo() -> Any:
+    """The promptfoo reader, imported when a file may be promptfoo's: it brings the assertion mapping and its
+    templates, which a native case file does not need."""
+    from assay.cases import promptfoo
+
+    return promptfoo
+
+
+def _has_ids(items: Iterable[Any]) -> bool:
+    """Whether some entry has an ``id``: then it is no promptfoo tests list (their tests have none)."""
+    return any(isinstance(item, dict) and "id" in item for item in items)
+
+
 def _detect(data: Any, path: Path) -> str:
     if isinstance(data, dict):
         if "evals" in data:
             return "skill-creator"
         if "tests" in data:
-            return "promptfoo" if promptfoo.looks_like_config(data) else "skill-creator"
+            return "promptfoo" if _promptfoo().looks_like_config(data) else "skill-creator"
         if "cases" in data:
             return "native" if native.looks_native(data) else "skill-creator"
         if "test_cases" in data:
             return "skill-creator"
-        if data.get("scenarios") and promptfoo.looks_like_config(data):
+        if data.get("scenarios") and _promptfoo().looks_like_config(data):
             return "promptfoo"
         if _is_trigger_set(data.get("queries")):
             raise ConfigError(
@@ -86,7 +100,7 @@ def _detect(data: Any, path: Path) -> str:
             )
         raise ConfigError(f"cannot tell the format: {FORMATS_HINT}", file=path)
     if isinstance(data, list):
-        if promptfoo.looks_like_tests(data):
+        if not _has_ids(data) and _promptfoo().looks_like_tests(data):
             return "promptfoo"
         return "native" if native.looks_native(data) else "skill-creator"
     if data is None:
@@ -100,20 +114,22 @@ def read_case_file(path: Path, notes: Notes | None = None) -> LoadedFile:
     notes = notes if notes is not None else Notes()
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        fmt, cases = "promptfoo", promptfoo.parse_csv_file(path, notes)
+        fmt, cases = "promptfoo", _promptfoo().parse_csv_file(path, notes)
     elif suffix == ".jsonl":
         fmt, cases = _read_jsonl(path, notes)
-    elif suffix in promptfoo.SCRIPT_SUFFIXES:
-        fmt, cases = "promptfoo", promptfoo.parse_tests_ref(f"file://{path.name}", path.parent, notes)
+    elif suffix not in DATA_SUFFIXES and suffix in _promptfoo().SCRIPT_SUFFIXES:
+        fmt, cases = "promptfoo", _promptfoo().parse_tests_ref(f"file://{path.name}", path.parent, notes)
     else:
         data = read_data(path)
         fmt = _detect(data, path)
         if fmt == "promptfoo":
             if isinstance(data, dict):
-                cases = promptfoo.parse_config(data, path, notes)
+                cases = _promptfoo().parse_config(data, path, notes)
             else:
-                cases = promptfoo.parse_tests_file(data, path, notes)
+                cases = _promptfoo().parse_tests_file(data, path, notes)
         elif fmt == "skill-creator":
+            from assay.cases import skill_creator
+
             cases = skill_creator.parse_document(data, path, notes)
         else:
             cases = native.parse_document(data, path)
@@ -129,8 +145,8 @@ def _read_jsonl(path: Path, notes: Notes) -> tuple[str, list[tuple[Case, Loc]]]:
         held.append((row, loc))
         if isinstance(row, dict) and "id" in row:
             return "native", native.parse_rows(itertools.chain(held, rows))
-    if promptfoo.looks_like_tests([row for row, _ in held]):
-        return "promptfoo", promptfoo.parse_jsonl_tests(held, path, notes)
+    if _promptfoo().looks_like_tests([row for row, _ in held]):
+        return "promptfoo", _promptfoo().parse_jsonl_tests(held, path, notes)
     return "native", native.parse_rows(held)
 
 

@@ -38,5 +38,21 @@ class LazyConsole:
             self._console = make_console(stderr=self._stderr)
         return self._console
 
+    @property
+    def is_terminal(self) -> bool:
+        """rich's answer; a stream that is no tty, with none of the variables that make rich treat it as one,
+        is answered without importing rich (its console costs tens of milliseconds to import)."""
+        if self._console is None and not _forced():
+            stream = sys.stderr if self._stderr else sys.stdout
+            isatty = getattr(stream, "isatty", None)
+            if isatty is not None and not isatty():
+                return False
+        return bool(self.real.is_terminal)
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
+
+
+def _forced() -> bool:
+    """Whether the environment may make rich call a stream a terminal when it is no tty."""
+    return "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ

@@ -17,6 +17,8 @@ from assay.errors import AssayError
 from assay.limits import MAX_CONCURRENCY
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from assay.config import AssayConfig
     from assay.evaluation.evaluator import EvalResult
     from assay.evaluation.session import Selection
@@ -92,9 +94,6 @@ def eval_command(
 ) -> None:
     """Evaluate the artifact on its cases. Exit 0 if every selected case passes, 1 if some fail, 2 on a
     configuration error, 3 when every case failed before the artifact ran (the runner is broken)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.text import Text
-
     from assay.cli.collector import run_command
     from assay.cli.ticker import CaseCounter, Ticker
     from assay.evaluation.deadend import dead_end
@@ -113,33 +112,28 @@ def eval_command(
     apply_executor(cfg, executor)
     with loaded.terms():
         selection = select_cases(cfg, split, unjudged=True)
-    for warning in selection.warnings:
-        err.print(Text("warning:", style="yellow"), warning, highlight=False)
+    if selection.warnings:
+        from rich.text import Text
+
+        for warning in selection.warnings:
+            err.print(Text("warning:", style="yellow"), warning, highlight=False)
     if not selection.cases:
         raise AssayError(f"no cases in split {split!r} (--split all runs every case)")
 
     show_progress = not quiet and err.is_terminal
-    progress = Progress(
-        TextColumn("[bold]eval"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[status]}"),
-        TimeElapsedColumn(),
-        console=err.real,
-        transient=True,
-        disable=not show_progress,
-    )
+    progress = _progress_bar() if show_progress else None
     counter = CaseCounter("eval", len(selection.cases))
     # Without a terminal (a pipe, a log file, CI) a line every few seconds stands in for the bar.
     ticking = (
         Ticker(counter.line, _to_stderr) if not quiet and not err.is_terminal else contextlib.nullcontext()
     )
-    with progress, ticking:
-        task = progress.add_task("eval", total=len(selection.cases), status="")
+    with progress or contextlib.nullcontext(), ticking:
+        task = progress.add_task("eval", total=len(selection.cases), status="") if progress else None
 
         def on_result(result: CaseResult) -> None:
             counter.add(not result.passed and not result.unjudged)
-            progress.update(task, advance=1, status=f"{counter.failed} failed" if counter.failed else "")
+            if progress is not None and task is not None:
+                progress.update(task, advance=1, status=f"{counter.failed} failed" if counter.failed else "")
 
         # A Ray driver prints cluster events (a node lost) on stdout: keep them off the --json document. The
         # cases run on a copy of the work tree as it is (docs/evolve.md, "Your tree"), unless --workdir says where.
@@ -176,6 +170,21 @@ def eval_command(
             )
         raise typer.Exit(COULD_NOT_RUN)
     raise typer.Exit(OK if result.total and result.failed == 0 and not result.blocked else FAILING)
+
+
+def _progress_bar() -> Progress:
+    """The progress bar on a terminal (rich's progress is imported only then)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(
+        TextColumn("[bold]eval"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        console=err.real,
+        transient=True,
+    )
 
 
 def one_file(given: Path | None, option: Path | None, argument: str, flag: str) -> Path:

@@ -41,24 +41,31 @@ def _root(
     """assay: cheap checks before expensive ones, and only changes that prove better are kept."""
 
 
-def _register() -> None:
-    from assay.cli import cases as cases_command
-    from assay.cli import eval as eval_command
-    from assay.cli import evolve as evolve_command
-    from assay.cli import init as init_command
-    from assay.cli import rate as rate_command
-    from assay.cli import report as report_command
-    from assay.cli import runs as runs_command
-    from assay.cli import serve as serve_command
+# The subcommands and their modules. A command line that names one registers only it: the others' modules (and
+# what they import) are not loaded on the way to its first case.
+COMMANDS = {
+    "init": "init",
+    "eval": "eval",
+    "cases": "cases",
+    "evolve": "evolve",
+    "resume": "evolve",
+    "status": "runs",
+    "log": "runs",
+    "diff": "runs",
+    "adopt": "runs",
+    "rate": "rate",
+    "report": "report",
+    "serve": "serve",
+}
 
-    init_command.register(app)
-    eval_command.register(app)
-    cases_command.register(app)
-    evolve_command.register(app)
-    runs_command.register(app)
-    rate_command.register(app)
-    report_command.register(app)
-    serve_command.register(app)
+
+def _register(command: str | None = None) -> None:
+    import importlib
+
+    chosen = COMMANDS.get(command or "")
+    for module in dict.fromkeys(COMMANDS.values()):
+        if chosen is None or module == chosen:
+            importlib.import_module(f"assay.cli.{module}").register(app)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -69,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
 
     words = sys.argv[1:] if argv is None else argv
     paused = pause_for(words[0] if words else None)
-    _register()
+    _register(words[0] if words else None)
     from assay.sandbox import install_cleanup
 
     install_cleanup()  # SIGTERM / SIGHUP end the untrusted processes first, then assay

@@ -60,10 +60,13 @@ class KeyFile:
         return _WHAT[self.kind]
 
 
-def _file_urls(spec: CheckSpec) -> CheckSpec:
-    """``spec`` reduced to the ``file://`` references in its strings (a text check's other words are text)."""
+def _file_urls(spec: CheckSpec) -> CheckSpec | None:
+    """``spec`` reduced to the ``file://`` references in its strings (a text check's other words are text);
+    None when it has none."""
+    if isinstance(spec.value, str) and not spec.options and "file://" not in spec.value:
+        return None  # the common case, thousands of times: a plain string to compare with
     urls = [url for text in strings_in([spec.value, spec.options]) for url in _FILE_URL.findall(text)]
-    return CheckSpec(type=spec.type, value=urls)
+    return CheckSpec(type=spec.type, value=urls) if urls else None
 
 
 def _program_specs(specs: Iterable[CheckSpec]) -> list[CheckSpec]:
@@ -81,7 +84,9 @@ def _program_specs(specs: Iterable[CheckSpec]) -> list[CheckSpec]:
                     continue  # the check's own loading names what is wrong with it
             found += _program_specs(nested)
         whole = spec.type in PROGRAM_CHECKS or (spec.type == "json_schema" and isinstance(spec.value, str))
-        found.append(spec if whole else _file_urls(spec))
+        reduced = spec if whole else _file_urls(spec)
+        if reduced is not None:
+            found.append(reduced)
     return found
 
 
@@ -99,7 +104,11 @@ def answer_key(config: AssayConfig, cases: Sequence[Case]) -> list[KeyFile]:
     if config.path is not None:
         found.append((config.path.resolve(), "config"))
     found += [(Path(os.path.normpath(base / f)), "case") for f in config.cases.all_files]
-    dirs = [base, config.artifact_dir, *{Path(c.source).parent for c in cases if c.source}]
+    dirs = [
+        base,
+        config.artifact_dir,
+        *{Path(source).parent for source in {c.source for c in cases if c.source}},
+    ]
     specs = _program_specs([*config.checks, *(spec for case in cases for spec in case.checks)])
     found += [(path, "check") for path in sorted(check_files(specs, dirs))]
     return [KeyFile.at(path, kind) for path, kind in found if os.path.lexists(path)]

@@ -187,9 +187,10 @@ class Evaluator:
             output = await self.runner.run(case, workdir)
         except Exception as exc:  # a runner bug must not kill the evaluation
             output = Output(error=f"runner error: {type(exc).__name__}: {exc}")
+        ran_in = output.workdir  # a runner that ran elsewhere says where; most say the workdir (no new Path)
         context = CheckContext(
             case=case,
-            workdir=Path(output.workdir) if output.workdir else workdir,
+            workdir=workdir if not ran_in or ran_in == str(workdir) else Path(ran_in),
             judge=self.judge,
             judge_votes=self.judge_votes,
             limits=self.limits,

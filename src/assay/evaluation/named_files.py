@@ -63,8 +63,12 @@ def check_files(specs: Iterable[CheckSpec], dirs: Sequence[Path]) -> set[Path]:
     ``dirs`` in turn, and in a command that changes directory (``cd checks && python grade.py``) against that
     directory first."""
     found: set[Path] = set()
+    seen: set[str] = set()  # thousands of cases repeat the same strings (a regex, a word): look once
     for spec in specs:
         for text in [*strings_in(spec.value), *strings_in(spec.options), *strings_in(spec.text)]:
+            if text in seen:
+                continue
+            seen.add(text)
             moved = [
                 Path(os.path.normpath(d / m)) for m in _CD.findall(text) for d in dirs if (d / m).is_dir()
             ]

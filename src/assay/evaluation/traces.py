@@ -123,19 +123,20 @@ class TraceLog:
         os.close(self.fd)
 
 
-_LOGS: OrderedDict[Path, TraceLog] = OrderedDict()
+# Keyed by (folder, compress), not by the log's path: joining a path for every case cost more than the write.
+_LOGS: OrderedDict[tuple[Path, bool], TraceLog] = OrderedDict()
 _LOGS_LOCK = threading.Lock()
 
 
 def _log(trace_dir: Path, compress: bool) -> TraceLog:
-    path = trace_dir / LOG_NAMES[compress]
+    key = (trace_dir, compress)
     with _LOGS_LOCK:
-        log = _LOGS.get(path)
+        log = _LOGS.get(key)
         if log is None:
-            log = _LOGS[path] = TraceLog(path)
+            log = _LOGS[key] = TraceLog(trace_dir / LOG_NAMES[compress])
             while len(_LOGS) > OPEN_LOGS:
                 _LOGS.popitem(last=False)[1].close()
-        _LOGS.move_to_end(path)
+        _LOGS.move_to_end(key)
         return log
 
 
@@ -147,8 +148,8 @@ def write_trace(trace_dir: Path, case: Case, result: CaseResult, *, compress: bo
 def close_traces(trace_dir: Path) -> None:
     """Close ``trace_dir``'s logs (an evaluation that wrote them is over; a later write opens them again)."""
     with _LOGS_LOCK:
-        for name in LOG_NAMES:
-            log = _LOGS.pop(trace_dir / name, None)
+        for compress in (False, True):
+            log = _LOGS.pop((trace_dir, compress), None)
             if log is not None:
                 log.close()
 

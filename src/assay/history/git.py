@@ -7,6 +7,7 @@ for the environment every command runs with (identity fallback, no hooks, no sig
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import time
@@ -63,6 +64,10 @@ class Git:
         start = Path(path).resolve()
         while not start.is_dir() and start != start.parent:
             start = start.parent
+        if not any(os.path.lexists(folder / ".git") for folder in (start, *start.parents)):
+            # git finds a work tree by a `.git` at or above it (its variables that say otherwise are not
+            # passed: base_env); without one, there is none, and starting git (20 ms) would only say so.
+            return None
         proc = run_git(
             ["rev-parse", "--show-toplevel"], cwd=start, env=base_env(), timeout=timeout, ok_codes=(0, 128)
         )

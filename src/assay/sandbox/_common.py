@@ -11,11 +11,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# Past cap × this many bytes the process is killed: it would only burn time until the timeout.
-FLOOD_FACTOR = 8
-READ_CHUNK = 65536
-# A grandchild that left the process group can hold a pipe open; this long after exit we stop reading.
-PIPE_GRACE_S = 2.0
+# The child machinery shared with the jail worker lives in a module it can import alone.
+from assay.sandbox._watch import (
+    FLOOD_FACTOR,
+    LIVE_GROUPS,
+    PIPE_GRACE_S,
+    READ_CHUNK,
+    Capture,
+    ending_error,
+    kill_group,
+)
+
+__all__ = [
+    "FLOOD_FACTOR",
+    "LIVE_GROUPS",
+    "PIPE_GRACE_S",
+    "READ_CHUNK",
+    "Capture",
+    "ProcessResult",
+    "SandboxLimits",
+    "decode_output",
+    "describe_exit",
+    "findable",
+    "finish",
+    "kill_group",
+    "shell_argv",
+]
 
 
 @dataclass(frozen=True)
@@ -76,38 +97,6 @@ def shell_argv(command: str | Sequence[str], *, cwd: str | Path | None, memory_m
     return ["/bin/sh", "-c", f'{prelude}\nexec "$@"' if prelude else 'exec "$@"', "assay-sandbox", *command]
 
 
-class Capture:
-    """Collects one output stream: stdout keeps its head, stderr its tail, both at most ``cap`` bytes.
-    Past ``cap × FLOOD_FACTOR`` bytes in all, ``flooded`` is set and further data is dropped."""
-
-    __slots__ = ("cap", "flooded", "keep_tail", "kept", "total", "truncated")
-
-    def __init__(self, cap: int, keep_tail: bool) -> None:
-        self.cap = cap
-        self.keep_tail = keep_tail
-        self.kept = bytearray()
-        self.total = 0
-        self.truncated = False
-        self.flooded = False
-
-    def add(self, chunk: bytes) -> bool:
-        """Take a chunk; return True when this chunk made the stream a flood."""
-        self.total += len(chunk)
-        if self.flooded:
-            return False
-        self.kept += chunk
-        if len(self.kept) > self.cap:
-            self.truncated = True
-            if self.keep_tail:
-                del self.kept[: len(self.kept) - self.cap]
-            else:
-                del self.kept[self.cap :]
-        if self.total > self.cap * FLOOD_FACTOR:
-            self.flooded = True
-            return True
-        return False
-
-
 def finish(
     *,
     stdout: Capture,
@@ -129,15 +118,14 @@ def finish(
         duration_s=duration_s,
         cpu_s=cpu_s,
     )
-    flood = max(stdout.total, stderr.total) if (stdout.flooded or stderr.flooded) else 0
-    if timed_out:
-        result.error = f"timed out after {limits.timeout_s:g}s"
-    elif lost_pipes:
-        result.error = "a child process kept the output pipes open after exit; output lost"
-    elif flood:
-        result.error = f"output flood: more than {flood} bytes; process killed"
-    elif exit_code is not None and exit_code < 0:
-        result.error = f"killed by signal {signal.Signals(-exit_code).name}"
+    result.error = ending_error(
+        stdout=stdout,
+        stderr=stderr,
+        exit_code=exit_code,
+        timed_out=timed_out,
+        lost_pipes=lost_pipes,
+        timeout_s=limits.timeout_s,
+    )
     return result
 
 
@@ -154,15 +142,3 @@ def findable(program: str, cwd: str | Path | None, path: str | None) -> bool:
     if "/" in program:
         return os.access(Path(cwd or ".") / program, os.X_OK)
     return shutil.which(program, path=path) is not None
-
-
-# Process groups of the untrusted processes running now, so that a SIGTERM or SIGHUP to assay can end them
-# (see :func:`assay.sandbox.install_cleanup`).
-LIVE_GROUPS: set[int] = set()
-
-
-def kill_group(pid: int) -> None:
-    """SIGKILL the process group led by ``pid`` (the child runs in a session of its own)."""
-    LIVE_GROUPS.discard(pid)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)

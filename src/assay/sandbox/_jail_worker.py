@@ -23,20 +23,21 @@ import contextlib
 import ctypes
 import json
 import os
-import re
 import resource
 import select
-import shutil
 import signal
 import struct
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from assay.sandbox._common import SandboxLimits, kill_group
-from assay.sandbox._spawn import Spawn, watch
+# Imported alone, from this folder, without the assay package: what a worker imports is paid at each start,
+# on the way to the first case (only the standard library's lightest modules, no typing, no dataclasses).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from assay.sandbox import _watch
+else:
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+    _watch = __import__("_watch")  # a sibling file, not a distribution: found by the path above
 
 PR_GET_DUMPABLE = 3
 PR_SET_DUMPABLE = 4
@@ -79,8 +80,21 @@ def alive(pid: int) -> bool:
         return False
 
 
+def alone() -> bool:
+    """Whether no other process is left in this PID namespace, without listing ``/proc``: every process in it
+    descends from its first one (this worker; an orphan is handed to PID 1 or to a subreaper that itself
+    descends from it), so when the worker has no child at all, alive or not yet reaped, there is none."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return False
+
+
 def kill_namespace() -> bool:
     """SIGKILL every other process (daemons that left the case's session included), until none is alive."""
+    if alone():
+        return True  # the usual end of a case: its process exited, was reaped, and left nothing running
     deadline = time.monotonic() + KILL_WAIT_S
     while True:
         pids = [p for p in others() if alive(p)]
@@ -97,7 +111,7 @@ def kill_namespace() -> bool:
 def end_case(pid: int) -> None:
     """What ends a case once its main process exited or must stop: its group, then the whole namespace, so
     nothing holds its pipes open (as when a per-case jail's init exits)."""
-    kill_group(pid)
+    _watch.kill_group(pid)
     kill_namespace()
 
 
@@ -107,8 +121,21 @@ def mount_points(table: str) -> set[str]:
     points = set()
     for line in table.splitlines():
         field = line.split()[4]
-        points.add(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field))
+        points.add(_unescape(field) if "\\" in field else field)
     return points
+
+
+def _unescape(field: str) -> str:
+    """A mount table field with its octal escapes (``\\040`` for a space) turned back into characters."""
+    parts = field.split("\\")
+    text = parts[0]
+    for part in parts[1:]:
+        code = part[:3]
+        if len(code) == 3 and all(ch in "01234567" for ch in code):
+            text += chr(int(code, 8)) + part[3:]
+        else:
+            text += "\\" + part
+    return text
 
 
 def empty(directory: str, mounts: set[str], keep: set[str]) -> bool:
@@ -125,17 +152,26 @@ def empty(directory: str, mounts: set[str], keep: set[str]) -> bool:
         if entry.path in keep:
             clean = empty(entry.path, mounts, keep) and clean
             continue
-        with contextlib.suppress(OSError):
-            if not entry.is_dir(follow_symlinks=False):
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                _remove_tree(entry.path)
+            else:
                 os.unlink(entry.path)
-                continue
-            try:
-                shutil.rmtree(entry.path)
-            except OSError:
-                _unlock(entry.path)
-                shutil.rmtree(entry.path)
+        except OSError:
+            pass
         clean = clean and not os.path.lexists(entry.path)
     return clean
+
+
+def _remove_tree(path: str) -> None:
+    """Remove a directory a case left (shutil is imported only then: most cases leave none)."""
+    import shutil
+
+    try:
+        shutil.rmtree(path)
+    except OSError:
+        _unlock(path)
+        shutil.rmtree(path)
 
 
 def _unlock(path: str) -> None:
@@ -164,22 +200,39 @@ def own_state() -> tuple[object, ...]:
 def sysv_objects() -> bool:
     """Whether any System V shared memory, semaphore or message queue exists in this IPC namespace."""
     for path in SYSV:
-        with contextlib.suppress(OSError), open(path) as handle:
-            if len(handle.read().splitlines()) > 1:
-                return True
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            head = os.read(fd, 4096)  # a header line, then one line per object: the first lines suffice
+        except OSError:
+            head = b""
+        finally:
+            os.close(fd)
+        if len(head.splitlines()) > 1:
+            return True
     return False
 
 
 def reap() -> None:
     """Collect the case's orphans: as PID 1 the worker inherits them."""
-    with contextlib.suppress(ChildProcessError):
+    try:
         while os.waitpid(-1, os.WNOHANG)[0]:
             pass
+    except ChildProcessError:
+        pass
 
 
 def ancestors(mounts: set[str]) -> set[str]:
     """The directories that lead to the mount points: emptying a private directory keeps them."""
-    return {str(parent) for point in mounts for parent in Path(point).parents}
+    found = set()
+    for point in mounts:
+        parent = os.path.dirname(point)
+        while parent not in found:
+            found.add(parent)
+            parent = os.path.dirname(parent)
+    return found
 
 
 def clean(dirs: list[str], mounts: set[str], keep: set[str], state: tuple[object, ...]) -> str | None:
@@ -235,23 +288,41 @@ def serve(requests: int, replies: int, dirs: list[str]) -> None:
             # dropped that mount here. Only a fresh jail shows the tree as the configuration says.
             write_all(replies, _reply({"stale": True, "stdout_len": 0, "stderr_len": 0}))
             return
-        limits = SandboxLimits(timeout_s=header["timeout_s"], max_output_bytes=header["max_output_bytes"])
-        result = watch(Spawn(header["argv"], header["env"], limits, stdin), kill=end_case)
-        dirty = clean(dirs, mounts, keep, state)
-        reply = _reply(
-            {
-                "exit_code": result.exit_code,
-                "timed_out": result.timed_out,
-                "truncated": result.truncated,
-                "duration_s": result.duration_s,
-                "cpu_s": result.cpu_s,
-                "error": result.error,
-                "stdout_len": len(result.stdout),
-                "stderr_len": len(result.stderr),
-                "dirty": dirty,
-            }
+        timeout_s = header["timeout_s"]
+        spawn = _watch.Spawn(
+            header["argv"],
+            header["env"],
+            timeout_s=timeout_s,
+            max_output_bytes=header["max_output_bytes"],
+            stdin=stdin,
+            session=False,  # the worker's session, which bubblewrap made, has no terminal
         )
-        write_all(replies, reply + result.stdout + result.stderr)
+        ended = _watch.watch(spawn, kill=end_case)
+        dirty = clean(dirs, mounts, keep, state)
+        if isinstance(ended, str):
+            fields: dict[str, object] = {"error": ended}
+            stdout = stderr = b""
+        else:
+            stdout, stderr = bytes(ended.stdout.kept), bytes(ended.stderr.kept)
+            if ended.lost_pipes:
+                stdout = stderr = b""
+            fields = {
+                "exit_code": ended.exit_code,
+                "timed_out": ended.timed_out,
+                "truncated": ended.stdout.truncated or ended.stderr.truncated,
+                "duration_s": ended.duration_s,
+                "cpu_s": ended.cpu_s,
+                "error": _watch.ending_error(
+                    stdout=ended.stdout,
+                    stderr=ended.stderr,
+                    exit_code=ended.exit_code,
+                    timed_out=ended.timed_out,
+                    lost_pipes=ended.lost_pipes,
+                    timeout_s=timeout_s,
+                ),
+            }
+        reply = _reply({**fields, "stdout_len": len(stdout), "stderr_len": len(stderr), "dirty": dirty})
+        write_all(replies, reply + stdout + stderr)
         if dirty is not None:
             return
 

@@ -1,39 +1,32 @@
 """The Linux back end: posix_spawn (vfork speed), a pidfd for the exit, the pipes read as they fill.
 
 ``run`` watches a child from the event loop that awaits it: its pidfd and pipes are readers of the loop and
-its timeout a timer, so a case costs no thread and no hand-over between threads. (A watcher thread per child
-cost the GIL's hand-overs: about 50 futex calls and 0.1 ms of CPU per case more, at four cases at once.)
-``watch`` runs one child to the end in the calling thread: a jail worker's way, one case at a time. Both go
-through the same stages: spawn, feed stdin, capture, end on exit, timeout or flood by killing the process
-group, reap, then wait a grace for pipes a grandchild still holds.
+its timeout a timer, so a case costs no thread and no hand-over between threads while it runs. (A watcher
+thread per child cost the GIL's hand-overs: about 50 futex calls and 0.1 ms of CPU per case more, at four
+cases at once.) The spawn itself is made from a helper thread with the interpreter lock released
+(:mod:`assay.sandbox._cspawn`), so the loop goes on while the child waits for a CPU to reach its exec. The
+stages are :mod:`assay.sandbox._watch`'s, which a jail worker runs in its own thread: spawn, feed stdin,
+capture, end on exit, timeout or flood by killing the process group, reap, then wait a grace for pipes a
+grandchild still holds.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
-import select
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from assay.sandbox._common import (
-    LIVE_GROUPS,
-    PIPE_GRACE_S,
-    READ_CHUNK,
-    Capture,
-    ProcessResult,
-    SandboxLimits,
-    finish,
-    kill_group,
-)
+from assay.sandbox import _cspawn
+from assay.sandbox._common import PIPE_GRACE_S, ProcessResult, SandboxLimits, finish
+from assay.sandbox._watch import SHELL, Child, Spawn, Started, close, kill_group, start
 
 if TYPE_CHECKING:
     import asyncio
-
-SHELL = "/bin/sh"
-_READABLE = select.POLLIN | select.POLLHUP | select.POLLERR
+    from asyncio import Future
 
 
 def available() -> bool:
@@ -47,204 +40,68 @@ def available() -> bool:
     return True
 
 
-def _close(fd: int) -> None:
-    with contextlib.suppress(OSError):
-        os.close(fd)
+_NO_TERMINAL: dict[int, bool] = {}
 
 
-@dataclass
-class Spawn:
-    """One child to run, as plain data (a jail worker reads it off its request)."""
-
-    argv: list[str]
-    env: Mapping[str, str]
-    limits: SandboxLimits
-    stdin: bytes | None
-
-
-class _Child:
-    """One running child's pipes and pidfd, as :class:`_Watch` (poll, in the calling thread) and
-    :class:`_LoopWatch` (the event loop) watch them; they differ in how an fd stops being watched."""
-
-    def __init__(self, spawn: Spawn, started: tuple[int, int, int, int, int]) -> None:
-        self.pid, self.pidfd, out_r, err_r, self.in_w = started
-        self.stdout = Capture(spawn.limits.max_output_bytes, keep_tail=False)
-        self.stderr = Capture(spawn.limits.max_output_bytes, keep_tail=True)
-        self.captures = {out_r: self.stdout, err_r: self.stderr}
-        self.pending = memoryview(spawn.stdin or b"")
-        if self.in_w >= 0:
-            os.set_blocking(self.in_w, False)
-        self.exit_code: int | None = None
-        self.cpu_s: float | None = None
-        self.exited = False
-
-    def _unwatch(self, fd: int) -> None:
-        raise NotImplementedError
-
-    def _reap(self) -> None:
-        self._unwatch(self.pidfd)
-        _close(self.pidfd)
+def without_terminal() -> bool:
+    """Whether this process has no controlling terminal (known once per process): then a child in its session
+    cannot reach one either, and a process group of its own keeps it as apart as a session would, without the
+    cost of a new session (see :func:`assay.sandbox._watch.start`)."""
+    pid = os.getpid()
+    known = _NO_TERMINAL.get(pid)
+    if known is None:
         try:
-            _, status, usage = os.wait4(self.pid, 0)
-            self.exit_code = os.waitstatus_to_exitcode(status)
-            self.cpu_s = usage.ru_utime + usage.ru_stime
-        except ChildProcessError:  # reaped by someone else (a waitpid(-1) child watcher)
-            self.exit_code = None
-        self.exited = True
-
-    def _read(self, fd: int) -> bool:
-        """Take what ``fd`` holds (at its end, stop watching it); True when the output is over its limit."""
-        try:
-            chunk = os.read(fd, READ_CHUNK)
-        except OSError:
-            chunk = b""
-        if chunk:
-            return self.captures[fd].add(chunk)
-        self._unwatch(fd)
-        _close(fd)
-        del self.captures[fd]
-        return False
-
-    def _write(self) -> None:
-        try:
-            written = os.write(self.in_w, self.pending[:READ_CHUNK])
-        except BlockingIOError:
-            return
-        except OSError:  # the child closed its stdin: nothing more to give it
-            written = len(self.pending)
-        self.pending = self.pending[written:]
-        if not self.pending:
-            self.close_stdin()
-
-    def close_stdin(self) -> None:
-        if self.in_w >= 0:
-            self._unwatch(self.in_w)
-            _close(self.in_w)
-            self.in_w = -1
-
-    def close_pipes(self) -> None:
-        for fd in list(self.captures):
-            self._unwatch(fd)
-            _close(fd)
-        self.captures.clear()
+            os.close(os.open("/dev/tty", os.O_RDWR | os.O_CLOEXEC))
+            known = False
+        except OSError as exc:
+            known = exc.errno == errno.ENXIO  # "no such device": no controlling terminal
+        _NO_TERMINAL[pid] = known
+    return known
 
 
-class _Watch(_Child):
-    """A child polled by the thread that runs it."""
-
-    def __init__(self, spawn: Spawn, started: tuple[int, int, int, int, int]) -> None:
-        super().__init__(spawn, started)
-        self.poller = select.poll()
-        for fd in (self.pidfd, *self.captures):
-            self.poller.register(fd, select.POLLIN)
-        if self.in_w >= 0:
-            self.poller.register(self.in_w, select.POLLOUT)
-        self.flooded = False
-
-    def _unwatch(self, fd: int) -> None:
-        self.poller.unregister(fd)
-
-    def step(self, timeout_s: float | None) -> None:
-        """Wait up to ``timeout_s`` (None: no limit) and handle whatever became ready."""
-        wait_ms = None if timeout_s is None else max(0, int(timeout_s * 1000) + 1)
-        for fd, events in self.poller.poll(wait_ms):
-            if fd == self.pidfd:
-                self._reap()
-            elif fd == self.in_w:
-                self._write()
-            elif events & _READABLE:
-                self.flooded = self._read(fd) or self.flooded
+_SPAWN_THREADS = 8
+_spawners: tuple[int, ThreadPoolExecutor] | None = None
 
 
-def watch(spawn: Spawn, kill: Callable[[int], None] = kill_group) -> ProcessResult:
-    """Run ``spawn`` to the end in this thread (blocking): spawn, feed stdin, capture output, enforce the
-    timeout and the flood limit, ``kill`` the process group (a jail worker kills its whole namespace), reap."""
-    start = time.perf_counter()
-    limits = spawn.limits
-    started = _start(spawn, start)
-    if isinstance(started, ProcessResult):
-        return started
-    child = _Watch(spawn, started)
-    deadline = start + limits.timeout_s
-    timed_out = False
-    try:
-        while not child.exited and not child.flooded:
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                timed_out = True
-                break
-            child.step(remaining)
-    finally:
-        child.close_stdin()
-        # Ends children that outlive the main process too: they would hold the pipes open.
-        kill(child.pid)
-    while not child.exited:
-        child.step(None)
-    grace_end = time.perf_counter() + PIPE_GRACE_S
-    while child.captures and (remaining := grace_end - time.perf_counter()) > 0:
-        child.step(remaining)
-    lost_pipes = bool(child.captures)  # a grandchild escaped the process group and keeps a pipe open
-    child.close_pipes()
-    return finish(
-        stdout=child.stdout,
-        stderr=child.stderr,
-        exit_code=child.exit_code,
-        timed_out=timed_out,
-        lost_pipes=lost_pipes,
-        limits=limits,
-        duration_s=time.perf_counter() - start,
-        cpu_s=child.cpu_s,
-    )
+def _spawn_threads() -> ThreadPoolExecutor:
+    """The threads that spawn children for the event loop (made again in a forked child)."""
+    global _spawners
+    if _spawners is None or _spawners[0] != os.getpid():
+        _spawners = (os.getpid(), ThreadPoolExecutor(_SPAWN_THREADS, thread_name_prefix="assay-spawn"))
+    return _spawners[1]
 
 
-def _start(spawn: Spawn, start: float) -> tuple[int, int, int, int, int] | ProcessResult:
-    """Spawn the child: its pid, pidfd and our ends of its pipes (stdout, stderr, stdin or -1), or the
-    error result when it could not start."""
-    out_r, out_w = os.pipe2(os.O_CLOEXEC)
-    err_r, err_w = os.pipe2(os.O_CLOEXEC)
-    in_r, in_w = os.pipe2(os.O_CLOEXEC) if spawn.stdin is not None else (-1, -1)
-    actions: list[tuple[int, int, int] | tuple[int, int, str, int, int]] = [
-        (os.POSIX_SPAWN_DUP2, out_w, 1),
-        (os.POSIX_SPAWN_DUP2, err_w, 2),
-    ]
-    if spawn.stdin is not None:
-        actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
-    else:
-        actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
-    pid: int | None = None
-    try:
-        pid = os.posix_spawn(spawn.argv[0], spawn.argv, spawn.env, file_actions=actions, setsid=True)
-        LIVE_GROUPS.add(pid)
-        pidfd = os.pidfd_open(pid)
-    except OSError as exc:
-        for fd in (out_r, out_w, err_r, err_w, in_r, in_w):
-            if fd >= 0:
-                _close(fd)
-        if pid is not None:
-            kill_group(pid)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
-        return ProcessResult(error=f"could not start process: {exc}", duration_s=time.perf_counter() - start)
-    for fd in (out_w, err_w, in_r):
+def _abandon(spawning: Future[Started | str]) -> None:
+    """A child spawned for a caller that was cancelled meanwhile: killed, reaped, its pipes closed."""
+    if spawning.cancelled() or spawning.exception() is not None:
+        return
+    started = spawning.result()
+    if isinstance(started, str):
+        return
+    pid, pidfd, *pipes = started
+    kill_group(pid)
+    for fd in (pidfd, *pipes):
         if fd >= 0:
-            _close(fd)
-    return pid, pidfd, out_r, err_r, in_w
+            close(fd)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
-class _LoopWatch(_Child):
+class _LoopWatch(Child):
     """One child watched by the event loop itself: its pidfd and pipes are readers of the loop, its
-    timeout a timer; ``done`` gets the result. The same stages as :func:`watch`."""
+    timeout a timer; ``done`` gets the result. The same stages as :func:`assay.sandbox._watch.watch`."""
 
     def __init__(
         self,
         loop: asyncio.AbstractEventLoop,
         spawn: Spawn,
-        started: tuple[int, int, int, int, int],
+        started: Started,
         start: float,
+        limits: SandboxLimits,
     ) -> None:
         super().__init__(spawn, started)
         self.loop = loop
-        self.limits = spawn.limits
+        self.limits = limits
         self.start = start
         self.ending = self.timed_out = self.lost_pipes = False
         self.done: asyncio.Future[ProcessResult] = loop.create_future()
@@ -331,12 +188,31 @@ async def run(
     until its result. Cancelling the caller kills the child's process group (it is still reaped)."""
     import asyncio  # here: a jail worker imports this module to run cases, and starts faster without it
 
-    start = time.perf_counter()
-    spawn = Spawn(list(argv), env, limits, stdin)
-    started = _start(spawn, start)
-    if isinstance(started, ProcessResult):
-        return started
-    child = _LoopWatch(asyncio.get_running_loop(), spawn, started, start)
+    begun = time.perf_counter()
+    spawn = Spawn(
+        list(argv),
+        env,
+        timeout_s=limits.timeout_s,
+        max_output_bytes=limits.max_output_bytes,
+        stdin=stdin,
+        session=not without_terminal(),
+    )
+    loop = asyncio.get_running_loop()
+    if _cspawn.available():
+        # Spawned from a thread with the interpreter lock released: the loop goes on with other cases while
+        # this child waits for a CPU to reach its exec (os.posix_spawn would hold the lock, and the loop, that
+        # long: up to milliseconds per case on a busy machine).
+        spawning = loop.run_in_executor(_spawn_threads(), start, spawn, _cspawn.posix_spawn)
+        try:
+            started = await asyncio.shield(spawning)
+        except asyncio.CancelledError:
+            spawning.add_done_callback(_abandon)
+            raise
+    else:
+        started = start(spawn)
+    if isinstance(started, str):
+        return ProcessResult(error=started, duration_s=time.perf_counter() - begun)
+    child = _LoopWatch(loop, spawn, started, begun, limits)
     try:
         return await child.done
     except asyncio.CancelledError:

@@ -111,6 +111,7 @@ class JailWorker:
         answer: asyncio.Future[tuple[dict[str, object], bytes, bytes] | None] = loop.create_future()
         pending = memoryview(request)
         received = bytearray()
+        writing = False  # whether the loop watches the requests pipe (only for what a first write left)
 
         def settle(
             result: tuple[dict[str, object], bytes, bytes] | None = None, error: Exception | None = None
@@ -131,7 +132,7 @@ class JailWorker:
             except OSError:
                 pending = pending[:0]
                 settle()  # the worker is gone: None, and death() says how
-            if not pending:
+            if not pending and writing:
                 loop.remove_writer(requests)
 
         def read() -> None:
@@ -154,7 +155,10 @@ class JailWorker:
                 settle(reply)
 
         loop.add_reader(replies, read)
-        loop.add_writer(requests, write)
+        write()  # a request fits the pipe: it is written at once, unless the worker is gone
+        if pending:
+            writing = True
+            loop.add_writer(requests, write)
         timer = loop.call_at(
             loop.time() + max(0.0, deadline - time.monotonic()),
             lambda: settle(
@@ -166,7 +170,8 @@ class JailWorker:
         finally:
             timer.cancel()
             loop.remove_reader(replies)
-            loop.remove_writer(requests)
+            if writing:
+                loop.remove_writer(requests)
         if reply is None:
             raise WorkerFailed(await loop.run_in_executor(worker_threads(), self.death))
         return reply

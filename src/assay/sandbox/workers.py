@@ -3,7 +3,8 @@
 Starting a jail costs more than most cases (new namespaces, a dozen mounts); a worker pays that once. It is
 :mod:`assay.sandbox._jail_worker` run inside the same jail a case would get (same binds, same namespaces,
 ``/`` and ``/dev`` read-only besides, and a private ``/dev/shm``), taking one case at a time over a pipe and
-running it as a child in a session of its own, under the same limits as ``run_process``. After every case it
+running it as a child leading a process group of its own in the worker's session (bubblewrap's, which has no
+terminal), under the same limits as ``run_process``. After every case it
 kills every other process of its PID namespace and empties its private ``/tmp``, ``/dev/shm`` and ``$HOME``,
 so a case finds nothing of the one before. A case cannot signal its worker (it is the jail's PID 1) nor reach
 its pipes. When the worker dies, hangs or finds something it cannot undo, that case fails with the reason (or,
@@ -42,16 +43,46 @@ KEPT_JAILS = 4
 _Key = tuple[Jail, str | None, tuple[int | None, ...]]
 
 
+_MOUNTED = (stat.S_IFREG, stat.S_IFDIR)
+
+
+def _kind(path: Path) -> int | None:
+    try:
+        return stat.S_IFMT(os.lstat(path).st_mode)
+    except OSError:
+        return None
+
+
 def _layout(jail: Jail) -> tuple[int | None, ...]:
     """The kind of file (or None: missing) at each path of ``jail`` that its mounts depend on: a file that
     appears where a hidden or read-only one was missing needs a jail that masks it or shows it read-only."""
-    kinds: list[int | None] = []
-    for path in (*jail.writable, *jail.read_only, *jail.hidden, *jail.scratch):
-        try:
-            kinds.append(stat.S_IFMT(os.lstat(path).st_mode))
-        except OSError:
-            kinds.append(None)
-    return tuple(kinds)
+    return tuple(_kind(path) for path in (*jail.writable, *jail.read_only, *jail.hidden, *jail.scratch))
+
+
+class _Layouts:
+    """The layout of each jail, looked at again case after case only where no file or directory was: an
+    existing file or directory is mounted (bound, masked or shown read-only) or not visible in the jail at all,
+    and replacing it outside drops that mount, which the worker sees in its mount table before the next case
+    (it answers ``stale``, and the jail's layout is looked at again whole); a missing path or a symbolic link
+    has no mount, and only looking says what is there now."""
+
+    def __init__(self) -> None:
+        self._known: dict[Jail, tuple[tuple[int | None, ...], tuple[tuple[Path, int | None], ...]]] = {}
+
+    def of(self, jail: Jail) -> tuple[int | None, ...]:
+        known = self._known.get(jail)
+        if known is not None and all(_kind(path) == kind for path, kind in known[1]):
+            return known[0]
+        layout = _layout(jail)
+        paths = (*jail.writable, *jail.read_only, *jail.hidden, *jail.scratch)
+        unmounted = tuple((p, kind) for p, kind in zip(paths, layout, strict=True) if kind not in _MOUNTED)
+        if len(self._known) >= KEPT_JAILS * 4:
+            self._known.clear()
+        self._known[jail] = (layout, unmounted)
+        return layout
+
+    def forget(self, jail: Jail) -> None:
+        self._known.pop(jail, None)
 
 
 class JailWorkers:
@@ -65,6 +96,7 @@ class JailWorkers:
         self._busy: dict[JailWorker, _Key] = {}
         self._closed: set[_Key] = set()
         self._recent: dict[_Key, None] = {}  # insertion order: least recently used first
+        self._layouts = _Layouts()
 
     async def run(
         self,
@@ -79,14 +111,15 @@ class JailWorkers:
     ) -> ProcessResult:
         """Run ``argv`` (from ``shell_argv``) with ``env`` in a worker of ``jail``; as ``run_process`` would,
         never raising for the process's sake."""
-        key = (jail, home, _layout(jail))
-        self._use(key)
         request = encode_request(argv, env, limits, stdin)
         start = time.monotonic()
         for _ in range(2):  # a stale worker answers at once, without running the case: once more, fresh
+            key = (jail, home, self._layouts.of(jail))
+            self._use(key)
             result = await self._run_once(key, request, limits, status, start)
             if result is not None:
                 return result
+            self._layouts.forget(jail)  # the tree changed where the jail mounts it: look at every path again
         return ProcessResult(error="the jail's worker kept finding its mounts changed")
 
     async def _run_once(
@@ -147,6 +180,7 @@ class JailWorkers:
         chosen = [k for k in keys if root is None or root in k[0].writable]
         for key in chosen:
             self._recent.pop(key, None)
+            self._layouts.forget(key[0])
         await asyncio.gather(*self._retire(chosen))
 
 

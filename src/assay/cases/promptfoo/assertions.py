@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay import templating
 from assay.cases._common import Loc, Notes, expect_mapping, make_spec, number, type_name
 from assay.cases.promptfoo.files import FileScope, absolute_ref, read_value_file
 from assay.cases.promptfoo.scripts import check_script_file
 from assay.checks.node import node_binary, split_file_ref
 from assay.model import CheckSpec
-from assay.templating import TemplateError, has_template, render
+from assay.templating import has_template, render
 
 MODEL_GRADED = (
     "llm-rubric",
@@ -82,7 +83,7 @@ def _render(value: Any, loc: Loc, scope: Scope) -> Any:
             return render(value, scope.variables, env=scope.env)
         if isinstance(value, list):
             return [render(v, scope.variables, env=scope.env) if isinstance(v, str) else v for v in value]
-    except TemplateError as exc:
+    except templating.TemplateError as exc:
         raise loc.error(f"template error: {exc}") from None
     return value
 
