@@ -22,6 +22,7 @@ from assay.serve.database import Database, HeldConnection
 from assay.serve.errors import ApiError
 from assay.serve.feedback import apply_batch
 from assay.serve.group_read import settle
+from assay.serve.queue_thread import QueueThread
 from assay.serve.schemas import FeedbackOut
 from assay.serve.settings import ServeSettings
 from assay.serve.validation import Feedback
@@ -52,24 +53,24 @@ def _settle(batch: Sequence[_Pending], answers: Sequence[FeedbackOut | BaseExcep
     settle(waiting)
 
 
-class GroupCommit:
-    """Feedback in, answers out, written in batches by one thread (started on first use)."""
+class GroupCommit(QueueThread[_Pending]):
+    """Feedback in, answers out, written in batches by one thread (started on first use; :meth:`close` finishes
+    the queued feedback and stops it)."""
+
+    thread_name = "assay-serve-writer"
 
     def __init__(self, db: Database, settings: ServeSettings, max_batch: int = MAX_BATCH) -> None:
+        super().__init__()
         self.db = db
         self.settings = settings
         self.max_batch = max_batch
-        self._queue: queue.SimpleQueue[_Pending | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._start = threading.Lock()
         self.batches = 0
         self.feedbacks = 0
 
     def submit(self, feedback: Feedback) -> FeedbackOut:
         """Apply ``feedback`` (with whatever else is waiting) and return its answer, or raise its refusal."""
         pending = _Pending(feedback)
-        self._ensure_thread()
-        self._queue.put(pending)
+        self._put(pending)
         assert pending.done is not None
         pending.done.wait()
         if isinstance(pending.answer, BaseException):
@@ -80,24 +81,9 @@ class GroupCommit:
     async def submit_async(self, feedback: Feedback) -> FeedbackOut:
         """:meth:`submit` for a caller in an event loop: awaits the answer without blocking a thread."""
         future: asyncio.Future[FeedbackOut] = asyncio.get_running_loop().create_future()
-        self._ensure_thread()
-        self._queue.put(_Pending(feedback, future))
+        self._put(_Pending(feedback, future))
         # shield: a client that goes away must not cancel what the writer will apply anyway
         return await asyncio.shield(future)
-
-    def close(self) -> None:
-        """Finish the queued feedback and stop the writer thread."""
-        with self._start:
-            thread, self._thread = self._thread, None
-        if thread is not None:
-            self._queue.put(None)
-            thread.join()
-
-    def _ensure_thread(self) -> None:
-        with self._start:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="assay-serve-writer", daemon=True)
-                self._thread.start()
 
     def _run(self) -> None:
         held = self.db.held()

@@ -15,45 +15,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import queue
-import threading
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
+
+from assay.serve.queue_thread import QueueThread
 
 T = TypeVar("T")
 _Waiting = tuple[str | None, asyncio.Future[object]]
 
 
-class GroupRead(Generic[T]):
-    """Reads of ``read(category)`` shared by the requests waiting together; one thread, started on first use."""
+class GroupRead(QueueThread[_Waiting], Generic[T]):
+    """Reads of ``read(category)`` shared by the requests waiting together; one thread, started on first use
+    (:meth:`close` answers what is waiting and stops it)."""
+
+    thread_name = "assay-serve-reader"
 
     def __init__(self, read: Callable[[str | None], T]) -> None:
+        super().__init__()
         self._read = read
-        self._queue: queue.SimpleQueue[_Waiting | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._start = threading.Lock()
         self.reads = 0
         self.requests = 0
 
     async def get(self, category: str | None) -> T:
         """The result of a read of ``category`` that started after this call."""
         future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
-        self._ensure_thread()
-        self._queue.put((category, future))
+        self._put((category, future))
         return await future  # type: ignore[return-value]
-
-    def close(self) -> None:
-        """Answer what is waiting and stop the thread."""
-        with self._start:
-            thread, self._thread = self._thread, None
-        if thread is not None:
-            self._queue.put(None)
-            thread.join()
-
-    def _ensure_thread(self) -> None:
-        with self._start:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="assay-serve-reader", daemon=True)
-                self._thread.start()
 
     def _run(self) -> None:
         while True:
