@@ -38,6 +38,9 @@ def test_a_move_whose_every_change_failed_to_run_gives_up_after_a_few() -> None:
     assert Credit.of(history[:-1]).operators["py.combine"].only_fails is False
     assert Credit.of(history).operators["py.combine"].only_fails
     assert Credit.of(history).sites["f.py:f"].only_fails
+    assert Credit.of(history).failing_operators() == {"py.combine"}
+    assert Credit.of(history).failing_sites() == {"f.py:f"}
+    assert Credit.of(history[:-1]).failing_operators() == set() == Credit.of(history[:-1]).failing_sites()
     assert (
         not Credit.of([*history, entry(9, "py.combine", "keep", sites=("f.py:f",))])
         .operators["py.combine"]

@@ -83,6 +83,14 @@ class Credit:
                 )
         return credit
 
+    def failing_operators(self) -> set[str]:
+        """The operators every change of which, :data:`GIVE_UP` or more, failed to run: not drawn again."""
+        return {name for name, tally in self.operators.items() if tally.only_fails}
+
+    def failing_sites(self) -> set[str]:
+        """The sites every change of which, :data:`GIVE_UP` or more, failed to run: not changed again."""
+        return {name for name, tally in self.sites.items() if tally.only_fails}
+
     def rows(self) -> list[tuple[str, Tally]]:
         """The operators, most proposed first."""
         return sorted(self.operators.items(), key=lambda item: (-item[1].proposed, item[0]))

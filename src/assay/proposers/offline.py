@@ -65,7 +65,7 @@ class MutateProposer(Proposer):
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         key = f"{self.seed}:{view.generation}" + (f":{view.layer}:{view.attempt}" if view.attempt else "")
         # An operator every change of which failed to run on this artifact is not drawn again.
-        failing = {name for name, tally in Credit.of(view.history).operators.items() if tally.only_fails}
+        failing = Credit.of(view.history).failing_operators()
         with constants_at(self.scale(view)):
             mutation = mutate(dict(view.artifact), layer=view.layer, rng=random.Random(key), skip=failing)
         if mutation is None:
@@ -309,7 +309,7 @@ class OfflineProposer(Proposer):
         if turned is not None:
             return written(worktree, turned)
         # A move every change of which failed to run on this artifact (3 or more) is not made again.
-        failing = {name for name, tally in Credit.of(view.history).operators.items() if tally.only_fails}
+        failing = Credit.of(view.history).failing_operators()
         paired = None if "py.pair" in failing else self.pair(view)
         if paired is not None:
             return written(worktree, paired, PAIRING_NOTE)

@@ -82,7 +82,7 @@ class TuneProposer(Proposer):
     async def propose_with(self, view: ProposerView, evidence: Evidence, worktree: Path) -> Proposal:
         """A proposal for ``view`` from ``evidence`` (:meth:`propose` derives it from the view itself)."""
         # A number every change of which so far failed to run (an array's size, a date's year) stays as it is.
-        avoid = {name for name, tally in Credit.of(view.history).sites.items() if tally.only_fails}
+        avoid = Credit.of(view.history).failing_sites()
         chosen = self.choose(view, evidence, avoid)
         if chosen is None:
             return Proposal(
