@@ -7,13 +7,12 @@ import errno
 import os
 import subprocess
 import sys
-from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 
 from assay.sandbox import _cspawn, _spawn
-from assay.sandbox._watch import Spawn, Started, start
+from assay.sandbox._watch import Spawn, Started
 
 pytestmark = pytest.mark.skipif(not _cspawn.available(), reason="needs glibc 2.26 or later")
 
@@ -77,12 +76,9 @@ def test_other_threads_run_while_the_child_gets_to_its_exec(tmp_path: Path) -> N
     assert done.stdout.split() == ["spawned", "0"], done.stderr
 
 
-def test_a_child_spawned_for_a_cancelled_caller_is_killed_reaped_and_its_pipes_closed() -> None:
-    started = start(Spawn(["/bin/sleep", "30"], {}, timeout_s=60, max_output_bytes=100, stdin=None))
+def _gone(started: Started | str) -> None:
+    """``started``'s child was killed and reaped, and our ends of its pipes closed."""
     assert not isinstance(started, str)
-    done: Future[Started | str] = Future()
-    done.set_result(started)
-    _spawn._abandon(done)
     pid, pidfd, *pipes = started
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # already reaped
@@ -90,3 +86,42 @@ def test_a_child_spawned_for_a_cancelled_caller_is_killed_reaped_and_its_pipes_c
         if fd >= 0:
             with pytest.raises(OSError):
                 os.fstat(fd)
+
+
+SLEEP = Spawn(["/bin/sleep", "30"], {}, timeout_s=60, max_output_bytes=100, stdin=None)
+
+
+def test_a_child_spawned_after_its_caller_was_cancelled_is_ended_by_the_spawning_thread() -> None:
+    handoff = _spawn._Handoff()
+    handoff.cancel()  # the caller went first: nothing to end yet
+    _gone(handoff.spawn(SLEEP))  # no loop needed: the thread ends it
+
+
+def test_a_child_already_started_when_its_caller_is_cancelled_is_ended_by_the_caller() -> None:
+    handoff = _spawn._Handoff()
+    started = handoff.spawn(SLEEP)  # the answer may never reach a loop that stops
+    assert not isinstance(started, str)
+    os.kill(started[0], 0)  # running
+    handoff.cancel()
+    _gone(started)
+
+
+async def test_an_eval_cancelled_while_its_cases_spawn_leaves_no_child_running(tmp_path: Path) -> None:
+    """Cancelled at every point of a case's start, ``run`` leaves no ``sleep`` behind."""
+    import asyncio
+
+    from assay.sandbox._common import SandboxLimits
+
+    marker = f"{tmp_path}/m"
+    limits = SandboxLimits(timeout_s=60)
+    for delay in (0.0, 0.0005, 0.001, 0.002, 0.005, 0.02):
+        task = asyncio.ensure_future(
+            _spawn.run(["/bin/sh", "-c", "/bin/sleep 30", marker], env={}, limits=limits, stdin=None)
+        )
+        await asyncio.sleep(delay)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    await asyncio.sleep(0.2)
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    assert left == []

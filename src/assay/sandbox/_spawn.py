@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +27,6 @@ from assay.sandbox._watch import SHELL, Child, Spawn, Started, close, kill_group
 
 if TYPE_CHECKING:
     import asyncio
-    from asyncio import Future
 
 
 def available() -> bool:
@@ -71,11 +71,8 @@ def _spawn_threads() -> ThreadPoolExecutor:
     return _spawners[1]
 
 
-def _abandon(spawning: Future[Started | str]) -> None:
+def _end(started: Started | str) -> None:
     """A child spawned for a caller that was cancelled meanwhile: killed, reaped, its pipes closed."""
-    if spawning.cancelled() or spawning.exception() is not None:
-        return
-    started = spawning.result()
     if isinstance(started, str):
         return
     pid, pidfd, *pipes = started
@@ -85,6 +82,34 @@ def _abandon(spawning: Future[Started | str]) -> None:
             close(fd)
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
+
+
+class _Handoff:
+    """A spawn on a helper thread for a caller that may be cancelled meanwhile: whichever of the two comes
+    second ends the child (the thread, when the caller is gone; the caller, when the child has started). The
+    thread does not count on the loop: at a Ctrl-C the loop may stop before the thread's answer reaches it,
+    and a child left running would hold the run's end until it exits."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._gone = False
+        self._started: Started | str | None = None
+
+    def spawn(self, spawn: Spawn) -> Started | str:
+        """On the helper thread: start the child, and end it at once if the caller has gone."""
+        started = start(spawn, _cspawn.posix_spawn)
+        with self._lock:
+            self._started, gone = started, self._gone
+        if gone:
+            _end(started)
+        return started
+
+    def cancel(self) -> None:
+        """On the loop, for a cancelled caller: end the child if it has started (else the thread will)."""
+        with self._lock:
+            self._gone, started = True, self._started
+        if started is not None:
+            _end(started)
 
 
 class _LoopWatch(Child):
@@ -202,11 +227,11 @@ async def run(
         # Spawned from a thread with the interpreter lock released: the loop goes on with other cases while
         # this child waits for a CPU to reach its exec (os.posix_spawn would hold the lock, and the loop, that
         # long: up to milliseconds per case on a busy machine).
-        spawning = loop.run_in_executor(_spawn_threads(), start, spawn, _cspawn.posix_spawn)
+        handoff = _Handoff()
         try:
-            started = await asyncio.shield(spawning)
+            started = await asyncio.shield(loop.run_in_executor(_spawn_threads(), handoff.spawn, spawn))
         except asyncio.CancelledError:
-            spawning.add_done_callback(_abandon)
+            handoff.cancel()
             raise
     else:
         started = start(spawn)
