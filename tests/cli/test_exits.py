@@ -118,6 +118,9 @@ def test_130_eval_interrupted(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # As a terminal's Ctrl-C finds it: a shell runs a background job (`cmd &`, CI under nohup) with SIGINT
+        # ignored, and Python then leaves it ignored, as it should.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline and process.poll() is None:
