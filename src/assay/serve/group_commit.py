@@ -13,7 +13,6 @@ loop (one wake-up of the loop per batch, not per request).
 from __future__ import annotations
 
 import asyncio
-import queue
 import threading
 import time
 from collections.abc import Sequence
@@ -93,24 +92,8 @@ class GroupCommit(QueueThread[_Pending]):
             held.close()
 
     def _serve(self, held: HeldConnection) -> None:
-        while True:
-            first = self._queue.get()
-            if first is None:
-                return
-            batch = [first]
-            stop = False
-            while len(batch) < self.max_batch:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stop = True
-                    break
-                batch.append(more)
+        for batch in self._batches(self.max_batch):
             self._answer(batch, held)
-            if stop:
-                return
 
     def _answer(self, batch: Sequence[_Pending], held: HeldConnection) -> None:
         answers: Sequence[FeedbackOut | BaseException] | BaseException = self._write(

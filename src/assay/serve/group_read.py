@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import queue
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
@@ -43,21 +42,7 @@ class GroupRead(QueueThread[_Waiting], Generic[T]):
         return await future  # type: ignore[return-value]
 
     def _run(self) -> None:
-        while True:
-            first = self._queue.get()
-            if first is None:
-                return
-            waiting = [first]
-            stop = False
-            while True:
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stop = True
-                    break
-                waiting.append(more)
+        for waiting in self._batches():
             by_category: dict[str | None, list[asyncio.Future[object]]] = {}
             for category, future in waiting:
                 by_category.setdefault(category, []).append(future)
@@ -69,8 +54,6 @@ class GroupRead(QueueThread[_Waiting], Generic[T]):
                 self.reads += 1
                 self.requests += len(futures)
                 settle([(future, result) for future in futures])
-            if stop:
-                return
 
 
 def settle(answers: Sequence[tuple[asyncio.Future[T], T | BaseException]]) -> None:

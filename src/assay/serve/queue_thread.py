@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Iterator
 from typing import Generic, TypeVar
 
 Item = TypeVar("Item")
@@ -36,6 +37,27 @@ class QueueThread(Generic[Item]):
         if thread is not None:
             self._queue.put(None)
             thread.join()
+
+    def _batches(self, limit: int | None = None) -> Iterator[list[Item]]:
+        """For ``_run``: what is queued, in batches. Each waits for its first item and takes what else is queued
+        already, at most ``limit`` in all; the batch that meets the end of the queue is the last."""
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            batch, stop = [first], False
+            while limit is None or len(batch) < limit:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            yield batch
+            if stop:
+                return
 
     def _run(self) -> None:
         raise NotImplementedError
