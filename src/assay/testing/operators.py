@@ -7,13 +7,15 @@ the same meaning written as module functions, as a class's methods, and in a den
 from __future__ import annotations
 
 import ast
-import json
 import random
-import tomllib
 from collections.abc import Mapping
+from pathlib import PurePosixPath
+
+import yaml
 
 from assay.proposers.mutate.base import Mutation, Operator
-from assay.safeload import load_yaml
+from assay.proposers.mutate.config_ops import parse_config
+from assay.proposers.mutate.engine import CONFIG_FORMATS, file_kind
 from assay.testing._expect import expect
 
 SEEDS = range(12)  # draws per spelling
@@ -74,17 +76,13 @@ SPELLINGS: dict[str, dict[str, str]] = {
 
 def parses(path: str, text: str) -> bool:
     """Whether ``text`` still reads as the kind of file ``path`` names (any text is a text)."""
-    suffix = path.rsplit(".", 1)[-1].lower()
+    kind = file_kind(path, text)
     try:
-        if suffix == "py":
+        if kind == "python":
             ast.parse(text)
-        elif suffix == "json":
-            json.loads(text)
-        elif suffix == "toml":
-            tomllib.loads(text)
-        elif suffix in ("yaml", "yml"):
-            load_yaml(text)
-    except Exception:  # whatever a parser raises, the text does not parse
+        elif kind == "config":
+            parse_config(CONFIG_FORMATS[PurePosixPath(path).suffix.lower()], text)
+    except (SyntaxError, ValueError, yaml.YAMLError, RecursionError):
         return False
     return True
 
