@@ -78,6 +78,11 @@ class MutateProposer(Proposer):
         return written(worktree, mutation)
 
 
+def _unless(failing: set[str], made: Mutation | None) -> Mutation | None:
+    """``made``, unless its operator is one of ``failing``."""
+    return None if made is None or made.operator in failing else made
+
+
 def _recent(view: ProposerView) -> list[HistoryEntry]:
     return view.history[-RECENT:]
 
@@ -308,9 +313,10 @@ class OfflineProposer(Proposer):
         turned = self.turn(view, evidence)
         if turned is not None:
             return written(worktree, turned)
-        # A move every change of which failed to run on this artifact (3 or more) is not made again.
+        # The schedule's own edits go the way of any operator's: one every change of which failed to run on
+        # this artifact (3 or more) is not made again.
         failing = Credit.of(view.history).failing_operators()
-        paired = None if "py.pair" in failing else self.pair(view)
+        paired = _unless(failing, self.pair(view))
         if paired is not None:
             return written(worktree, paired, PAIRING_NOTE)
         first = self.choose(view)
@@ -321,7 +327,7 @@ class OfflineProposer(Proposer):
                 elsewhere = self.from_population(view, evidence, worktree)
                 if elsewhere is not None:
                     return elsewhere
-                split = None if "py.guard" in failing else self.case_split(view)
+                split = _unless(failing, self.case_split(view))
                 if split is not None:
                     return written(worktree, split)
                 made = await self.operators.propose(view, worktree, editable=editable)
