@@ -157,6 +157,18 @@ class Committed(_Event):
     sampled: bool = False
 
 
+class Trimmed(_Event):
+    """Generation ``generation``'s kept candidate tried without groups of its changed sites (:mod:`assay.loop.inert`):
+    ``reverted`` names the sites whose reversal changed no dev case's result, ``proposal`` and ``measured`` are the
+    candidate without them that the generation decides on instead (None: none was reverted)."""
+
+    type: Literal["trimmed"] = "trimmed"
+    generation: int
+    reverted: list[str] = Field(default_factory=list)
+    proposal: ProposalMade | None = None
+    measured: Measured | None = None
+
+
 class Proposed(_Event):
     """The pipeline made proposal ``number`` ahead of its evaluation, with its place in the queue."""
 
@@ -322,6 +334,7 @@ Event = Annotated[
     | Measured
     | NoiseMeasured
     | Committed
+    | Trimmed
     | Proposed
     | Dropped
     | MatchesPlayed

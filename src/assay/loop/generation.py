@@ -1,5 +1,5 @@
-"""One generation as small steps: propose (or take a proposal made ahead), measure (L1 + L2), gate, L3 when due,
-play the tournament, decide. Each step that changes state emits its event; a step whose event is already in
+"""One generation as small steps: propose (or take a proposal made ahead), measure (L1 + L2), gate, revert the
+inert sites of a kept candidate (:mod:`assay.loop.inert`), L3 when due, play the tournament, decide. Each step that changes state emits its event; a step whose event is already in
 the log (a resumed generation) is not done again.
 """
 
@@ -30,6 +30,7 @@ from assay.loop.events import (
     Verified,
 )
 from assay.loop.flags import Flag, gate_flag
+from assay.loop.inert import trim
 from assay.loop.measure import Measurement, slim, verdicts
 from assay.loop.overfitting import judge_overfitting
 from assay.loop.pipeline import ProposalsAhead
@@ -95,6 +96,11 @@ async def run_generation(
         # autocontext's wiring: the matches come first and their score feeds the gate.
         played = await matches(ctx, state, pending, measurement.dev)
     judgement = await judge(ctx, state, pending, played[0] if played else None)
+    if judgement.keep and pending.trimmed is None:
+        await trim(
+            ctx, state, pending
+        )  # what L3 measures and the decision keeps is the candidate without them
+        measurement = pending.measurement()
     if judgement.keep and l3_due(ctx, generation, measurement):
         if pending.l3 is None:
             await measure_l3(ctx, state, generation, pending.commit)
@@ -159,15 +165,6 @@ def _screened_out(pending: Pending) -> bool:
     return pending.measured is not None and pending.measured.screened_out
 
 
-def _spent(before: int, ctx: LoopContext, *results: EvalResult | None) -> Spend:
-    done = [r for r in results if r is not None]
-    return Spend(
-        case_runs=ctx.parts.measurer.case_runs - before,
-        tokens=sum(r.tokens for r in done),
-        cost_usd=sum(r.cost_usd for r in done),
-    )
-
-
 async def measure(ctx: LoopContext, state: LoopState, generation: int, commit: str) -> None:
     """L1 static and, unless it found something critical, L2 on the dev cases of the worktree's commit."""
     ctx.emit(state, await l2_measurement(ctx, generation, commit, ctx.workdir))
@@ -227,7 +224,7 @@ async def l3_measurement(ctx: LoopContext, generation: int, commit: str) -> Meas
         tier="L3",
         holdout=slim(holdout),
         regression=slim(regression),
-        spent=_spent(before, ctx, holdout, regression),
+        spent=measurer.spent_since(before, holdout, regression),
     )
 
 
