@@ -3,6 +3,7 @@ the site model on its own, then runs of the loop whose first candidate changes t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from assay.aio import run_sync
 from assay.config import load_config
 from assay.history.runfiles import RunFiles
 from assay.loop.engine import Evolution, RunOutcome
-from assay.loop.events import Decided, Event, Trimmed, typed_events
+from assay.loop.events import Decided, Event, Measured, Trimmed, typed_events
 from assay.loop.inert import changed_sites, reverted
 from assay.loop.runlog import RunLog
 from assay.proposers.base import Proposal, Proposer, ProposerView
@@ -70,10 +71,8 @@ START = '''def priority(item: float, remaining: float, index: int, spare: float 
 '''
 BEST_FIT = ("0.5 * leftover", "-0.5 * leftover")  # fewer bins on every case
 INERT = ("spare: float = 0.5", "spare: float = 0.7312")  # a default nobody passes, read where no item goes
-BONUS = (
-    "score - 0.2",
-    "score - -1.0",
-)  # with best fit, a bonus for a tight fit packs some cases tighter still
+# With best fit, a bonus for a tight fit packs some cases tighter still.
+BONUS = ("score - 0.2", "score - -1.0")
 
 pytestmark = pytest.mark.usefixtures("inprocess_runner")
 
@@ -91,7 +90,8 @@ class Edits(Proposer):
         for old, new in self.edits:
             text = text.replace(old, new)
         (worktree / "priority.py").write_text(text)
-        return Proposal(ok=True, description="two numbers", sites=["priority.py:priority#1"])
+        sites = ["priority.py:priority#1", "priority.py:priority#3"]  # as tuning names them
+        return Proposal(ok=True, description="two numbers", sites=sites)
 
 
 def started(tmp_path: Path) -> Path:
@@ -123,16 +123,17 @@ def test_a_kept_candidate_is_adopted_without_its_inert_change(tmp_path: Path) ->
     kept = [e.record for e in events if isinstance(e, Decided)][1]
     assert kept.decision == "keep" and kept.commit == outcome.best.commit
     assert kept.description == "two numbers (reverted as inert: priority.py:priority#1)"
-    assert kept.sites == [] and kept.places == ["priority.py:6 (priority)"]
+    assert kept.sites == ["priority.py:priority#3"] and kept.places == ["priority.py:6 (priority)"]
     assert git(root, "show", f"{kept.commit}:priority.py") == START.replace(*BEST_FIT).rstrip("\n")
     # The candidate as proposed stays reachable, as the adopted one's git parent.
     assert "0.7312" in git(root, "show", f"{kept.commit}^:priority.py")
     (trimmed,) = [e for e in events if isinstance(e, Trimmed)]
     assert trimmed.reverted == ["priority.py:priority#1"]
-    # Two trials, each on the 6 dev cases (all changed against the parent): the spare back at 0.5 gives them all
-    # as they were; both numbers back give the start, whose first case differs. They count in the budget.
-    assert trimmed.spent.case_runs == 12
-    assert outcome.case_runs == sum(e.spent.case_runs for e in events) == 6 + 6 + 12
+    # Two trials: the spare back at 0.5 gives every dev case as it was (6 runs: 1, then the other 5 the candidate
+    # changed against its parent); both numbers back give the start, whose first case differs (1 run). They count
+    # in the budget.
+    assert trimmed.spent.case_runs == 7
+    assert outcome.case_runs == sum(e.spent.case_runs for e in events) == 6 + 6 + 7
 
 
 @pytest.mark.e2e
@@ -145,7 +146,8 @@ def test_a_candidate_whose_changes_all_matter_is_kept_whole(tmp_path: Path) -> N
         START.replace(*BEST_FIT).replace(*BONUS).rstrip("\n")
     )
     (trimmed,) = [e for e in events if isinstance(e, Trimmed)]
-    assert trimmed.reverted == [] and trimmed.proposal is None and trimmed.spent.case_runs == 12
+    # Either number back changes the first case (1 run each).
+    assert trimmed.reverted == [] and trimmed.proposal is None and trimmed.spent.case_runs == 2
 
 
 class Killed(BaseException):
@@ -153,8 +155,13 @@ class Killed(BaseException):
 
 
 @pytest.mark.e2e
-def test_a_run_killed_after_its_trials_resumes_without_running_them_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "dies_after",
+    [lambda e: isinstance(e, Measured) and e.generation == 1, lambda e: isinstance(e, Trimmed)],
+    ids=["before-the-trials", "after-the-trials"],
+)
+def test_a_run_killed_around_its_trials_resumes_as_the_run_uninterrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dies_after: Callable[[Event], bool]
 ) -> None:
     reference, expected = evolve(started(tmp_path / "a"), BEST_FIT, INERT)
     root = started(tmp_path / "b")
@@ -162,21 +169,19 @@ def test_a_run_killed_after_its_trials_resumes_without_running_them_again(
 
     def append(self: RunLog, event: Event) -> None:
         logged(self, event)
-        if isinstance(event, Trimmed):
+        if dies_after(event):
             raise Killed
 
     monkeypatch.setattr(RunLog, "append", append)
-    evolution = Evolution(
-        load_config(root / "assay.yaml"), max_generations=1, proposer=Edits(BEST_FIT, INERT)
-    )
     with pytest.raises(Killed):
-        run_sync(evolution.start())
+        evolve(root, BEST_FIT, INERT)
     monkeypatch.setattr(RunLog, "append", logged)
     again = Evolution(load_config(root / "assay.yaml"), max_generations=1, proposer=Edits(BEST_FIT, INERT))
     outcome = run_sync(again.resume())
     events = events_of(root, outcome)
-    assert [type(e).__name__ for e in events if e.type != "started"] == [
-        type(e).__name__ for e in expected if e.type != "started"
+    # The trials ran once, and the resumed run kept what the uninterrupted one kept, at the same cost.
+    assert [e.type for e in events if e.type != "started"] == [
+        e.type for e in expected if e.type != "started"
     ]
     assert outcome.case_runs == reference.case_runs
     assert git(root, "rev-parse", f"{outcome.best.commit}^{{tree}}") == git(

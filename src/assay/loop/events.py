@@ -38,6 +38,16 @@ class Spend(BaseModel):
     cost_usd: float = 0.0
     judge_calls: int = 0
 
+    @classmethod
+    def of(cls, *results: EvalResult | None) -> Spend:
+        """What running ``results`` cost: their cases, tokens and dollars."""
+        done = [r for r in results if r is not None]
+        return cls(
+            case_runs=sum(len(r.cases) for r in done),
+            tokens=sum(r.tokens for r in done),
+            cost_usd=sum(r.cost_usd for r in done),
+        )
+
     def __add__(self, other: Spend) -> Spend:
         return Spend(
             case_runs=self.case_runs + other.case_runs,

@@ -1,6 +1,6 @@
-"""One generation as small steps: propose (or take a proposal made ahead), measure (L1 + L2), gate, revert the
-inert sites of a kept candidate (:mod:`assay.loop.inert`), L3 when due, play the tournament, decide. Each step that changes state emits its event; a step whose event is already in
-the log (a resumed generation) is not done again.
+"""One generation as small steps: propose (or take a proposal made ahead), measure (L1 + L2), gate, revert a kept
+candidate's inert sites (:mod:`assay.loop.inert`), L3 when due, play the tournament, decide. Each step that
+changes state emits its event; a step whose event is already in the log (a resumed generation) is not done again.
 """
 
 from __future__ import annotations
@@ -97,9 +97,8 @@ async def run_generation(
         played = await matches(ctx, state, pending, measurement.dev)
     judgement = await judge(ctx, state, pending, played[0] if played else None)
     if judgement.keep and pending.trimmed is None:
-        await trim(
-            ctx, state, pending
-        )  # what L3 measures and the decision keeps is the candidate without them
+        # What L3 measures and the decision keeps is the candidate without its inert sites.
+        await trim(ctx, state, pending)
         measurement = pending.measurement()
     if judgement.keep and l3_due(ctx, generation, measurement):
         if pending.l3 is None:
@@ -165,6 +164,15 @@ def _screened_out(pending: Pending) -> bool:
     return pending.measured is not None and pending.measured.screened_out
 
 
+def _spent(before: int, ctx: LoopContext, *results: EvalResult | None) -> Spend:
+    done = [r for r in results if r is not None]
+    return Spend(
+        case_runs=ctx.parts.measurer.case_runs - before,
+        tokens=sum(r.tokens for r in done),
+        cost_usd=sum(r.cost_usd for r in done),
+    )
+
+
 async def measure(ctx: LoopContext, state: LoopState, generation: int, commit: str) -> None:
     """L1 static and, unless it found something critical, L2 on the dev cases of the worktree's commit."""
     ctx.emit(state, await l2_measurement(ctx, generation, commit, ctx.workdir))
@@ -194,11 +202,7 @@ async def l2_measurement(ctx: LoopContext, generation: int, commit: str, workdir
         content=identity.content,
         tree=identity.tree,
         screened_out=screened_out,
-        spent=Spend(
-            case_runs=len(dev.cases) if dev else 0,
-            tokens=dev.tokens if dev else 0,
-            cost_usd=dev.cost_usd if dev else 0.0,
-        ),
+        spent=Spend.of(dev),
     )
 
 
@@ -224,7 +228,7 @@ async def l3_measurement(ctx: LoopContext, generation: int, commit: str) -> Meas
         tier="L3",
         holdout=slim(holdout),
         regression=slim(regression),
-        spent=measurer.spent_since(before, holdout, regression),
+        spent=_spent(before, ctx, holdout, regression),
     )
 
 

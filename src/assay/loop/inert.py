@@ -3,9 +3,10 @@
 Once the gate keeps a candidate that changed two or more sites of its parent (:func:`changed_sites`: a number, or
 a run of lines), its dev cases run again with groups of those sites put back as the parent had them: a group
 whose reversal leaves every case's pass, score and output as they were is reverted, one that changes something
-is halved, down to single sites, in at most :data:`MAX_TRIALS` trials, each on the cases the candidate changed
-against its parent first (a change that matters costs few case runs). What the generation then decides on is the
-candidate without every site so found: a default nobody passes retuned, a constant in a branch no case reaches.
+is halved, down to single sites, in at most :data:`MAX_TRIALS` trials, each on one case the candidate changed
+against its parent first, then on the others it changed, then on the rest (a change that matters costs few case
+runs). What the generation then decides on is the candidate without every site so found: a default nobody passes
+retuned, a constant in a branch no case reaches.
 A site whose reversal would lengthen the code (lines the candidate deleted or shortened) is not tried: the gate
 counts a simplification. The trials, with what they spent, are logged as one ``trimmed`` event, so a resumed
 run does not run them again. Not tried where results are noisy, nor on a candidate that played tournament matches
@@ -135,9 +136,8 @@ async def trim(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
     known = state.lineage.measurement(proposal.parent)
     was = {c.id: _result(c) for c in (known.dev.cases if known and known.dev else [])}
     first = [c.id for c in measured.dev.cases if was.get(c.id) != _result(c)]
-    order = [first, [c.id for c in measured.dev.cases if c.id not in first]]
-    measurer, runs = ctx.parts.measurer, list[EvalResult]()
-    before, found, trials = measurer.case_runs, list[ChangedSite](), 0
+    order = [first[:1], first[1:], [c.id for c in measured.dev.cases if c.id not in first]]
+    runs, found, trials = list[EvalResult](), list[ChangedSite](), 0
     groups = [sites[len(sites) // 2 :], sites[: len(sites) // 2]]  # the first half is tried first
     while groups and trials < MAX_TRIALS:
         group, trials = groups.pop(), trials + 1
@@ -147,18 +147,16 @@ async def trim(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
             found += group
         elif len(group) > 1:
             groups += [group[len(group) // 2 :], group[: len(group) // 2]]
-    spent, names = measurer.spent_since(before, *runs), [site.name for site in found]
-    generation = pending.committed.generation
+    # Counted from the results: candidates measured ahead may be running cases meanwhile.
+    spent, names, generation = Spend.of(*runs), [site.name for site in found], pending.committed.generation
     ctx.report(
-        f"{candidate_id(generation)}: reverted {len(found)} of {len(sites)} changed sites that changed no dev case's result"
-        f" ({trials} trials, {spent.case_runs} case runs)"
+        f"{candidate_id(generation)}: reverted {len(found)} of {len(sites)} changed sites that changed no dev"
+        f" case's result ({trials} trials, {spent.case_runs} case runs)"
     )
-    ctx.git.reset_worktree(ctx.worktree, pending.commit)
+    _write_over(ctx, pending.commit, reverted(parent, files, found))
     if not found:
         ctx.emit(state, Trimmed(generation=generation, spent=spent))
         return
-    for path, text in reverted(parent, files, found).items():
-        (ctx.workdir / path).write_text(text, encoding="utf-8")
     commit = ctx.git.commit_all(
         ctx.worktree, f"assay gen {generation}: without its inert sites\n\n" + "\n".join(names)
     )
@@ -177,7 +175,7 @@ async def trim(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
     remeasured = measured.model_copy(
         update={
             "commit": commit,
-            "static": measurer.static(ctx.workdir),
+            "static": ctx.parts.measurer.static(ctx.workdir),
             **identity._asdict(),
             "spent": Spend(),
         }
@@ -198,9 +196,7 @@ async def _same(
 ) -> bool:
     """Whether ``commit`` with ``files`` written over it passes L1 and gives each dev case the result it has in
     ``dev``, running the cases group by group (``order``) until one differs; the runs are added to ``runs``."""
-    ctx.git.reset_worktree(ctx.worktree, commit)
-    for path, text in files.items():
-        (ctx.workdir / path).write_text(text, encoding="utf-8")
+    _write_over(ctx, commit, files)
     measurer = ctx.parts.measurer
     if not measurer.static(ctx.workdir).passed:
         return False
@@ -211,3 +207,10 @@ async def _same(
         if result is not None and any(_result(c) != expected[c.id] for c in result.cases):
             return False
     return True
+
+
+def _write_over(ctx: LoopContext, commit: str, files: dict[str, str]) -> None:
+    """The run's worktree at ``commit`` with ``files`` (relative to the artifact root) written over it."""
+    ctx.git.reset_worktree(ctx.worktree, commit)
+    for path, text in files.items():
+        (ctx.workdir / path).write_text(text, encoding="utf-8")

@@ -13,7 +13,6 @@ from assay.evaluation.executor import ExecutorProtocol
 from assay.evaluation.session import build_evaluator, static_report
 from assay.history.records import CandidateRecord, Decision, candidate_id
 from assay.llm.base import RUN_INDEX
-from assay.loop.events import Spend
 from assay.model import Case, CaseResult, Split
 from assay.runners.base import RunnerProtocol
 from assay.static.report import StaticReport
@@ -162,15 +161,6 @@ class Measurer:
             )
         finally:
             RUN_INDEX.reset(token)
-
-    def spent_since(self, before: int, *results: EvalResult | None) -> Spend:
-        """The case runs since :attr:`case_runs` was ``before``, with the tokens and dollars of ``results``."""
-        done = [r for r in results if r is not None]
-        return Spend(
-            case_runs=self.case_runs - before,
-            tokens=sum(r.tokens for r in done),
-            cost_usd=sum(r.cost_usd for r in done),
-        )
 
     def _one_done(self, _result: CaseResult) -> None:
         done, total = self.batch
