@@ -1,11 +1,11 @@
 """Inert sites: a kept candidate is adopted without the changes that change no dev case's result.
 
 Once the gate keeps a candidate that changed two or more sites of its parent (:func:`changed_sites`: a number, or
-a run of lines), its dev cases run again with groups of those sites put back as the parent had them: a group
-whose reversal leaves every case's pass, score and output as they were is reverted, one that changes something
-is halved, down to single sites, in at most :data:`MAX_TRIALS` trials, each on one case the candidate changed
-against its parent first, then on the others it changed, then on the rest (a change that matters costs few case
-runs). What the generation then decides on is the candidate without every site so found: a default nobody passes
+a run of lines), its dev cases run again with each of those sites put back as the parent had it (when they are
+more than :data:`MAX_TRIALS`, halves of them, halved again where a half changes something): a site or a group
+whose reversal leaves every case's pass, score and output as they were is reverted. At most :data:`MAX_TRIALS`
+trials, each on one case the candidate changed against its parent first, then on the others it changed, then on
+the rest (a change that matters costs few case runs). What the generation then decides on is the candidate without every site so found: a default nobody passes
 retuned, a constant in a branch no case reaches.
 A site whose reversal would lengthen the code (lines the candidate deleted or shortened) is not tried: the gate
 counts a simplification. The trials, with what they spent, are logged as one ``trimmed`` event, so a resumed
@@ -138,7 +138,12 @@ async def trim(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
     first = [c.id for c in measured.dev.cases if was.get(c.id) != _result(c)]
     order = [first[:1], first[1:], [c.id for c in measured.dev.cases if c.id not in first]]
     runs, found, trials = list[EvalResult](), list[ChangedSite](), 0
-    groups = [sites[len(sites) // 2 :], sites[: len(sites) // 2]]  # the first half is tried first
+    # One site at a time where they are few: most changes a search keeps matter, and one that matters costs a
+    # single case run, where halving costs two trials per site that matters. Halves where they are many.
+    halves = [sites[len(sites) // 2 :], sites[: len(sites) // 2]]
+    groups = (
+        [[site] for site in reversed(sites)] if len(sites) <= MAX_TRIALS else halves
+    )  # the first goes first
     while groups and trials < MAX_TRIALS:
         group, trials = groups.pop(), trials + 1
         if await _same(
