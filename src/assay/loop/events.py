@@ -38,6 +38,16 @@ class Spend(BaseModel):
     cost_usd: float = 0.0
     judge_calls: int = 0
 
+    @classmethod
+    def of(cls, *results: EvalResult | None) -> Spend:
+        """What running ``results`` cost: their cases, tokens and dollars."""
+        done = [r for r in results if r is not None]
+        return cls(
+            case_runs=sum(len(r.cases) for r in done),
+            tokens=sum(r.tokens for r in done),
+            cost_usd=sum(r.cost_usd for r in done),
+        )
+
     def __add__(self, other: Spend) -> Spend:
         return Spend(
             case_runs=self.case_runs + other.case_runs,
@@ -155,6 +165,18 @@ class Committed(_Event):
     generation: int
     proposal: ProposalMade
     sampled: bool = False
+
+
+class Trimmed(_Event):
+    """Generation ``generation``'s kept candidate tried without groups of its changed sites (:mod:`assay.loop.inert`):
+    ``reverted`` names the sites whose reversal changed no dev case's result, ``proposal`` and ``measured`` are the
+    candidate without them that the generation decides on instead (None: none was reverted)."""
+
+    type: Literal["trimmed"] = "trimmed"
+    generation: int
+    reverted: list[str] = Field(default_factory=list)
+    proposal: ProposalMade | None = None
+    measured: Measured | None = None
 
 
 class Proposed(_Event):
@@ -322,6 +344,7 @@ Event = Annotated[
     | Measured
     | NoiseMeasured
     | Committed
+    | Trimmed
     | Proposed
     | Dropped
     | MatchesPlayed

@@ -1,6 +1,6 @@
-"""One generation as small steps: propose (or take a proposal made ahead), measure (L1 + L2), gate, L3 when due,
-play the tournament, decide. Each step that changes state emits its event; a step whose event is already in
-the log (a resumed generation) is not done again.
+"""One generation as small steps: propose (or take a proposal made ahead), measure (L1 + L2), gate, revert a kept
+candidate's inert sites (:mod:`assay.loop.inert`), L3 when due, play the tournament, decide. Each step that
+changes state emits its event; a step whose event is already in the log (a resumed generation) is not done again.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from assay.loop.events import (
     Verified,
 )
 from assay.loop.flags import Flag, gate_flag
+from assay.loop.inert import trim
 from assay.loop.measure import Measurement, slim, verdicts
 from assay.loop.overfitting import judge_overfitting
 from assay.loop.pipeline import ProposalsAhead
@@ -95,6 +96,10 @@ async def run_generation(
         # autocontext's wiring: the matches come first and their score feeds the gate.
         played = await matches(ctx, state, pending, measurement.dev)
     judgement = await judge(ctx, state, pending, played[0] if played else None)
+    if judgement.keep and pending.trimmed is None:
+        # What L3 measures and the decision keeps is the candidate without its inert sites.
+        await trim(ctx, state, pending)
+        measurement = pending.measurement()
     if judgement.keep and l3_due(ctx, generation, measurement):
         if pending.l3 is None:
             await measure_l3(ctx, state, generation, pending.commit)
@@ -197,11 +202,7 @@ async def l2_measurement(ctx: LoopContext, generation: int, commit: str, workdir
         content=identity.content,
         tree=identity.tree,
         screened_out=screened_out,
-        spent=Spend(
-            case_runs=len(dev.cases) if dev else 0,
-            tokens=dev.tokens if dev else 0,
-            cost_usd=dev.cost_usd if dev else 0.0,
-        ),
+        spent=Spend.of(dev),
     )
 
 

@@ -22,6 +22,7 @@ from assay.loop.events import (
     MatchesPlayed,
     Measured,
     Picked,
+    Trimmed,
     Verified,
 )
 from assay.loop.flags import Flag
@@ -68,13 +69,15 @@ class Best:
 
 @dataclass
 class Pending:
-    """The candidate of the generation in progress: committed, maybe measured and matched, not yet decided."""
+    """The candidate of the generation in progress: committed, maybe measured, matched and trimmed (then its
+    proposal and measurement are those of the candidate without its inert sites), not yet decided."""
 
     committed: Committed
     screened: MatchesPlayed | None = None
     measured: Measured | None = None
     l3: Measured | None = None
     matches: MatchesPlayed | None = None
+    trimmed: Trimmed | None = None
 
     @property
     def commit(self) -> str:
@@ -156,7 +159,7 @@ class Lineage:
         return top, rated[top.candidate_id].rating
 
     def apply(self, event: Event) -> Outcome | None:
-        """Fold the events about candidates: ``measured``, ``committed``, ``matches``, ``decided``,
+        """Fold the events about candidates: ``measured``, ``committed``, ``trimmed``, ``matches``, ``decided``,
         ``verified``, ``picked``. The outcome of a candidate's decision is returned (None for other events)."""
         match event:
             case Measured():
@@ -167,6 +170,13 @@ class Lineage:
                     # The parent's visit counts when its proposal is taken (committed or decided), in generation
                     # order, so the archive a later proposal samples from does not hang on the pipeline's timing.
                     self.archive.record_choice(event.proposal.parent)
+            case Trimmed() if self.pending is not None:
+                self.pending.trimmed = event
+                if event.proposal is not None and event.measured is not None:
+                    self.pending.committed = self.pending.committed.model_copy(
+                        update={"proposal": event.proposal}
+                    )
+                    self._measured(event.measured)
             case MatchesPlayed():
                 self._matches(event)
             case Decided() if event.record.decision == "baseline":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from assay.loop.events import Committed, Decided, Dropped, Event, Measured, Proposed
+from assay.loop.events import Committed, Decided, Dropped, Event, Measured, Proposed, Trimmed
 
 
 @dataclass
@@ -18,11 +18,10 @@ class Pipeline:
 
     def apply(self, event: Event) -> None:
         """Fold ``proposed``, ``committed``, ``decided`` and ``dropped`` (a proposal taken or given up) and the
-        trees ``measured`` and ``committed`` name."""
+        trees ``measured``, ``trimmed`` and ``committed`` name."""
         match event:
-            case Measured():
-                if event.tree:
-                    self.trees.add(event.tree)
+            case Measured(tree=tree) | Trimmed(measured=Measured(tree=tree)) if tree:
+                self.trees.add(tree)
             case Proposed():
                 self.proposals[event.number] = event
                 self.last_proposal = max(self.last_proposal, event.number)
