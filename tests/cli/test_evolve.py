@@ -56,10 +56,11 @@ def test_init_evolve_status_log_diff_adopt(project):
 
 @pytest.mark.e2e
 def test_the_readme_main_job_ends_with_its_gain_and_no_caveat(tmp_path: Path) -> None:
-    """The README's first command on examples/binpack as it is. Its best passes some dev cases and one of the
-    four holdout cases, its holdout score up about as much as its dev score (README: 0.9573 -> 0.9729 on dev,
-    0.9550 -> 0.9704 on holdout): it is not flagged overfitting, and `assay adopt best` takes it without
-    --force. The verdict it stands on is in the run's log."""
+    """The README's first command on examples/binpack as it is. Its best passes 8 of the 14 dev cases and none of
+    the four holdout cases, its holdout score up by most of its dev gain (README: 0.9573 -> 0.9736 on dev,
+    0.9550 -> 0.9677 on holdout): on four holdout cases that is within chance at the paired rule's level, so it
+    is not flagged overfitting, and `assay adopt best` takes it without --force. The verdict it stands on is in
+    the run's log."""
     root = tmp_path / "main-job"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".assay", "__pycache__"))
     assert assay("init", cwd=root).returncode == 0
