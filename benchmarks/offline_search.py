@@ -114,10 +114,12 @@ class Run:
         return (self.half, self.family, self.method, self.seed)
 
 
-def settings(seed: int, generations: int | None) -> str:
+def settings(seed: int, generations: int | None, without: tuple[str, ...] = ()) -> str:
     lines = ["preset: standard", f"seed: {seed}", "wall_clock_s: 86400"]
     if generations is not None:
         lines.append(f"max_generations: {generations}")
+    if without:
+        lines.append(f"proposer: {{type: mutate, without: [{', '.join(without)}]}}")
     return "\n".join(lines) + "\n"
 
 
@@ -129,12 +131,15 @@ def run_one(
     workdir: Path,
     more_dev: int = 0,
     begin: str = "start",
+    without: tuple[str, ...] = (),
 ) -> Run:
     """One ``assay evolve`` of one family by one method and seed, and its best program's unseen gap: from
     the family's ``begin`` program, with ``more_dev`` dev-only instances."""
     family = Family(folder, begin)
     root = family.project(
-        workdir / f"{family.half}-{family.name}-{method}-{seed}", settings(seed, generations), more_dev
+        workdir / f"{family.half}-{family.name}-{method}-{seed}",
+        settings(seed, generations, without if method == "default" else ()),
+        more_dev,
     )
     config = load_config(root / "assay.yaml")
     proposer = RandomSearch(seed) if method == "random" else None
@@ -353,6 +358,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "default 0)",
     )
     parser.add_argument(
+        "--without",
+        nargs="+",
+        default=[],
+        metavar="MOVE",
+        help="the default method without these moves (evolve.proposer.without: operators such as py.guard, the "
+        "schedule's py.pair, python.turn, python.flip, python.prune, py.crossover, population, and tune): an "
+        "ablation; save its runs to a file of their own",
+    )
+    parser.add_argument(
         "--save",
         type=Path,
         default=None,
@@ -424,7 +438,15 @@ def execute(args: argparse.Namespace, tmp: Path) -> list[Run]:
                 continue
             pending.add(
                 pool.submit(
-                    run_one, family.folder, method, seed, args.generations, tmp, args.more_dev, family.begin
+                    run_one,
+                    family.folder,
+                    method,
+                    seed,
+                    args.generations,
+                    tmp,
+                    args.more_dev,
+                    family.begin,
+                    tuple(args.without),
                 )
             )
         while studies or pending:

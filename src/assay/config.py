@@ -271,6 +271,10 @@ class ProposerConfig(Strict):
     # mutate: structural operators and numeric tuning (Optuna), chosen by what has been paying off; False keeps
     # to the operators alone.
     tuning: bool = True
+    # mutate: moves it never makes: operators by the names the report's table of moves shows (``py.guard``), the
+    # schedule's own moves (``py.pair``, ``python.turn``, ``python.flip``, ``python.prune``, ``py.crossover``,
+    # ``population``) and ``tune``; checked against the known names when the proposer is built.
+    without: list[str] = Field(default_factory=list)
     llm: LLMSettings | None = None
     command: str | None = None
     timeout: Seconds = 600.0

@@ -239,3 +239,12 @@ def test_runs_saved_to_a_file_load_back_as_they_were(tmp_path: Path) -> None:
     path.write_text(json.dumps(dataclasses.asdict(run)) + "\n")
     assert offline_search.load_saved(path) == [run]
     assert offline_search.load_saved(tmp_path / "none.jsonl") == []
+
+
+def test_an_ablation_runs_the_default_without_the_moves_it_names(tmp_path: Path) -> None:
+    family = next(f for f in ALL if f.name == "curve")
+    root = family.write(tmp_path / "p", offline_search.settings(0, 10, ("py.guard", "tune")))
+    proposer = load_config(root / "assay.yaml").evolve.proposer
+    assert proposer.type == "mutate" and proposer.without == ["py.guard", "tune"]
+    plain = family.write(tmp_path / "q", offline_search.settings(0, 10))
+    assert load_config(plain / "assay.yaml").evolve.proposer.without == []

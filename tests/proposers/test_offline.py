@@ -617,3 +617,47 @@ def test_pairings_that_every_time_crashed_give_way_to_other_moves(tmp_path: Path
     assert made.ok and made.description.endswith(PAIRING_NOTE)  # two crashes: still pairing
     made, _ = propose(OfflineProposer(seed=3), replace(shown, history=crashed), tmp_path, UNREAD)
     assert made.ok and PAIRING_NOTE not in made.description and made.operator != "py.pair"
+
+
+def test_moves_the_configuration_leaves_out_are_never_made(tmp_path: Path) -> None:
+    """``evolve.proposer.without`` (an ablation's switch): an operator, a move of the schedule and tuning are left
+    out as a crashing operator is, and an unknown name is a one-line configuration error."""
+    from assay.config import AssayConfig
+    from assay.errors import ConfigError
+    from assay.proposers.offline import MutateProposer
+
+    def drawn(proposer: MutateProposer) -> set[str]:
+        made = set()
+        for generation in range(5, 45):
+            shown = ProposerView(artifact=dict(GUARDED), layer=1, generation=generation)
+            (tmp_path / "priority.py").write_text(GUARDED["priority.py"])
+            made.add(asyncio.run(proposer.propose(shown, tmp_path, editable=["*.py"])).operator)
+        return made
+
+    assert "py.constant" in drawn(MutateProposer(seed=1))
+    assert "py.constant" not in drawn(MutateProposer(seed=1, without=["py.constant"]))
+    # The schedule's own moves: a turn round, a pairing, a removal after a keep.
+    made, _ = propose(OfflineProposer(seed=0, without=["python.turn"]), view(), tmp_path)
+    assert not made.description.endswith(TURN_NOTE)
+    made, _ = propose(OfflineProposer(seed=3, without=["py.pair"]), pairing_view(UNREAD), tmp_path, UNREAD)
+    assert PAIRING_NOTE not in made.description
+    kept = prune_view(("python: added a guarded return", "keep"))
+    assert OfflineProposer(seed=0).prune(kept) is not None
+    assert OfflineProposer(seed=0, without=["python.prune"]).prune(kept) is None
+    # Without tuning, every generation is a structural edit.
+    for generation in range(1, 9):
+        shown = ProposerView(artifact=dict(GUARDED), layer=1, generation=generation)
+        made, _ = propose(OfflineProposer(seed=0, without=["tune"]), shown, tmp_path, GUARDED)
+        assert made.via == "mutate", made.description
+    config = AssayConfig.model_validate(
+        {
+            "artifact": {"kind": "code", "paths": ["priority.py"]},
+            "cases": {"files": ["cases.yaml"]},
+            "runner": {"type": "command", "command": "python run.py"},
+            "evolve": {"proposer": {"type": "mutate", "without": ["py.gaurd"]}},
+        }
+    )
+    with pytest.raises(
+        ConfigError, match=r"evolve.proposer.without: unknown move 'py.gaurd'; known: .*py.guard"
+    ):
+        OfflineProposer.from_config(config)

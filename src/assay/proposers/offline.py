@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from assay.config import AssayConfig, ParameterSpec
+from assay.errors import ConfigError
 from assay.layer_names import layer_name
 from assay.proposers.base import PROPOSERS, HistoryEntry, Proposal, Proposer, ProposerView
 from assay.proposers.credit import Credit
@@ -40,6 +41,17 @@ RECENT = 20  # the decisions the offline proposer's own rules read (keep rates, 
 # programs, and an operator's edit of that other structure.
 CROSSOVER_SHARE = 0.2
 ELSEWHERE_SHARE = 0.2
+# The moves of the default's own schedule, by the operator names their proposals carry (``evolve.proposer.without``
+# may name them, as it may name any operator, to leave them out: an ablation).
+SCHEDULE_MOVES = (
+    "py.pair",
+    "python.turn",
+    "python.flip",
+    "python.prune",
+    "py.crossover",
+    "population",
+    "tune",
+)
 
 
 class MutateProposer(Proposer):
@@ -49,8 +61,9 @@ class MutateProposer(Proposer):
     name = "mutate"
     redraws = 25
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, without: Collection[str] = ()) -> None:
         self.seed = seed
+        self.without = frozenset(without)
         self._scale: tuple[tuple[str, ...], float | None] | None = None
 
     def scale(self, view: ProposerView) -> float | None:
@@ -65,7 +78,7 @@ class MutateProposer(Proposer):
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
         key = f"{self.seed}:{view.generation}" + (f":{view.layer}:{view.attempt}" if view.attempt else "")
         # An operator every change of which failed to run on this artifact is not drawn again.
-        failing = Credit.of(view.history).failing_operators()
+        failing = Credit.of(view.history).failing_operators() | self.without
         with constants_at(self.scale(view)):
             mutation = mutate(dict(view.artifact), layer=view.layer, rng=random.Random(key), skip=failing)
         if mutation is None:
@@ -78,7 +91,7 @@ class MutateProposer(Proposer):
         return written(worktree, mutation)
 
 
-def _unless(failing: set[str], made: Mutation | None) -> Mutation | None:
+def _unless(failing: Collection[str], made: Mutation | None) -> Mutation | None:
     """``made``, unless its operator is one of ``failing``."""
     return None if made is None or made.operator in failing else made
 
@@ -141,10 +154,12 @@ class OfflineProposer(Proposer):
         seed: int = 0,
         parameters: dict[str, ParameterSpec] | None = None,
         layers: Sequence[int] = LAYERS,
+        without: Collection[str] = (),
     ) -> None:
         self.seed = seed
         self.layers = tuple(layers)
-        self.operators = MutateProposer(seed)
+        self.without = frozenset(without)
+        self.operators = MutateProposer(seed, without)
         self.tuner = TuneProposer(seed, parameters)
         self._files: dict[str, dict[str, str]] = {}  # a commit's files never change
 
@@ -155,9 +170,16 @@ class OfflineProposer(Proposer):
         if config is None:
             return cls()
         evolve = config.evolve
+        without = evolve.proposer.without
+        known = {*OPERATORS.names(), *SCHEDULE_MOVES}
+        unknown = [name for name in without if name not in known]
+        if unknown:
+            raise ConfigError(
+                f"evolve.proposer.without: unknown move {unknown[0]!r}; known: {', '.join(sorted(known))}"
+            )
         if not evolve.proposer.tuning:
-            return MutateProposer(seed=evolve.seed)
-        return cls(seed=evolve.seed, parameters=evolve.parameters, layers=evolve.layers)
+            return MutateProposer(seed=evolve.seed, without=without)
+        return cls(seed=evolve.seed, parameters=evolve.parameters, layers=evolve.layers, without=without)
 
     def choose(self, view: ProposerView) -> str:
         """The family to draw from first, from the history of decisions."""
@@ -212,7 +234,7 @@ class OfflineProposer(Proposer):
         """The parent without the next branch it added over the baseline, while every decision since the last
         keep was such a removal; a redraw (a removal that repeated an earlier candidate: an outer branch whose
         removal gives back the baseline) offers the branch after it."""
-        if not view.best_diff:
+        if not view.best_diff or "python.prune" in self.without:
             return None
         since = 0
         for entry in reversed(_recent(view)):
@@ -310,17 +332,17 @@ class OfflineProposer(Proposer):
         pruned = self.prune(view)
         if pruned is not None:
             return written(worktree, pruned)
-        turned = self.turn(view, evidence)
+        turned = _unless(self.without, self.turn(view, evidence))
         if turned is not None:
             return written(worktree, turned)
         # The schedule's own edits go the way of any operator's: one every change of which failed to run on
-        # this artifact (3 or more) is not made again.
-        failing = Credit.of(view.history).failing_operators()
+        # this artifact (3 or more) is not made again, nor one the configuration leaves out.
+        failing = Credit.of(view.history).failing_operators() | self.without
         paired = _unless(failing, self.pair(view))
         if paired is not None:
             return written(worktree, paired, PAIRING_NOTE)
         first = self.choose(view)
-        order = [first, *(f for f in FAMILIES if f != first)]
+        order = [f for f in dict.fromkeys((first, *FAMILIES)) if f not in self.without]
         made = Proposal(ok=False, description="no change", error="nothing to propose", exhausted=True)
         for family in order:
             if family == "mutate":
@@ -349,7 +371,9 @@ class OfflineProposer(Proposer):
             return None  # the incumbent's lineage still moves: build on it
         rng = random.Random(f"{self.seed}:population:{view.generation}:{view.attempt}")
         draw = rng.random()
-        if draw >= CROSSOVER_SHARE + ELSEWHERE_SHARE:
+        if draw >= CROSSOVER_SHARE + ELSEWHERE_SHARE or (
+            ("py.crossover" if draw < CROSSOVER_SHARE else "population") in self.without
+        ):
             return None
         other = _by_rank(live, rng)
         if draw < CROSSOVER_SHARE:
@@ -363,7 +387,7 @@ class OfflineProposer(Proposer):
             how = "crossed with" if recipient is view.artifact else "crossed into"
         else:
             recipient = other.files
-            made = mutate(dict(recipient), layer=view.layer, rng=rng)
+            made = mutate(dict(recipient), layer=view.layer, rng=rng, skip=self.without)
             how = "on"
         if made is None:
             return None
