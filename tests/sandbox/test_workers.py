@@ -390,27 +390,25 @@ async def test_only_the_latest_jails_keep_workers(workers: JailWorkers, tmp_path
     )
 
 
-async def test_a_hidden_file_that_appears_later_is_masked(workers: JailWorkers, worktree: Path) -> None:
-    env = scrubbed_env()
-    jail = Jail(
-        writable=(worktree,),
-        readable=(*interpreter_paths(), *path_dirs(env)),
-        hidden=(worktree / "answers.txt",),
-    )
-    script = f"{JAIL_ID}; cat answers.txt 2>/dev/null; true"
-    first = await run_process(script, cwd=worktree, jail=jail, workers=workers)
-    (worktree / "answers.txt").write_text("SECRET\n")
-    second = await run_process(script, cwd=worktree, jail=jail, workers=workers)
-    assert "SECRET" not in second.stdout.decode()
-    assert jail_id(second) != jail_id(first)
+READ_ANSWERS = f"{JAIL_ID}; cat answers.txt 2>/dev/null; true"
 
 
 def hiding(worktree: Path, name: str) -> Jail:
+    """A jail of ``worktree`` with its file ``name`` masked."""
     return Jail(
         writable=(worktree,),
         readable=(*interpreter_paths(), *path_dirs(scrubbed_env())),
         hidden=(worktree / name,),
     )
+
+
+async def test_a_hidden_file_that_appears_later_is_masked(workers: JailWorkers, worktree: Path) -> None:
+    jail = hiding(worktree, "answers.txt")
+    first = await run_process(READ_ANSWERS, cwd=worktree, jail=jail, workers=workers)
+    (worktree / "answers.txt").write_text("SECRET\n")
+    second = await run_process(READ_ANSWERS, cwd=worktree, jail=jail, workers=workers)
+    assert "SECRET" not in second.stdout.decode()
+    assert jail_id(second) != jail_id(first)
 
 
 async def test_a_hidden_file_removed_and_made_again_outside_is_masked(
@@ -420,14 +418,13 @@ async def test_a_hidden_file_removed_and_made_again_outside_is_masked(
     # masked file drops its mount, and the jail made then (without it) must not show it when it comes back.
     (worktree / "answers.txt").write_text("old\n")
     jail = hiding(worktree, "answers.txt")
-    script = f"{JAIL_ID}; cat answers.txt 2>/dev/null; true"
-    first = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    first = await run_process(READ_ANSWERS, cwd=worktree, jail=jail, workers=workers)
     assert first.stdout.decode().split()[1:] == []
     (worktree / "answers.txt").unlink()
-    second = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    second = await run_process(READ_ANSWERS, cwd=worktree, jail=jail, workers=workers)
     assert jail_id(second) != jail_id(first)
     (worktree / "answers.txt").write_text("SECRET\n")
-    third = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    third = await run_process(READ_ANSWERS, cwd=worktree, jail=jail, workers=workers)
     assert "SECRET" not in third.stdout.decode()
     assert jail_id(third) != jail_id(second)
 
@@ -438,11 +435,10 @@ async def test_a_hidden_link_replaced_by_a_file_outside_is_masked(
     # A symbolic link is not mounted over: only looking says it became a file.
     (worktree / "answers.txt").symlink_to("nowhere")
     jail = hiding(worktree, "answers.txt")
-    script = f"{JAIL_ID}; cat answers.txt 2>/dev/null; true"
-    first = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    first = await run_process(READ_ANSWERS, cwd=worktree, jail=jail, workers=workers)
     (worktree / "new").write_text("SECRET\n")
     os.replace(worktree / "new", worktree / "answers.txt")
-    second = await run_process(script, cwd=worktree, jail=jail, workers=workers)
+    second = await run_process(READ_ANSWERS, cwd=worktree, jail=jail, workers=workers)
     assert "SECRET" not in second.stdout.decode()
     assert jail_id(second) != jail_id(first)
 
