@@ -64,3 +64,21 @@ def test_an_eval_of_native_cases_without_a_terminal_loads_no_promptfoo_templates
     loaded = _modules_after(["eval", "-q", "-c", str(tmp_path / "assay.yaml")])
     assert "assay.evaluation.session" in loaded  # it did evaluate
     assert not {"jinja2", "assay.cases.promptfoo", "rich.progress", "assay.cli.serve"} & loaded
+
+
+def test_the_command_table_names_each_command_where_its_module_registers_it() -> None:
+    """``COMMANDS`` is a second list of the commands: it must say, for every command a module registers, that
+    module (a command it misplaced would not exist when named; one it lacked would load every module)."""
+    import importlib
+
+    import typer
+
+    from assay.cli.main import COMMANDS
+
+    registered = {}
+    for module in dict.fromkeys(COMMANDS.values()):
+        app = typer.Typer()
+        importlib.import_module(f"assay.cli.{module}").register(app)
+        for name in [c.name for c in app.registered_commands] + [g.name for g in app.registered_groups]:
+            registered[name] = module
+    assert registered == COMMANDS
