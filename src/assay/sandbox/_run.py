@@ -36,10 +36,11 @@ async def run_process(
     workers: JailWorkers | None = None,
 ) -> ProcessResult:
     """Run ``command`` (a shell string or an argv list) in ``cwd`` under ``limits``, in a process group of its
-    own (the whole group is killed at the end), and in a session of its own where assay has a terminal. ``env`` defaults to the allow-listed environment. With a
-    ``jail`` the command runs under bubblewrap (:mod:`assay.sandbox.jail`); when bubblewrap cannot run, the
-    result is an error and nothing runs. With ``workers`` too, a jailed command runs in one of their long-lived
-    jails (:mod:`assay.sandbox.workers`) instead of a jail of its own (Linux; elsewhere ``workers`` is unused).
+    own (the whole group is killed at the end), and in a session of its own where assay has a terminal.
+    ``env`` defaults to the allow-listed environment. With a ``jail`` the command runs under bubblewrap
+    (:mod:`assay.sandbox.jail`); when bubblewrap cannot run, the result is an error and nothing runs. With
+    ``workers`` too, a jailed command runs in one of their long-lived jails (:mod:`assay.sandbox.workers`)
+    instead of a jail of its own (Linux; elsewhere ``workers`` is unused).
 
     stdout keeps its first ``max_output_bytes``, stderr its last. Never raises for the process's sake.
     """

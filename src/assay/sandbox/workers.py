@@ -53,10 +53,9 @@ def _kind(path: Path) -> int | None:
         return None
 
 
-def _layout(jail: Jail) -> tuple[int | None, ...]:
-    """The kind of file (or None: missing) at each path of ``jail`` that its mounts depend on: a file that
-    appears where a hidden or read-only one was missing needs a jail that masks it or shows it read-only."""
-    return tuple(_kind(path) for path in (*jail.writable, *jail.read_only, *jail.hidden, *jail.scratch))
+def _mounted_paths(jail: Jail) -> tuple[Path, ...]:
+    """The paths of ``jail`` that its mounts depend on."""
+    return (*jail.writable, *jail.read_only, *jail.hidden, *jail.scratch)
 
 
 class _Layouts:
@@ -73,8 +72,10 @@ class _Layouts:
         known = self._known.get(jail)
         if known is not None and all(_kind(path) == kind for path, kind in known[1]):
             return known[0]
-        layout = _layout(jail)
-        paths = (*jail.writable, *jail.read_only, *jail.hidden, *jail.scratch)
+        # The kind of file (or None: missing) at each path: a file that appears where a hidden or read-only one
+        # was missing needs a jail that masks it or shows it read-only.
+        paths = _mounted_paths(jail)
+        layout = tuple(_kind(path) for path in paths)
         unmounted = tuple((p, kind) for p, kind in zip(paths, layout, strict=True) if kind not in _MOUNTED)
         if len(self._known) >= KEPT_JAILS * 4:
             self._known.clear()
