@@ -3,7 +3,8 @@ committed, together, in one transaction; each request still gets its own answer 
 
 Under load every feedback would otherwise take its own row locks and round trips, and feedbacks about the same
 variants queue on those locks one transaction at a time. A batch takes the locks once. When feedback arrives
-one at a time the batch is that one feedback: nothing waits to fill a batch.
+one at a time the batch is that one feedback; under load a batch waits up to 2 ms for company (see
+:mod:`assay.serve.queue_thread`).
 
 An HTTP request awaits its answer on the event loop (:meth:`GroupCommit.submit_async`): no thread of the
 request pool is held waiting for the writer, and the writer hands a batch's answers back with one call into the

@@ -4,7 +4,8 @@ A selection needs every variant with its rating rows (one statement, :meth:`Serv
 many arrive together; one reader thread per process reads once for all that are waiting when it starts, per
 category, and hands each its copy of the answer with one call into their event loop. A read starts after every
 request it answers arrived, so a selection still sees every feedback acknowledged before it was sent, on any
-replica. When selections arrive one at a time each gets a read of its own: nothing waits to fill a group.
+replica. When selections arrive one at a time each gets a read of its own; under load a read waits up to 2 ms
+for company (see :mod:`assay.serve.queue_thread`).
 
 Compared with a read per request on FastAPI's thread pool, the database sees fewer statements, and a request
 costs one hand-off between threads instead of a pool thread's round trip and a connection checkout of its own.
