@@ -187,3 +187,21 @@ def test_a_run_killed_around_its_trials_resumes_as_the_run_uninterrupted(
     assert git(root, "rev-parse", f"{outcome.best.commit}^{{tree}}") == git(
         tmp_path / "a" / "p", "rev-parse", f"{reference.best.commit}^{{tree}}"
     )
+
+
+@pytest.mark.e2e
+def test_a_dead_branch_beside_a_simplification_is_reverted(tmp_path: Path) -> None:
+    """A simplification is no site (reverting it lengthens the code), so the branch was the candidate's one site,
+    and it was left untried: reverting the one site of a candidate must differ from its parent to be tried."""
+    root = started(tmp_path)
+    shorter = ("    score = 0.5 * leftover - 0.01 * index\n", "    score = -leftover\n")
+    dead = (
+        "    leftover = remaining - item\n",
+        "    if item > 9.0:\n        return 0.0\n    leftover = remaining - item\n",
+    )
+    outcome, events = evolve(root, shorter, dead)
+    kept = [e.record for e in events if isinstance(e, Decided)][1]
+    assert kept.decision == "keep" and kept.description == "two numbers (reverted as inert: priority.py:5-6)"
+    assert git(root, "show", f"{outcome.best.commit}:priority.py") == START.replace(*shorter).rstrip("\n")
+    (trimmed,) = [e for e in events if isinstance(e, Trimmed)]
+    assert trimmed.reverted == ["priority.py:5-6"] and trimmed.spent.case_runs == 6

@@ -24,7 +24,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("inprocess_runner")]
 
 START = "    leftover = remaining - item\n    score = 0.5 * leftover - 0.01 * index\n"
 DEAD = "    if item > 5.0:\n        return 0.0\n"
-BEST_FIT = DEAD + "    leftover = remaining - item\n    score = -leftover\n"
+# Best fit, the branch right above the changed line and unlike it: one run of changed lines, which the keep cannot
+# revert as inert (reverting it gives back the parent); tidying the best then removes the branch.
+BEST_FIT = "    leftover = remaining - item\n" + DEAD + "    score = item - remaining\n"
 
 
 class FirstBestFit(OfflineProposer):
@@ -63,7 +65,7 @@ def test_a_run_ended_by_its_generations_removes_the_branch_its_last_keep_added(t
     assert outcome.stop_reason == "reached 1 generation" and outcome.generations == 2
     assert "reached 1 generation: tidying the best before the run ends" in lines
     best = git(root, "show", f"{outcome.best.commit}:priority.py")
-    assert "score = -leftover" in best and "if item > 5.0" not in best
+    assert "score = item - remaining" in best and "if item > 5.0" not in best
 
 
 def test_a_users_own_stop_rule_ends_the_run_untidied(tmp_path: Path) -> None:
@@ -75,3 +77,25 @@ def test_a_users_own_stop_rule_ends_the_run_untidied(tmp_path: Path) -> None:
     assert [r.decision for r in decided(root, outcome.run_id)] == ["baseline", "keep"]
     assert outcome.stop_reason == "one is enough"
     assert "if item > 5.0" in git(root, "show", f"{outcome.best.commit}:priority.py")
+
+
+class AlwaysTidying(FirstBestFit):
+    """A proposer of one's own that always says it has something to tidy, and whose tidying removes the branch
+    while there is one and after that changes nothing."""
+
+    def tidies(self, view: ProposerView) -> bool:
+        return True
+
+    async def tidy(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        (worktree / "priority.py").write_text(view.artifact["priority.py"].replace(DEAD, ""))
+        return Proposal(ok=True, description="removed a branch no item reaches", via="mutate")
+
+
+def test_tidying_that_makes_nothing_new_ends_the_run(tmp_path: Path) -> None:
+    """Before, a proposer that still said it tidied but only repeated itself made an invalid generation forever."""
+    root = make_project(tmp_path / "p", cases=4, items=30, extra="evolve:\n  target_pass_rate: null\n")
+    evolution = Evolution(load_config(root / "assay.yaml"), max_generations=1, proposer=AlwaysTidying())
+    outcome = run_sync(evolution.start())
+    assert [r.decision for r in decided(root, outcome.run_id)] == ["baseline", "keep", "keep", "invalid"]
+    assert outcome.stop_reason == "reached 1 generation" and outcome.generations == 3
+    assert "if item > 5.0" not in git(root, "show", f"{outcome.best.commit}:priority.py")

@@ -455,6 +455,10 @@ class Evolution:
                 if ahead is not None:
                     await ahead.add_basis(Basis.of(state))
                 self.report(generation_line(record))
+                if ctx.tidying is not None and record.decision == "invalid":
+                    # A tidying proposal that repeated an earlier candidate (or made none) would be made again
+                    # at every generation: the proposer has nothing new to tidy with, and the run ends.
+                    return ctx.tidying
         except asyncio.CancelledError:
             ctx.emit(state, Interrupted(generation=state.lineage.generation + 1))
             self.store.update_run(ctx.run.run_id, status="stopped", stop_reason="interrupted (Ctrl-C twice)")

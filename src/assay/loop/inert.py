@@ -1,7 +1,7 @@
 """Inert sites: a kept candidate is adopted without the changes that change no dev case's result.
 
-Once the gate keeps a candidate that changed two or more sites of its parent (:func:`changed_sites`: a number, or
-a run of lines), its dev cases run again with each of those sites put back as the parent had it (when they are
+Once the gate keeps a candidate that changed two or more things of its parent, one of them at least a site
+(:func:`changed_sites`: a number, or a run of lines), its dev cases run again with each of those sites put back as the parent had it (when they are
 more than :data:`MAX_TRIALS`, halves of them, halved again where a half changes something): a site or a group
 whose reversal leaves every case's pass, score and output as they were is reverted. At most :data:`MAX_TRIALS`
 trials, each on one case the candidate changed against its parent first, then on the others it changed, then on
@@ -123,7 +123,7 @@ def _result(case: CaseResult) -> tuple[bool, float, str]:
 
 async def trim(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
     """Revert the inert sites of the kept ``pending`` candidate and log the trials (see the module docstring);
-    nothing is tried, or logged, when it changed fewer than two sites that may be tried."""
+    nothing is tried, or logged, when it changed no site that may be tried, or one site and nothing else."""
     proposal, measured = pending.committed.proposal, pending.measured
     noisy = state.spend.noise is not None and not state.spend.noise.deterministic
     played = pending.screened is not None or pending.matches is not None  # on the commit as proposed
@@ -131,8 +131,8 @@ async def trim(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
         return
     parent, files = ctx.files_at(proposal.parent), ctx.files_at(pending.commit)
     sites = changed_sites(parent, files)
-    if len(sites) < 2:
-        return
+    if not sites or (len(sites) == 1 and {**files, **reverted(parent, files, sites)} == dict(parent)):
+        return  # reverting its one change gives back the parent, which the gate has just measured
     known = state.lineage.measurement(proposal.parent)
     was = {c.id: _result(c) for c in (known.dev.cases if known and known.dev else [])}
     first = [c.id for c in measured.dev.cases if was.get(c.id) != _result(c)]
