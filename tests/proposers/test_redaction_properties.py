@@ -14,7 +14,7 @@ import json
 import urllib.parse
 from collections.abc import Callable
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from assay.proposers.redaction import Redactor
@@ -110,8 +110,21 @@ def attacks(draw: st.DrawFn) -> tuple[str, str]:
     return secret, f"{before} {text} {after}".strip()
 
 
+# Found by this test: an escaped line break wrapped in between a \x escape's backslash and its x (percent-encoded
+# text, \x-escaped, wrapped, quoted) shifted the hex decoding of everything after it by half a byte.
+WRAPPED_ESCAPE = (
+    "00000000 00A 00A 00A00 00A00A0",
+    "'"
+    + "".join(f"\\x{b:02x}" for b in b"\n'%27%2700000000-%0")
+    + "\\\\nx41"  # the escape of "A", with a wrapped "\\n" after its backslash
+    + "".join(f"\\x{b:02x}" for b in b"00A-%0A00A-%0A00A00-%0A00A00A0%27%27'")
+    + "'",
+)
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(attacks())
+@example(WRAPPED_ESCAPE)
 def test_no_transformed_secret_survives(attack: tuple[str, str]) -> None:
     secret, text = attack
     assume(leaked(text, [secret]))  # the detector can read it back: a real leak to stop

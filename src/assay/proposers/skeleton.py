@@ -42,6 +42,7 @@ _NOT_B64 = re.compile(r"[^A-Za-z0-9+/]")
 # The letters of a JSON or Python escape (after its backslash) that a base64 run would otherwise start with.
 _ESCAPE_HEAD = re.compile(r"u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[nrtbf]")
 _ESCAPED_BREAK = re.compile(r"\\+[nr]")
+_HEX_BREAK = re.compile(r"\\[nr]")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
@@ -170,7 +171,10 @@ def _b64_texts(run: str) -> Iterator[str]:
 
 
 def _hex_texts(run: str) -> Iterator[str]:
-    body = re.sub(r"0x|\\x|[^0-9a-fA-F]", "", _ESCAPED_BREAK.sub("", re.sub(r"[\r\n]", "", run)))
+    # An escaped break is one backslash and its letter: a break wrapped in between an escape's own backslash and
+    # its x must leave that escape whole; taking both backslashes left a bare "x41" after "\\x30", and removing
+    # "0x" then ate a digit, so every byte after it was read off by half a byte.
+    body = re.sub(r"0x|\\x|[^0-9a-fA-F]", "", _HEX_BREAK.sub("", re.sub(r"[\r\n]", "", run)))
     for offset in (0, 1):
         chunk = body[offset:]
         chunk = chunk[: len(chunk) - len(chunk) % 2]
