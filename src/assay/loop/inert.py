@@ -1,15 +1,16 @@
 """Inert sites: a kept candidate is adopted without the changes that change no dev case's result.
 
 Once the gate keeps a candidate that changed two or more things of its parent, one of them at least a site
-(:func:`changed_sites`: a number, or a run of lines), its dev cases run again with each of those sites put back as the parent had it (when they are
-more than :data:`MAX_TRIALS`, halves of them, halved again where a half changes something): a site or a group
-whose reversal leaves every case's pass, score and output as they were is reverted. At most :data:`MAX_TRIALS`
-trials, each on one case the candidate changed against its parent first, then on the others it changed, then on
-the rest (a change that matters costs few case runs). What the generation then decides on is the candidate without every site so found: a default nobody passes
-retuned, a constant in a branch no case reaches.
+(:func:`changed_sites`: a number, or a run of lines), its dev cases run again with each of those sites put back as
+the parent had it (when they are more than :data:`MAX_TRIALS`, halves of them, halved again where a half changes
+something): a site or a group whose reversal leaves every case's pass, score and output as they were is reverted.
+At most :data:`MAX_TRIALS` trials, each on one case the candidate changed against its parent first, then on the
+others it changed, then on the rest (a change that matters costs few case runs). What the generation then decides
+on is the candidate without every site so found: a default nobody passes retuned, a constant in a branch no case
+reaches.
 A site whose reversal would lengthen the code (lines the candidate deleted or shortened) is not tried: the gate
-counts a simplification. The trials, with what they spent, are logged as one ``trimmed`` event, so a resumed
-run does not run them again. Not tried where results are noisy, nor on a candidate that played tournament matches
+counts a simplification. The trials, with what they spent, are logged as one ``trimmed`` event, so a resumed run
+does not run them again. Not tried where results are noisy, nor on a candidate that played tournament matches
 before the gate (screening, a tournament-fed gate): they rated it as proposed.
 """
 
