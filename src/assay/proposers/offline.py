@@ -43,15 +43,8 @@ CROSSOVER_SHARE = 0.2
 ELSEWHERE_SHARE = 0.2
 # The moves of the default's own schedule, by the operator names their proposals carry (``evolve.proposer.without``
 # may name them, as it may name any operator, to leave them out: an ablation).
-SCHEDULE_MOVES = (
-    "py.pair",
-    "python.turn",
-    "python.flip",
-    "python.prune",
-    "py.crossover",
-    "population",
-    "tune",
-)
+CROSSOVER, POPULATION = "py.crossover", "population"
+SCHEDULE_MOVES = ("py.pair", "python.turn", "python.flip", "python.prune", CROSSOVER, POPULATION, "tune")
 
 
 class MutateProposer(Proposer):
@@ -371,12 +364,14 @@ class OfflineProposer(Proposer):
             return None  # the incumbent's lineage still moves: build on it
         rng = random.Random(f"{self.seed}:population:{view.generation}:{view.attempt}")
         draw = rng.random()
-        if draw >= CROSSOVER_SHARE + ELSEWHERE_SHARE or (
-            ("py.crossover" if draw < CROSSOVER_SHARE else "population") in self.without
+        crossing = draw < CROSSOVER_SHARE
+        if (
+            draw >= CROSSOVER_SHARE + ELSEWHERE_SHARE
+            or (CROSSOVER if crossing else POPULATION) in self.without
         ):
             return None
         other = _by_rank(live, rng)
-        if draw < CROSSOVER_SHARE:
+        if crossing:
             pair = (view.artifact, other.files)
             recipient, donor = pair if rng.random() < 0.5 else pair[::-1]
             paths = [p for p in sorted(recipient) if p.endswith(".py") and recipient[p] != donor.get(p)]
@@ -395,7 +390,7 @@ class OfflineProposer(Proposer):
             if text != view.artifact.get(path):
                 (worktree / path).write_text(text, encoding="utf-8")
         description = f"{made.description} ({how}{POPULATION_NOTE}{other.score:.4f})"
-        operator = "py.crossover" if draw < CROSSOVER_SHARE else f"{made.operator} (population)"
+        operator = CROSSOVER if crossing else f"{made.operator} ({POPULATION})"
         return Proposal(ok=True, description=description, via="mutate", operator=operator)
 
     def case_split(self, view: ProposerView) -> Mutation | None:
