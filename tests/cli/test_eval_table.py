@@ -4,6 +4,9 @@ plain aligned text past a few hundred rows."""
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -11,6 +14,8 @@ from rich.console import Console
 from assay.cli import eval as eval_cli
 from assay.evaluation.evaluator import EvalResult
 from assay.model import CaseResult, CheckResult, Output, Split
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def results(total: int, failing: set[int]) -> EvalResult:
@@ -80,3 +85,39 @@ def test_hundreds_of_rows_are_aligned_plain_text(printed: io.StringIO) -> None:
     assert len({row.index(row.split()[2]) for row in rows}) == 1  # the result column starts at one place
     assert "\x1b[" not in printed.getvalue()  # no colour codes when not on a terminal
     assert lines[2001].startswith("pass rate 1998/2000")
+
+
+def test_without_a_terminal_the_summary_is_written_without_importing_rich() -> None:
+    script = (
+        "import sys\n"
+        "from assay.cli import eval as eval_cli\n"
+        "from assay.evaluation.evaluator import EvalResult\n"
+        "from assay.model import CaseResult, Output, Split\n"
+        "case = CaseResult(id='a', split=Split.DEV, passed=True, score=1.0, output=Output(text='x'))\n"
+        "eval_cli.render(EvalResult(cases=[case] * 300))\n"
+        "print('rich.console' in sys.modules, 'rich.table' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60, check=True
+    )
+    assert done.stderr.split() == ["False", "False"]
+    assert done.stdout.splitlines() == [
+        "300 passing cases not shown (--all shows every row)",
+        "pass rate 300/300 (100.0%) · mean score 1.000 · 0.0s",
+    ]
+
+
+def test_the_tally_counts_what_the_properties_count() -> None:
+    result = results(10, {2, 5})
+    result.cases[7] = result.cases[7].model_copy(update={"unjudged": True, "passed": False, "score": 0.0})
+    spent = Output(text="x", tokens_in=5, tokens_out=2, cost_usd=0.25)
+    skipped = CheckResult(type="judge", passed=True, score=1.0, skipped=True, tokens_in=3, cost_usd=0.5)
+    result.cases[0] = result.cases[0].model_copy(update={"output": spent})
+    result.cases[1] = result.cases[1].model_copy(update={"checks": [*result.cases[1].checks, skipped]})
+    tally = result.tally()
+    assert tally == (9, 7, 1, 7 / 9, 10, 0.75, 1)
+    assert (result.tokens, result.cost_usd, result.judged_not_run) == (10, 0.75, 1)
+    assert (tally.failed, tally.pass_rate) == (2, 7 / 9)
+    assert (result.total, result.passed, result.unjudged, result.failed) == (9, 7, 1, 2)
+    assert (result.pass_rate, result.mean_score) == (7 / 9, 7 / 9)
+    assert EvalResult().tally() == (0, 0, 0, 0.0, 0, 0.0, 0) and EvalResult().pass_rate == 0.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -48,6 +48,13 @@ class LazyConsole:
             if isatty is not None and not isatty():
                 return False
         return bool(self.real.is_terminal)
+
+    @property
+    def stream(self) -> IO[str]:
+        """Where the console writes (its file once made, else the standard stream), without making it."""
+        if self._console is not None:
+            return self._console.file
+        return sys.stderr if self._stderr else sys.stdout
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -30,6 +30,27 @@ if TYPE_CHECKING:
 REMOTE_UNSANDBOXED = "worker_unsandboxed"  # Output.meta key: why a case ran unsandboxed on its worker
 
 
+class Tally(NamedTuple):
+    """An evaluation's totals: the judged cases, how many passed, the unjudged cases left out, the judged ones'
+    mean score, and over every case the tokens, the cost and the judged checks not needed."""
+
+    total: int
+    passed: int
+    unjudged: int
+    mean_score: float
+    tokens: int
+    cost_usd: float
+    judged_not_run: int
+
+    @property
+    def failed(self) -> int:
+        return self.total - self.passed
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.total if self.total else 0.0
+
+
 class EvalResult(BaseModel):
     """The outcome of evaluating one artifact on a set of cases. ``sandbox`` is how the runner ran the cases:
     ``strict`` (in the jail), ``none`` (plain processes; ``unsandboxed`` says why) or None (no process).
@@ -49,42 +70,59 @@ class EvalResult(BaseModel):
     def judged(self) -> list[CaseResult]:
         return [c for c in self.cases if not c.unjudged]
 
+    def tally(self) -> Tally:
+        """Every total, in one pass over the cases (read it once where several are wanted: each property below
+        is a pass of its own)."""
+        scores: list[float] = []
+        costs: list[float] = []
+        passed = tokens = not_run = 0
+        for case in self.cases:
+            if not case.unjudged:
+                scores.append(case.score)
+                passed += case.passed
+            tokens += case.tokens
+            costs.append(case.cost_usd)
+            not_run += sum(check.skipped for check in case.checks)
+        total = len(scores)
+        mean = sum(scores) / total if total else 0.0
+        return Tally(total, passed, len(self.cases) - total, mean, tokens, sum(costs), not_run)
+
     @property
     def unjudged(self) -> int:
-        return sum(c.unjudged for c in self.cases)
+        return self.tally().unjudged
 
     @property
     def total(self) -> int:
-        return len(self.cases) - self.unjudged
+        return self.tally().total
 
     @property
     def passed(self) -> int:
-        return sum(c.passed for c in self.cases if not c.unjudged)
+        return self.tally().passed
 
     @property
     def failed(self) -> int:
-        return self.total - self.passed
+        return self.tally().failed
 
     @property
     def pass_rate(self) -> float:
-        return self.passed / self.total if self.total else 0.0
+        return self.tally().pass_rate
 
     @property
     def mean_score(self) -> float:
-        return sum(c.score for c in self.judged) / self.total if self.total else 0.0
+        return self.tally().mean_score
 
     @property
     def tokens(self) -> int:
-        return sum(c.tokens for c in self.cases)
+        return self.tally().tokens
 
     @property
     def cost_usd(self) -> float:
-        return sum(c.cost_usd for c in self.cases)
+        return self.tally().cost_usd
 
     @property
     def judged_not_run(self) -> int:
         """Judged checks not run because their cases were decided without them (judge calls saved)."""
-        return sum(c.skipped for case in self.cases for c in case.checks)
+        return self.tally().judged_not_run
 
     @property
     def blocked(self) -> bool:

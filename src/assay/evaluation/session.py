@@ -284,17 +284,18 @@ def in_config(config: AssayConfig) -> Iterator[None]:
 
 def summary_document(result: EvalResult) -> dict[str, object]:
     """The machine-readable result printed by ``assay eval --json`` and saved as summary.json."""
+    tally = result.tally()
     return {
-        "pass_rate": result.pass_rate,
-        "mean_score": result.mean_score,
-        "total": result.total,
-        "passed": result.passed,
-        "failed": result.failed,
-        "unjudged": result.unjudged,
+        "pass_rate": tally.pass_rate,
+        "mean_score": tally.mean_score,
+        "total": tally.total,
+        "passed": tally.passed,
+        "failed": tally.failed,
+        "unjudged": tally.unjudged,
         "duration_s": round(result.duration_s, 3),
-        "tokens": result.tokens,
-        "cost_usd": result.cost_usd,
-        "judged_checks_not_run": result.judged_not_run,
+        "tokens": tally.tokens,
+        "cost_usd": tally.cost_usd,
+        "judged_checks_not_run": tally.judged_not_run,
         "trace_dir": result.trace_dir,
         "sandbox": result.sandbox,
         "unsandboxed": result.unsandboxed,
