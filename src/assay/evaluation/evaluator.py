@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 REMOTE_UNSANDBOXED = "worker_unsandboxed"  # Output.meta key: why a case ran unsandboxed on its worker
 
 
-class Tally(NamedTuple):
+class EvalTotals(NamedTuple):
     """An evaluation's totals: the judged cases, how many passed, the unjudged cases left out, the judged ones'
     mean score, and over every case the tokens, the cost and the judged checks not needed."""
 
@@ -70,7 +70,7 @@ class EvalResult(BaseModel):
     def judged(self) -> list[CaseResult]:
         return [c for c in self.cases if not c.unjudged]
 
-    def tally(self) -> Tally:
+    def tally(self) -> EvalTotals:
         """Every total, in one pass over the cases (read it once where several are wanted: each property below
         is a pass of its own)."""
         scores: list[float] = []
@@ -85,7 +85,7 @@ class EvalResult(BaseModel):
             not_run += sum(check.skipped for check in case.checks)
         total = len(scores)
         mean = sum(scores) / total if total else 0.0
-        return Tally(total, passed, len(self.cases) - total, mean, tokens, sum(costs), not_run)
+        return EvalTotals(total, passed, len(self.cases) - total, mean, tokens, sum(costs), not_run)
 
     @property
     def unjudged(self) -> int:
