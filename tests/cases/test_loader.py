@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,19 @@ def test_list_detection_native_vs_promptfoo(tmp_path: Path) -> None:
 
 def test_no_paths_no_cases() -> None:
     assert load_cases([]) == []
+
+
+def test_a_byte_order_mark_at_the_start_of_a_case_file_is_not_content(tmp_path: Path) -> None:
+    def row(name: str) -> str:
+        return json.dumps({"id": name, "input": "x", "checks": [{"type": "contains", "value": "x"}]})
+
+    files = [
+        write(tmp_path / "notepad.jsonl", f"\ufeff{row('a')}\n{row('b')}\n"),
+        write(tmp_path / "excel.json", f"\ufeff[{row('c')}]"),
+        write(tmp_path / "editor.yaml", "\ufeff- {id: d, input: x}\n"),
+    ]
+    assert [case.id for case in load_cases(files)] == ["a", "b", "c", "d"]
+    inside = write(tmp_path / "inside.jsonl", f"{row('a')}\n\ufeff{row('b')}\n")
+    with pytest.raises(ConfigError) as excinfo:  # only the file's first character is a mark
+        load_cases([inside])
+    one_line(excinfo, f"{inside}: line 2: invalid JSON")

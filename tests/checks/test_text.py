@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
 from assay.checks import CheckContext, CheckSpecError, build_check
+from assay.checks import text as text_checks
 from assay.model import Case, CheckResult, CheckSpec, Output
 
 
@@ -105,6 +107,24 @@ async def test_regex_and_flags() -> None:
     assert (await judge("abc", "regex", "x", negate=True)).passed
 
 
+async def test_a_pattern_that_backtracks_without_end_fails_its_check_in_bounded_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(text_checks, "REGEX_SECONDS", 0.2)
+    # Exponential in the run of letters for Python's re: 3 s at 16 letters, about nine times more per two more.
+    began = time.perf_counter()
+    result = await judge("a" * 40 + "!", "regex", r"^(?:(a|b)+|(a|c)+)+(?:x|y)$")
+    assert time.perf_counter() - began < 5
+    assert not result.passed and result.error
+    assert "no answer within 0.2 s on an output of 41 characters" in result.evidence
+
+
+async def test_regex_reads_unicode_classes_and_python_syntax() -> None:
+    assert (await judge("Ünïcødé wörds", "regex", r"^\p{L}+ \p{L}+$")).passed
+    assert (await judge("ab-ab", "regex", r"(?P<w>\w+)-(?P=w)")).passed
+    assert (await judge("[x]", "regex", r"[[]x[]]")).passed  # a literal bracket in a set, as re reads it
+
+
 def test_regex_is_compiled_once_at_load() -> None:
     check = build_check(CheckSpec(type="regex", value=r"\d+", options={"flags": "i"}))
     assert check.pattern.pattern == r"\d+"  # type: ignore[attr-defined]
@@ -115,7 +135,7 @@ def test_regex_is_compiled_once_at_load() -> None:
     [
         (
             CheckSpec(type="regex", value="("),
-            "regex: invalid pattern '(': missing ), unterminated subpattern at position 0",
+            "regex: invalid pattern '(': missing ) at position 1",
         ),
         (CheckSpec(type="regex", value="a", options={"flags": "q"}), "regex: unknown regex flag 'q'"),
         (CheckSpec(type="regex"), "regex: value must be a non-empty regex pattern"),

@@ -93,11 +93,16 @@ def json_error(exc: ValueError, loc: Loc) -> ConfigError:
     return ConfigError(f"invalid JSON: {exc}", file=loc.file, field=field)
 
 
+BOM = "\ufeff"
+
+
 def read_data(path: Path) -> Any:
     """Read a JSON (``.json``) or YAML (anything else) file; YAML by the 1.2 core schema (``Yes``, ``No``,
     ``on`` and ``off`` stay strings, as promptfoo and JSON-minded authors expect)."""
     if path.suffix.lower() == ".json":
-        return parse_json(read_text(path), Loc(path))
+        # A byte-order mark (Notepad, Excel) signs the encoding; it is not part of the document (RFC 8259 lets
+        # a parser ignore it), and YAML's reader already skips one.
+        return parse_json(read_text(path).removeprefix(BOM), Loc(path))
     return read_yaml(path, core_schema=True)
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.cases._common import (
+    BOM,
     Loc,
     case_id,
     expect_list,
@@ -146,6 +147,8 @@ def read_jsonl(file: Path) -> Iterator[tuple[Any, Loc]]:
     """The JSON value of each non-blank line of a JSONL file, with its location (``line 3``), read line by
     line; errors name the line."""
     for line_number, line in enumerate(read_lines(file), 1):
+        if line_number == 1:
+            line = line.removeprefix(BOM)  # see read_data
         if not line or line.isspace():
             continue
         loc = Loc(file, (), f"line {line_number}")

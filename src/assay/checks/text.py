@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar
+import warnings
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
 from assay.model import CheckResult, CheckSpec, Output
 
+if TYPE_CHECKING:
+    import regex
+
 EVIDENCE_CHARS = 200
-REGEX_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE, "a": re.ASCII}
+REGEX_FLAGS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE", "a": "ASCII"}
+# The longest a regex check may search one output. Patterns that backtrack without end on some text (nested
+# quantifiers such as ``(a+)+$``) would otherwise hang the run on the output that triggers them.
+REGEX_SECONDS = 2.0
 
 
 def clip(text: str, limit: int = EVIDENCE_CHARS) -> str:
@@ -278,8 +285,13 @@ class StartsWithCheck(Check):
         return self.result(False, evidence=f"expected start {quote(self.prefix)}, got {quote(head)}")
 
 
-def compile_pattern(spec: CheckSpec, pattern: Any) -> re.Pattern[str]:
-    """Compile ``pattern`` with the spec's ``flags`` option (letters from ``imsxa``); CheckSpecError if bad."""
+def compile_pattern(spec: CheckSpec, pattern: Any) -> regex.Pattern[str]:
+    """Compile ``pattern`` with the spec's ``flags`` option (letters from ``imsxa``); CheckSpecError if bad.
+
+    The engine is the ``regex`` module in its ``re``-compatible mode: the same syntax as Python's ``re`` (and
+    ``\\p{L}``-style classes, which JavaScript patterns from promptfoo use), and a time bound per search."""
+    import regex  # here: about 7 ms to import, paid only by a run that has a regex check
+
     if not isinstance(pattern, str) or not pattern:
         raise CheckSpecError(f"{spec.type}: value must be a non-empty regex pattern")
     letters = spec.options.get("flags", "")
@@ -289,16 +301,20 @@ def compile_pattern(spec: CheckSpec, pattern: Any) -> re.Pattern[str]:
     for letter in letters:
         if letter not in REGEX_FLAGS:
             raise CheckSpecError(f"{spec.type}: unknown regex flag {letter!r}; use letters from 'imsxa'")
-        flags |= REGEX_FLAGS[letter]
+        flags |= getattr(regex, REGEX_FLAGS[letter])
     try:
-        return re.compile(pattern, flags)
-    except re.error as exc:
+        with warnings.catch_warnings():
+            # `[[` reads as `re` reads it in this mode; the warning is about another mode's nested sets
+            warnings.simplefilter("ignore", FutureWarning)
+            return regex.compile(pattern, flags)
+    except regex.error as exc:
         raise CheckSpecError(f"{spec.type}: invalid pattern {pattern!r}: {exc}") from None
 
 
 @CHECKS.register("regex")
 class RegexCheck(Check):
-    """The output matches the regex ``value`` somewhere (``re.search``). Option ``flags``: e.g. ``"im"``."""
+    """The output matches the regex ``value`` somewhere (a search). Option ``flags``: e.g. ``"im"``. A search
+    that finds no answer within ``REGEX_SECONDS`` is a check error (a failed check that says so)."""
 
     name = "regex"
 
@@ -307,7 +323,13 @@ class RegexCheck(Check):
         self.pattern = compile_pattern(spec, spec.value)
 
     async def evaluate(self, output: Output, ctx: CheckContext) -> CheckResult:
-        match = self.pattern.search(output.text)
+        try:
+            match = self.pattern.search(output.text, timeout=REGEX_SECONDS)
+        except TimeoutError:
+            raise TimeoutError(
+                f"no answer within {REGEX_SECONDS:g} s on an output of {len(output.text)} characters: the "
+                "pattern backtracks too much on it (nested repeats such as (a+)+ are the usual cause)"
+            ) from None
         if match:
             return self.result(
                 True, evidence=f"matched at character {match.start()}: {quote(match.group(0))}"
