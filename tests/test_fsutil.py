@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import UnreadableFile
-from assay.fsutil import durable_write_bytes, read_user_lines, read_user_text
+from assay.fsutil import durable_write_bytes, read_user_lines, read_user_text, restore_marks, written_marks
 
 
 def lines(path: Path, max_bytes: int = 1 << 20) -> list[str]:
@@ -94,3 +94,30 @@ def test_a_durable_write_replaces_the_file_whole_and_leaves_no_temporary(
     with pytest.raises(OSError):
         durable_write_bytes(path, b"lost")
     assert path.read_bytes() == b"third" and [p.name for p in path.parent.iterdir()] == ["elo_ratings.json"]
+
+
+def test_an_edit_written_with_newlines_gets_back_the_files_crlf_ends_and_byte_order_mark(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "windows.py": b"\xef\xbb\xbfA = 1\r\nB = 2\r\n",
+        "crlf.toml": b"a = 1\r\nb = 2\r\n",
+        "bom.yaml": b"\xef\xbb\xbfa: 1\nb: 2\n",
+        "mixed.txt": b"a\r\nb\n",  # neither: left as the edit writes it
+        "plain.py": b"A = 1\n",
+        "untouched.py": b"\xef\xbb\xbfX = 0\r\n",
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    before = written_marks(tmp_path, [*files, "gone.py"])
+    assert set(before) == {"windows.py", "crlf.toml", "bom.yaml", "untouched.py"}
+    for name in ("windows.py", "crlf.toml", "bom.yaml", "mixed.txt", "plain.py"):
+        text = (tmp_path / name).read_text(encoding="utf-8")  # universal newlines, as an editor of text reads
+        (tmp_path / name).write_text(text.lstrip("\ufeff").replace("1", "7"), encoding="utf-8")
+    assert sorted(restore_marks(tmp_path, before)) == ["bom.yaml", "crlf.toml", "windows.py"]
+    assert (tmp_path / "windows.py").read_bytes() == b"\xef\xbb\xbfA = 7\r\nB = 2\r\n"
+    assert (tmp_path / "crlf.toml").read_bytes() == b"a = 7\r\nb = 2\r\n"
+    assert (tmp_path / "bom.yaml").read_bytes() == b"\xef\xbb\xbfa: 7\nb: 2\n"
+    assert (tmp_path / "mixed.txt").read_bytes() == b"a\nb\n"
+    assert (tmp_path / "untouched.py").read_bytes() == files["untouched.py"]
+    assert restore_marks(tmp_path, before) == []  # nothing left to mend

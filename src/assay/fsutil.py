@@ -230,3 +230,48 @@ def read_user_text(path: Path, max_bytes: int, *, limit_note: str = "assay's lim
     except UnicodeDecodeError as exc:
         raise UnreadableFile(f"not UTF-8 text: {exc.reason} at byte {exc.start}", file=path) from None
     return _universal_newlines(text)
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def written_marks(root: Path, paths: Iterator[str] | list[str]) -> dict[str, bytes]:
+    """The bytes of each file of ``paths`` under ``root`` that starts with a UTF-8 byte-order mark or ends every
+    line with CRLF, as a Windows editor writes them: what :func:`restore_marks` compares an edit with."""
+    marked: dict[str, bytes] = {}
+    for path in paths:
+        try:
+            data = (root / path).read_bytes()
+        except OSError:
+            continue
+        if data.startswith(UTF8_BOM) or _crlf(data):
+            marked[path] = data
+    return marked
+
+
+def restore_marks(root: Path, before: dict[str, bytes]) -> list[str]:
+    """Put back the byte-order mark and the CRLF line ends of each file of ``before`` that was rewritten
+    without them (an edit made on text read with universal newlines, written with ``\\n``); the paths mended.
+    A file left as it was, or removed, is not touched."""
+    mended = []
+    for path, old in before.items():
+        file = root / path
+        try:
+            data = file.read_bytes()
+        except OSError:
+            continue
+        new = data
+        if _crlf(old) and not _crlf(new):
+            new = new.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+        if old.startswith(UTF8_BOM) and not new.startswith(UTF8_BOM):
+            new = UTF8_BOM + new
+        if new != data:
+            file.write_bytes(new)
+            mended.append(path)
+    return mended
+
+
+def _crlf(data: bytes) -> bool:
+    """Whether every line of ``data`` ends with CRLF (and there is one): a file with mixed ends is left alone."""
+    lines = data.count(b"\n")
+    return lines > 0 and data.count(b"\r\n") == lines

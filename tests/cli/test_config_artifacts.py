@@ -133,3 +133,26 @@ def test_an_evolved_and_adopted_config_keeps_the_users_file(tmp_path: Path, kind
         assert "  label: 'strict'     # shown in logs" in after
     if kind == "json":
         assert '"label": "strict \\u2014 calibrated",' in after and after.endswith("}\n")
+
+
+@pytest.mark.parametrize("kind", ["yaml", "toml"])
+def test_a_file_written_on_windows_keeps_its_byte_order_mark_and_crlf_line_ends(
+    tmp_path: Path, kind: str
+) -> None:
+    root = project(tmp_path / kind, kind)
+    name = f"calibration.{kind}"
+    windows = TEXTS[kind].replace("\n", "\r\n").encode()
+    if kind == "yaml":  # tomllib refuses a byte-order mark; a TOML file from Windows has CRLF ends alone
+        windows = b"\xef\xbb\xbf" + windows
+    (root / name).write_bytes(windows)
+    git(root, "-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qam", "as Notepad saves it")
+    assert assay("init", cwd=root).returncode == 0
+    evolve = assay("evolve", "-n", "6", cwd=root)
+    assert evolve.returncode == 0 and "result: gain" in evolve.stdout, evolve.stdout + evolve.stderr
+    assert assay("adopt", "best", "--force", cwd=root).returncode == 0
+    after = (root / name).read_bytes()
+    assert after != windows
+    assert after.startswith(b"\xef\xbb\xbf") == windows.startswith(b"\xef\xbb\xbf")
+    assert after.count(b"\r\n") == after.count(b"\n") == windows.count(b"\n")
+    before_shapes = {shape(line) for line in windows.decode().splitlines()}
+    assert all(shape(line) in before_shapes for line in after.decode().splitlines())

@@ -661,3 +661,15 @@ def test_moves_the_configuration_leaves_out_are_never_made(tmp_path: Path) -> No
         ConfigError, match=r"evolve.proposer.without: unknown move 'py.gaurd'; known: .*py.guard"
     ):
         OfflineProposer.from_config(config)
+
+
+def test_a_python_file_that_starts_with_a_byte_order_mark_is_edited_as_any_other(tmp_path: Path) -> None:
+    marked = "\ufeffGAIN = 0.5\n\n\ndef priority(item, remaining):\n    return GAIN * (item - remaining)\n"
+    (tmp_path / "priority.py").write_text(marked, encoding="utf-8")
+    proposer = OfflineProposer(seed=3)
+    first = ProposerView(artifact={"priority.py": marked}, layer=0)
+    done = asyncio.run(proposer.propose(first, tmp_path, editable=["*.py"]))
+    assert done.ok, done.error
+    edited = (tmp_path / "priority.py").read_text(encoding="utf-8")
+    assert edited != marked and "\ufeff" not in edited  # the loop puts the mark back (restore_marks)
+    assert proposer.tidies(first) is False

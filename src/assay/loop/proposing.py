@@ -17,6 +17,7 @@ from pathlib import Path
 
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.traces import read_trace
+from assay.fsutil import restore_marks, written_marks
 from assay.history.git import Git
 from assay.layer_names import layer_name
 from assay.loop.context import LoopContext
@@ -103,6 +104,8 @@ async def make_proposal(
     workdir = worktree / prefix if prefix else worktree
     git.reset_worktree(worktree, parent)
     artifact = ctx.artifact_texts(workdir)
+    # Proposers edit text read with universal newlines: a file's CRLF ends and byte-order mark are put back.
+    marked = written_marks(workdir, list(artifact))
     seen = set(state.pipeline.trees)
     first = _view(ctx, state, basis, artifact, parent, number, label)
     proposer = ctx.parts.proposer
@@ -117,6 +120,7 @@ async def make_proposal(
                 first, layer=layer, attempt=len(redrawn), last_gate=first.last_gate + _repeat_note(redrawn)
             )
             made = await make(view, workdir, editable=list(config.artifact.paths))
+            restore_marks(workdir, marked)
             tokens, cost = tokens + made.tokens_in + made.tokens_out, cost + made.cost_usd
             if not made.ok:
                 if made.exhausted:

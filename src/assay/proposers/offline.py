@@ -273,9 +273,10 @@ class OfflineProposer(Proposer):
 
     def tidies(self, view: ProposerView) -> bool:
         """Whether a branch the best added is still to be offered for removal (:meth:`prune`)."""
-        return self.prune(view) is not None
+        return self.prune(_unmarked(view)) is not None
 
     async def tidy(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        view = _unmarked(view)
         pruned = self.prune(view)
         if pruned is None:
             return await super().tidy(view, worktree, editable=editable)
@@ -310,6 +311,7 @@ class OfflineProposer(Proposer):
         return self.tuner.evidence.of(replace(view, artifact_at=lambda commit: self.files_at(view, commit)))
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
+        view = _unmarked(view)
         return await self.propose_with(view, self.evidence(view), worktree, editable=editable)
 
     async def propose_with(
@@ -472,3 +474,20 @@ def _by_rank(structures: list[Structure], rng: random.Random) -> Structure:
     """A structure drawn with weight 1 / rank by score (FunSearch samples an island's programs by score)."""
     ranked = sorted(structures, key=lambda s: -s.score)
     return rng.choices(ranked, weights=[1 / (rank + 1) for rank in range(len(ranked))])[0]
+
+
+BOM = "\ufeff"
+
+
+def _unmarked(view: ProposerView) -> ProposerView:
+    """``view`` with the byte-order mark a Windows editor puts at the start of a file taken off each file:
+    Python reads such a file, but its parser (and JSON's) refuses the mark inside a string, so no operator or
+    number would apply. The loop puts the mark back on a file a proposal rewrote (:func:`restore_marks`)."""
+    if not any(text.startswith(BOM) for text in view.artifact.values()):
+        return view
+    at = view.artifact_at
+
+    def unmarked(files: dict[str, str]) -> dict[str, str]:
+        return {path: text.removeprefix(BOM) for path, text in files.items()}
+
+    return replace(view, artifact=unmarked(view.artifact), artifact_at=lambda c: unmarked(at(c)))
