@@ -235,6 +235,13 @@ def read_user_text(path: Path, max_bytes: int, *, limit_note: str = "assay's lim
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
+def without_marks(files: dict[str, str]) -> dict[str, str]:
+    """``files`` with the byte-order mark a Windows editor puts at the start of a file taken off each: Python
+    reads such a file, but its parser (and JSON's) refuses the mark inside a string. Written back through
+    :func:`restore_marks`, a file gets its mark again."""
+    return {path: text.removeprefix("\ufeff") for path, text in files.items()}
+
+
 def written_marks(root: Path, paths: Iterator[str] | list[str]) -> dict[str, bytes]:
     """The bytes of each file of ``paths`` under ``root`` that starts with a UTF-8 byte-order mark or ends every
     line with CRLF, as a Windows editor writes them: what :func:`restore_marks` compares an edit with."""

@@ -3,6 +3,7 @@ the site model on its own, then runs of the loop whose first candidate changes t
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -134,6 +135,21 @@ def test_a_kept_candidate_is_adopted_without_its_inert_change(tmp_path: Path) ->
     # in the budget.
     assert trimmed.spent.case_runs == 7
     assert outcome.case_runs == sum(e.spent.case_runs for e in events) == 6 + 6 + 7
+
+
+@pytest.mark.e2e
+def test_a_file_saved_on_windows_keeps_its_line_ends_and_mark_when_trimmed(tmp_path: Path) -> None:
+    root = started(tmp_path)
+    (root / "priority.py").write_bytes(b"\xef\xbb\xbf" + START.replace("\n", "\r\n").encode())
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "as Notepad saves it")
+    outcome, events = evolve(root, BEST_FIT, INERT)
+    (trimmed,) = [e for e in events if isinstance(e, Trimmed)]
+    assert trimmed.reverted == ["priority.py:priority#1"]
+    assert outcome.best.commit is not None
+    adopted = subprocess.run(
+        ["git", "show", f"{outcome.best.commit}:priority.py"], cwd=root, capture_output=True, check=True
+    ).stdout
+    assert adopted == b"\xef\xbb\xbf" + START.replace(*BEST_FIT).replace("\n", "\r\n").encode()
 
 
 @pytest.mark.e2e

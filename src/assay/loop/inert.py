@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from assay.evaluation.evaluator import EvalResult
+from assay.fsutil import restore_marks, without_marks, written_marks
 from assay.history.records import candidate_id
 from assay.loop.context import LoopContext
 from assay.loop.events import Spend, Trimmed
@@ -130,7 +131,7 @@ async def trim(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
     played = pending.screened is not None or pending.matches is not None  # on the commit as proposed
     if measured is None or measured.dev is None or noisy or played:
         return
-    parent, files = ctx.files_at(proposal.parent), ctx.files_at(pending.commit)
+    parent, files = without_marks(ctx.files_at(proposal.parent)), without_marks(ctx.files_at(pending.commit))
     sites = changed_sites(parent, files)
     if not sites or (len(sites) == 1 and {**files, **reverted(parent, files, sites)} == dict(parent)):
         return  # reverting its one change gives back the parent, which the gate has just measured
@@ -216,7 +217,10 @@ async def _same(
 
 
 def _write_over(ctx: LoopContext, commit: str, files: dict[str, str]) -> None:
-    """The run's worktree at ``commit`` with ``files`` (relative to the artifact root) written over it."""
+    """The run's worktree at ``commit`` with ``files`` (relative to the artifact root) written over it, each with
+    the line ends and byte-order mark it has there (git's text is read with universal newlines)."""
     ctx.git.reset_worktree(ctx.worktree, commit)
+    marked = written_marks(ctx.workdir, list(files))
     for path, text in files.items():
         (ctx.workdir / path).write_text(text, encoding="utf-8")
+    restore_marks(ctx.workdir, marked)

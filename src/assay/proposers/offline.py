@@ -11,6 +11,7 @@ from pathlib import Path
 
 from assay.config import AssayConfig, ParameterSpec
 from assay.errors import ConfigError
+from assay.fsutil import without_marks
 from assay.layer_names import layer_name
 from assay.proposers.base import PROPOSERS, HistoryEntry, Proposal, Proposer, ProposerView
 from assay.proposers.credit import Credit
@@ -476,18 +477,10 @@ def _by_rank(structures: list[Structure], rng: random.Random) -> Structure:
     return rng.choices(ranked, weights=[1 / (rank + 1) for rank in range(len(ranked))])[0]
 
 
-BOM = "\ufeff"
-
-
 def _unmarked(view: ProposerView) -> ProposerView:
-    """``view`` with the byte-order mark a Windows editor puts at the start of a file taken off each file:
-    Python reads such a file, but its parser (and JSON's) refuses the mark inside a string, so no operator or
-    number would apply. The loop puts the mark back on a file a proposal rewrote (:func:`restore_marks`)."""
-    if not any(text.startswith(BOM) for text in view.artifact.values()):
+    """``view`` with each file's byte-order mark set aside (:func:`without_marks`), so that operators and numbers
+    apply to a file saved on Windows; the loop puts the mark back on a file a proposal rewrote."""
+    if not any(text.startswith("\ufeff") for text in view.artifact.values()):
         return view
     at = view.artifact_at
-
-    def unmarked(files: dict[str, str]) -> dict[str, str]:
-        return {path: text.removeprefix(BOM) for path, text in files.items()}
-
-    return replace(view, artifact=unmarked(view.artifact), artifact_at=lambda c: unmarked(at(c)))
+    return replace(view, artifact=without_marks(view.artifact), artifact_at=lambda c: without_marks(at(c)))
