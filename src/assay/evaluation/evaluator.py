@@ -71,58 +71,60 @@ class EvalResult(BaseModel):
         return [c for c in self.cases if not c.unjudged]
 
     def tally(self) -> EvalTotals:
-        """Every total, in one pass over the cases (read it once where several are wanted: each property below
-        is a pass of its own)."""
+        """Every total at once (read it once where several are wanted: a property is a pass of its own)."""
+        total, passed, mean = self._judged()
+        unjudged = len(self.cases) - total
+        return EvalTotals(total, passed, unjudged, mean, self.tokens, self.cost_usd, self.judged_not_run)
+
+    def _judged(self) -> tuple[int, int, float]:
+        """The judged cases' number, how many passed and their mean score, in one pass."""
         scores: list[float] = []
-        costs: list[float] = []
-        passed = tokens = not_run = 0
+        passed = 0
         for case in self.cases:
             if not case.unjudged:
                 scores.append(case.score)
                 passed += case.passed
-            tokens += case.tokens
-            costs.append(case.cost_usd)
-            not_run += sum(check.skipped for check in case.checks)
         total = len(scores)
-        mean = sum(scores) / total if total else 0.0
-        return EvalTotals(total, passed, len(self.cases) - total, mean, tokens, sum(costs), not_run)
+        return total, passed, sum(scores) / total if total else 0.0
 
     @property
     def unjudged(self) -> int:
-        return self.tally().unjudged
+        return len(self.cases) - self._judged()[0]
 
     @property
     def total(self) -> int:
-        return self.tally().total
+        return self._judged()[0]
 
     @property
     def passed(self) -> int:
-        return self.tally().passed
+        return self._judged()[1]
 
     @property
     def failed(self) -> int:
-        return self.tally().failed
+        total, passed, _ = self._judged()
+        return total - passed
 
     @property
     def pass_rate(self) -> float:
-        return self.tally().pass_rate
+        total, passed, _ = self._judged()
+        return passed / total if total else 0.0
 
     @property
     def mean_score(self) -> float:
-        return self.tally().mean_score
+        return self._judged()[2]
 
     @property
     def tokens(self) -> int:
-        return self.tally().tokens
+        return sum(c.tokens for c in self.cases)
 
     @property
     def cost_usd(self) -> float:
-        return self.tally().cost_usd
+        return sum(c.cost_usd for c in self.cases)
 
     @property
     def judged_not_run(self) -> int:
         """Judged checks not run because their cases were decided without them (judge calls saved)."""
-        return self.tally().judged_not_run
+        return sum(c.skipped for case in self.cases for c in case.checks)
 
     @property
     def blocked(self) -> bool:
