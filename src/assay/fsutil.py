@@ -9,7 +9,7 @@ import re
 import stat
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from assay.errors import UnreadableFile
@@ -242,7 +242,7 @@ def without_marks(files: dict[str, str]) -> dict[str, str]:
     return {path: text.removeprefix("\ufeff") for path, text in files.items()}
 
 
-def written_marks(root: Path, paths: Iterator[str] | list[str]) -> dict[str, bytes]:
+def written_marks(root: Path, paths: Iterable[str]) -> dict[str, bytes]:
     """The bytes of each file of ``paths`` under ``root`` that starts with a UTF-8 byte-order mark or ends every
     line with CRLF, as a Windows editor writes them: what :func:`restore_marks` compares an edit with."""
     marked: dict[str, bytes] = {}
