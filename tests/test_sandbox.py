@@ -182,3 +182,18 @@ async def test_cpu_time_counts_the_work_of_the_process_and_its_children_not_its_
         return
     assert busy.cpu_s is not None and busy.cpu_s >= 0.05
     assert idle.cpu_s is not None and idle.cpu_s < 0.05
+
+
+async def test_many_children_at_once_leave_no_descriptor_behind(tmp_path):
+    import asyncio
+
+    async def one(i):
+        return await run_process(f"echo {i}; echo e{i} >&2", cwd=tmp_path)
+
+    await one(-1)  # what a back end makes once per process or loop
+    before = len(os.listdir("/proc/self/fd"))
+    results = await asyncio.gather(*(one(i) for i in range(200)))
+    assert [r.stdout for r in results] == [f"{i}\n".encode() for i in range(200)]
+    assert [r.stderr for r in results] == [f"e{i}\n".encode() for i in range(200)]
+    assert all(r.exit_code == 0 for r in results)
+    assert len(os.listdir("/proc/self/fd")) == before
