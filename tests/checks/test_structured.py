@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from assay.checks import CheckContext, CheckSpecError, build_check
+from assay.checks import CheckContext, CheckSpecError, build_check, structured
 from assay.model import Case, CheckResult, CheckSpec, Output
 
 PERSON = {
@@ -54,6 +55,20 @@ async def test_json_schema_inline_pass_and_fail() -> None:
     missing = await judge('```json\n{"name": "Ada"}\n```', "json_schema", PERSON)
     assert not missing.passed and "'age' is a required property" in missing.evidence
     assert "invalid JSON" in (await judge("{oops", "json_schema", PERSON)).evidence
+
+
+async def test_a_schema_pattern_that_backtracks_without_end_fails_in_bounded_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(structured, "REGEX_SECONDS", 0.2)
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^(a|a)+$"}}}
+    began = time.perf_counter()
+    result = await judge(json.dumps({"code": "a" * 40 + "!"}), "json_schema", schema)
+    assert time.perf_counter() - began < 5
+    assert not result.passed and "no answer from '^(a|a)+$' within 0.2 s" in result.evidence
+    assert (await judge('{"code": "aaa"}', "json_schema", schema)).passed
+    failed = await judge('{"code": "ab"}', "json_schema", schema)
+    assert failed.evidence.startswith("$.code: 'ab' does not match '^(a|a)+$'")  # as jsonschema words it
 
 
 async def test_json_schema_reports_first_error_and_count() -> None:

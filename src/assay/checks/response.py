@@ -21,7 +21,7 @@ from typing import Any
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError, CheckUnavailable
 from assay.checks.grading import PassRule, read_verdict
-from assay.checks.structured import parse_json_output
+from assay.checks.structured import parse_json_output, schema_validator
 from assay.checks.text import clip, scalar_text
 from assay.model import CheckResult, CheckSpec, Output
 
@@ -103,9 +103,7 @@ class ToolCallValidCheck(Check):
                     arguments = json.loads(arguments or "{}")
                 except ValueError as exc:
                     return self.result(False, evidence=f"{call['name']}: arguments are not JSON: {exc}")
-            from jsonschema import validators  # a tenth of a second to import: only for a schema to check
-
-            errors = list(validators.validator_for(schema)(schema).iter_errors(arguments))
+            errors = list(schema_validator(schema).iter_errors(arguments))
             if errors:
                 return self.result(False, evidence=clip(f"{call['name']}: {errors[0].message}"))
         return self.result(True, evidence=f"{len(calls)} valid tool call(s)")

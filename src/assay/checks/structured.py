@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import yaml
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
-from assay.checks.text import clip
+from assay.checks.text import REGEX_SECONDS, clip
 from assay.errors import ConfigError
 from assay.fsutil import read_user_text
 from assay.limits import MAX_FILE_BYTES
@@ -53,6 +54,39 @@ def _validators() -> ModuleType:
     from jsonschema import validators
 
     return validators
+
+
+_BOUNDED: dict[type, Any] = {}
+
+
+def schema_validator(schema: dict[str, Any] | bool) -> Any:
+    """jsonschema's validator for ``schema``, its ``pattern`` keyword searched as the regex check searches (the
+    ``regex`` module, at most ``REGEX_SECONDS`` a string): a pattern that backtracks without end on a string of
+    the output fails validation, where ``re`` would hang the run."""
+    validators = _validators()
+    kind = validators.validator_for(schema)
+    bounded = _BOUNDED.get(kind)
+    if bounded is None:
+        bounded = _BOUNDED[kind] = validators.extend(kind, {"pattern": _bounded_pattern})
+    return bounded(schema)
+
+
+def _bounded_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    import regex
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "string"):
+        return
+    try:
+        found = regex.search(pattern, instance, timeout=REGEX_SECONDS)
+    except TimeoutError:
+        yield ValidationError(
+            f"{clip(repr(instance), 80)}: no answer from {pattern!r} within {REGEX_SECONDS:g} s (the pattern "
+            "backtracks too much on it)"
+        )
+        return
+    if found is None:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def _check_schema(schema: Any, where: str) -> dict[str, Any] | bool:
@@ -143,7 +177,7 @@ class JsonSchemaCheck(Check):
         value, error = parse_json_output(output.text)
         if error:
             return self.result(False, evidence=error)
-        validator = _validators().validator_for(schema)(schema)
+        validator = schema_validator(schema)
         errors = sorted(
             validator.iter_errors(value), key=lambda e: (list(map(str, e.absolute_path)), e.message)
         )
@@ -192,7 +226,7 @@ class ContainsJsonCheck(Check):
             return self.result(False, evidence="no JSON found in the output")
         if self.schema is None:
             return self.result(True, evidence=f"{len(values)} JSON value(s) found")
-        validator = _validators().validator_for(self.schema)(self.schema)
+        validator = schema_validator(self.schema)
         first_error = None
         for value in values:
             errors = list(validator.iter_errors(value))
