@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from assay.errors import UnreadableFile
-from assay.fsutil import durable_write_bytes, read_user_lines, read_user_text, restore_marks, written_marks
+from assay.fsutil import (
+    artifact_text,
+    durable_write_bytes,
+    read_user_lines,
+    read_user_text,
+    restore_marks,
+    written_marks,
+)
 
 
 def lines(path: Path, max_bytes: int = 1 << 20) -> list[str]:
@@ -121,3 +128,9 @@ def test_an_edit_written_with_newlines_gets_back_the_files_crlf_ends_and_byte_or
     assert (tmp_path / "mixed.txt").read_bytes() == b"a\nb\n"
     assert (tmp_path / "untouched.py").read_bytes() == files["untouched.py"]
     assert restore_marks(tmp_path, before) == []  # nothing left to mend
+
+
+def test_an_artifact_reads_as_text_without_its_marks_and_with_newlines() -> None:
+    assert artifact_text(b"\xef\xbb\xbfA = 1\r\nB = 2\r\n") == "A = 1\nB = 2\n"
+    assert artifact_text(b"a\rb\r\nc\n") == "a\nb\nc\n"
+    assert artifact_text(b"caf\xe9 \xef\xbb\xbf") == "caf\ufffd \ufeff"  # only a leading mark is set aside

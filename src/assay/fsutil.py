@@ -232,26 +232,34 @@ def read_user_text(path: Path, max_bytes: int, *, limit_note: str = "assay's lim
     return _universal_newlines(text)
 
 
-UTF8_BOM = b"\xef\xbb\xbf"
+BOM = "\ufeff"
+UTF8_BOM = BOM.encode()
 
 
-def without_marks(files: dict[str, str]) -> dict[str, str]:
-    """``files`` with the byte-order mark a Windows editor puts at the start of a file taken off each: Python
-    reads such a file, but its parser (and JSON's) refuses the mark inside a string. Written back through
-    :func:`restore_marks`, a file gets its mark again."""
-    return {path: text.removeprefix("\ufeff") for path, text in files.items()}
+def artifact_text(data: bytes) -> str:
+    """A file's bytes as every reader of an artifact sees them (proposers, fingerprints, trimming): UTF-8 with
+    invalid bytes replaced, universal newlines, no leading byte-order mark (Python reads a file that starts with
+    one, but its parser, and JSON's, refuse the mark inside a string). A file written from such text gets its
+    CRLF ends and its mark back through :func:`restore_marks`."""
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n").removeprefix(BOM)
+
+
+def has_marks(data: bytes) -> bool:
+    """Whether ``data`` starts with a UTF-8 byte-order mark or ends every line with CRLF, as a Windows editor
+    writes a file: what :func:`restore_marks` keeps."""
+    return data.startswith(UTF8_BOM) or _crlf(data)
 
 
 def written_marks(root: Path, paths: Iterable[str]) -> dict[str, bytes]:
-    """The bytes of each file of ``paths`` under ``root`` that starts with a UTF-8 byte-order mark or ends every
-    line with CRLF, as a Windows editor writes them: what :func:`restore_marks` compares an edit with."""
+    """The bytes of each file of ``paths`` under ``root`` that :func:`has_marks`: what :func:`restore_marks`
+    compares an edit with."""
     marked: dict[str, bytes] = {}
     for path in paths:
         try:
             data = (root / path).read_bytes()
         except OSError:
             continue
-        if data.startswith(UTF8_BOM) or _crlf(data):
+        if has_marks(data):
             marked[path] = data
     return marked
 

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import pytest
 
+from assay.fsutil import artifact_text
 from assay.proposers.base import DevCase, HistoryEntry, Proposal, ProposerView
 from assay.proposers.mutate.python_combine_ops import FORMS
 from assay.proposers.mutate.python_prune import PRUNE_NOTE
@@ -666,10 +667,9 @@ def test_moves_the_configuration_leaves_out_are_never_made(tmp_path: Path) -> No
 def test_a_python_file_that_starts_with_a_byte_order_mark_is_edited_as_any_other(tmp_path: Path) -> None:
     marked = "\ufeffGAIN = 0.5\n\n\ndef priority(item, remaining):\n    return GAIN * (item - remaining)\n"
     (tmp_path / "priority.py").write_text(marked, encoding="utf-8")
-    proposer = OfflineProposer(seed=3)
-    first = ProposerView(artifact={"priority.py": marked}, layer=0)
-    done = asyncio.run(proposer.propose(first, tmp_path, editable=["*.py"]))
+    # The loop gives proposers each file as artifact_text reads it: the mark set aside (restore_marks puts it back).
+    first = ProposerView(artifact={"priority.py": artifact_text(marked.encode())}, layer=0)
+    done = asyncio.run(OfflineProposer(seed=3).propose(first, tmp_path, editable=["*.py"]))
     assert done.ok, done.error
     edited = (tmp_path / "priority.py").read_text(encoding="utf-8")
-    assert edited != marked and "\ufeff" not in edited  # the loop puts the mark back (restore_marks)
-    assert proposer.tidies(first) is False
+    assert edited != marked and "\ufeff" not in edited

@@ -29,6 +29,7 @@ from assay.extensions import (
     pick,
     resolve,
 )
+from assay.fsutil import BOM, artifact_text
 from assay.gates import Gate
 from assay.gates.factory import is_paired
 from assay.history.git import Git
@@ -311,12 +312,13 @@ class LoopContext:
     def artifact_paths(self, workdir: Path) -> list[str]:
         return artifact_files(workdir, self.config.artifact.paths, forbid=self.config.artifact.forbid)
 
+    def artifact_bytes(self, workdir: Path) -> dict[str, bytes]:
+        """The artifact files under ``workdir`` (relative path -> bytes)."""
+        return {p: (workdir / p).read_bytes() for p in self.artifact_paths(workdir)}
+
     def artifact_texts(self, workdir: Path) -> dict[str, str]:
-        """The artifact files under ``workdir`` (relative path -> text)."""
-        return {
-            p: (workdir / p).read_text(encoding="utf-8", errors="replace")
-            for p in self.artifact_paths(workdir)
-        }
+        """The artifact files under ``workdir`` (relative path -> text, as :func:`~assay.fsutil.artifact_text` reads it)."""
+        return {p: artifact_text(data) for p, data in self.artifact_bytes(workdir).items()}
 
     def tree(self, workdir: Path) -> str:
         """The artifact's fingerprint: equal for candidates that differ only in formatting or comments."""
@@ -332,8 +334,7 @@ class LoopContext:
             data = (workdir / path).read_bytes()
             size += len(data)
             digest.update(path.encode() + b"\0" + data)
-            # As read_text reads it: invalid UTF-8 replaced, universal newlines.
-            texts[path] = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+            texts[path] = artifact_text(data)
         content_size = sum(content_size_of(path, text) for path, text in texts.items())
         return ArtifactIdentity(size, content_size, digest.hexdigest(), fingerprint(texts))
 
@@ -347,7 +348,7 @@ class LoopContext:
                 [path], self.config.artifact.paths, self.config.artifact.forbid, artifact_prefix=prefix
             ):
                 continue
-            text = self.git.show_file(commit, path)
+            text = self.git.show_file(commit, path)  # universal newlines already
             if text is not None:
-                found[path[len(prefix) + 1 :] if prefix else path] = text
+                found[path[len(prefix) + 1 :] if prefix else path] = text.removeprefix(BOM)
         return found

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from assay.evaluation.evaluator import EvalResult
-from assay.fsutil import restore_marks, without_marks, written_marks
+from assay.fsutil import restore_marks, written_marks
 from assay.history.records import candidate_id
 from assay.loop.context import LoopContext
 from assay.loop.events import Spend, Trimmed
@@ -131,7 +131,7 @@ async def trim(ctx: LoopContext, state: LoopState, pending: Pending) -> None:
     played = pending.screened is not None or pending.matches is not None  # on the commit as proposed
     if measured is None or measured.dev is None or noisy or played:
         return
-    parent, files = without_marks(ctx.files_at(proposal.parent)), without_marks(ctx.files_at(pending.commit))
+    parent, files = ctx.files_at(proposal.parent), ctx.files_at(pending.commit)
     sites = changed_sites(parent, files)
     if not sites or (len(sites) == 1 and {**files, **reverted(parent, files, sites)} == dict(parent)):
         return  # reverting its one change gives back the parent, which the gate has just measured

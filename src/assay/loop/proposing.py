@@ -17,7 +17,7 @@ from pathlib import Path
 
 from assay.evaluation.evaluator import EvalResult
 from assay.evaluation.traces import read_trace
-from assay.fsutil import restore_marks, written_marks
+from assay.fsutil import artifact_text, has_marks, restore_marks
 from assay.history.git import Git
 from assay.layer_names import layer_name
 from assay.loop.context import LoopContext
@@ -103,9 +103,10 @@ async def make_proposal(
     prefix = ctx.parts.prefix
     workdir = worktree / prefix if prefix else worktree
     git.reset_worktree(worktree, parent)
-    artifact = ctx.artifact_texts(workdir)
-    # Proposers edit text read with universal newlines: a file's CRLF ends and byte-order mark are put back.
-    marked = written_marks(workdir, list(artifact))
+    files = ctx.artifact_bytes(workdir)
+    artifact = {path: artifact_text(data) for path, data in files.items()}
+    # Proposers edit that text: a file's CRLF ends and byte-order mark are put back on what they rewrite.
+    marked = {path: data for path, data in files.items() if has_marks(data)}
     seen = set(state.pipeline.trees)
     first = _view(ctx, state, basis, artifact, parent, number, label)
     proposer = ctx.parts.proposer

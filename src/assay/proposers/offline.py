@@ -11,7 +11,6 @@ from pathlib import Path
 
 from assay.config import AssayConfig, ParameterSpec
 from assay.errors import ConfigError
-from assay.fsutil import without_marks
 from assay.layer_names import layer_name
 from assay.proposers.base import PROPOSERS, HistoryEntry, Proposal, Proposer, ProposerView
 from assay.proposers.credit import Credit
@@ -274,10 +273,9 @@ class OfflineProposer(Proposer):
 
     def tidies(self, view: ProposerView) -> bool:
         """Whether a branch the best added is still to be offered for removal (:meth:`prune`)."""
-        return self.prune(_unmarked(view)) is not None
+        return self.prune(view) is not None
 
     async def tidy(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
-        view = _unmarked(view)
         pruned = self.prune(view)
         if pruned is None:
             return await super().tidy(view, worktree, editable=editable)
@@ -312,7 +310,6 @@ class OfflineProposer(Proposer):
         return self.tuner.evidence.of(replace(view, artifact_at=lambda commit: self.files_at(view, commit)))
 
     async def propose(self, view: ProposerView, worktree: Path, *, editable: list[str]) -> Proposal:
-        view = _unmarked(view)
         return await self.propose_with(view, self.evidence(view), worktree, editable=editable)
 
     async def propose_with(
@@ -475,12 +472,3 @@ def _by_rank(structures: list[Structure], rng: random.Random) -> Structure:
     """A structure drawn with weight 1 / rank by score (FunSearch samples an island's programs by score)."""
     ranked = sorted(structures, key=lambda s: -s.score)
     return rng.choices(ranked, weights=[1 / (rank + 1) for rank in range(len(ranked))])[0]
-
-
-def _unmarked(view: ProposerView) -> ProposerView:
-    """``view`` with each file's byte-order mark set aside (:func:`without_marks`), so that operators and numbers
-    apply to a file saved on Windows; the loop puts the mark back on a file a proposal rewrote."""
-    if not any(text.startswith("\ufeff") for text in view.artifact.values()):
-        return view
-    at = view.artifact_at
-    return replace(view, artifact=without_marks(view.artifact), artifact_at=lambda c: without_marks(at(c)))
