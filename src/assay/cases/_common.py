@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from assay.config import describe_error, read_yaml
 from assay.errors import ConfigError, field_path
-from assay.fsutil import read_user_lines, read_user_text
+from assay.fsutil import BOM, read_user_lines, read_user_text
 from assay.limits import MAX_FILE_BYTES
 from assay.model import CheckSpec
 from assay.safeload import LIMIT_NOTE, NestingError, load_json
@@ -91,9 +91,6 @@ def json_error(exc: ValueError, loc: Loc) -> ConfigError:
     inner = exc.field if isinstance(exc, NestingError) else None
     field = ": ".join(part for part in (loc.field, inner) if part) or None
     return ConfigError(f"invalid JSON: {exc}", file=loc.file, field=field)
-
-
-BOM = "\ufeff"
 
 
 def read_data(path: Path) -> Any:

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from assay.cases._common import (
-    BOM,
     Loc,
     case_id,
     expect_list,
@@ -45,6 +44,7 @@ from assay.cases._common import (
     type_name,
 )
 from assay.cases._fast import SpecCache, fast_case
+from assay.fsutil import BOM
 from assay.model import Case
 from assay.safeload import load_json
 
