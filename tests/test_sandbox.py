@@ -1,4 +1,5 @@
 import os
+import subprocess
 import time
 
 import pytest
@@ -197,3 +198,36 @@ async def test_many_children_at_once_leave_no_descriptor_behind(tmp_path):
     assert [r.stderr for r in results] == [f"e{i}\n".encode() for i in range(200)]
     assert all(r.exit_code == 0 for r in results)
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+async def test_a_grandchild_that_left_the_group_and_holds_the_pipes_loses_them_after_the_grace(backend):
+    """The shell's exit is seen though its pipes never end (a grandchild in a session of its own holds them):
+    the output is given up after the grace, not at the timeout. (The portable back end does not wait for
+    pipes after the exit.)"""
+    if backend != "posix_spawn":
+        pytest.skip("the lean back end's exit watch")
+    start = time.perf_counter()
+    result = await run_process("setsid sleep 31.7 & echo started", limits=SandboxLimits(timeout_s=20))
+    assert not result.timed_out
+    assert result.error == "a child process kept the output pipes open after exit; output lost"
+    assert result.exit_code == 0
+    assert time.perf_counter() - start < 10
+    subprocess.run(["pkill", "-f", "^sleep 31.7$"], check=False)  # the grandchild outlived its group
+
+
+async def test_a_process_that_closes_its_output_and_runs_on_is_waited_for():
+    result = await run_process(
+        "echo early; exec >&- 2>&-; sleep 0.3; exit 5", limits=SandboxLimits(timeout_s=10)
+    )
+    assert result.stdout == b"early\n"
+    assert result.exit_code == 5
+    assert result.error is None and not result.timed_out
+    assert result.duration_s >= 0.3
+
+
+async def test_a_spawn_that_fails_is_an_error_result(backend):
+    if backend != "posix_spawn":
+        pytest.skip("the C spawn's failure path")
+    result = await _spawn.run(["/nonexistent/sh", "-c", "true"], env={}, limits=SandboxLimits(), stdin=None)
+    assert result.error is not None and result.error.startswith("could not start process:")
+    assert result.exit_code is None

@@ -2,10 +2,9 @@
 
 ``os.posix_spawn`` holds Python's lock until the child has exec'd, and the C library's ``posix_spawn``
 returns only then (it spawns with ``vfork``): on a busy machine the child may wait milliseconds for a CPU
-before it gets there, and every thread of assay waits with it, the event loop included. Called through
-``ctypes``, the same C function runs with the lock released, so a spawn made in a helper thread stalls
-nothing else. The child is set up exactly as ``os.posix_spawn`` sets it up: the same C function, the same
-file actions, the same flags.
+before it gets there, and every other thread of the process waits with it. Called through ``ctypes``, the same
+C function runs with the lock released, so a spawn stalls only the thread that makes it. The child is set up
+exactly as ``os.posix_spawn`` sets it up: the same C function, the same file actions, the same flags.
 """
 
 from __future__ import annotations

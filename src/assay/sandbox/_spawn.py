@@ -3,27 +3,27 @@
 ``run`` watches a child from the event loop that awaits it: its pidfd and pipes are readers of the loop and
 its timeout a timer, so a case costs no thread and no hand-over between threads while it runs. (A watcher
 thread per child cost the GIL's hand-overs: about 50 futex calls and 0.1 ms of CPU per case more, at four
-cases at once.) The spawn itself is made from a helper thread with the interpreter lock released
-(:mod:`assay.sandbox._cspawn`), so the loop goes on while the child waits for a CPU to reach its exec. The
-stages are :mod:`assay.sandbox._watch`'s, which a jail worker runs in its own thread: spawn, feed stdin,
-capture, end on exit, timeout or flood by killing the process group, reap, then wait a grace for pipes a
-grandchild still holds.
+cases at once.) The spawn itself is made on the loop's thread with the interpreter lock released
+(:mod:`assay.sandbox._cspawn`): handing it to a helper thread, so that the loop could go on while the child
+waits for a CPU to reach its exec, cost more than the wait (a whole 2,000-case ``assay eval`` took 7% longer,
+in wall and in CPU; docs/speed.md). The stages are :mod:`assay.sandbox._watch`'s, which a jail worker runs in
+its own thread: spawn, feed stdin, capture, end on exit, timeout or flood by killing the process group, reap,
+then wait a grace for pipes a grandchild still holds.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
+import queue
 import threading
 import time
-from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from assay.sandbox import _cspawn
 from assay.sandbox._common import PIPE_GRACE_S, ProcessResult, SandboxLimits, finish
-from assay.sandbox._watch import SHELL, Child, Spawn, Started, close, kill_group, start
+from assay.sandbox._watch import SHELL, Child, Spawn, close, kill_group, launch, pipes
 
 if TYPE_CHECKING:
     import asyncio
@@ -59,94 +59,114 @@ def without_terminal() -> bool:
     return known
 
 
-_SPAWN_THREADS = 8
-_spawners: tuple[int, ThreadPoolExecutor] | None = None
+# How long a child may run before its pidfd joins the loop's readers: a child's exit is learned from the end of
+# its pipes, but one whose pipes a grandchild holds open must still be seen to exit (then the grace runs).
+EXIT_WATCH_S = 0.05
+_LAUNCHERS = 8
 
 
-def _spawn_threads() -> ThreadPoolExecutor:
-    """The threads that spawn children for the event loop (made again in a forked child)."""
-    global _spawners
-    if _spawners is None or _spawners[0] != os.getpid():
-        _spawners = (os.getpid(), ThreadPoolExecutor(_SPAWN_THREADS, thread_name_prefix="assay-spawn"))
-    return _spawners[1]
-
-
-def _end(started: Started | str) -> None:
-    """A child spawned for a caller that was cancelled meanwhile: killed, reaped, its pipes closed."""
-    if isinstance(started, str):
-        return
-    pid, pidfd, *pipes = started
-    kill_group(pid)
-    for fd in (pidfd, *pipes):
-        if fd >= 0:
-            close(fd)
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
-
-
-class _Handoff:
-    """A spawn on a helper thread for a caller that may be cancelled meanwhile: whichever of the two comes
-    second ends the child (the thread, when the caller is gone; the caller, when the child has started). The
-    thread does not count on the loop: at a Ctrl-C the loop may stop before the thread's answer reaches it,
-    and a child left running would hold the run's end until it exits."""
+class _Launchers:
+    """Threads that spawn the loop's children (made again in a forked child). A child is handed over by a
+    queue and nothing comes back to the loop: the launcher sets the pid, then closes the child's ends of the
+    pipes, and the loop learns the rest from the pipes' end (or from the pidfd, see :data:`EXIT_WATCH_S`)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._gone = False
-        self._started: Started | str | None = None
+        self.pid = os.getpid()
+        self.queue: queue.SimpleQueue[_LoopWatch] = queue.SimpleQueue()
+        posix_spawn = _cspawn.posix_spawn if _cspawn.available() else None
+        for number in range(_LAUNCHERS):
+            threading.Thread(
+                target=self._serve, args=(posix_spawn,), name=f"assay-spawn-{number}", daemon=True
+            ).start()
 
-    def spawn(self, spawn: Spawn) -> Started | str:
-        """On the helper thread: start the child, and end it at once if the caller has gone."""
-        started = start(spawn, _cspawn.posix_spawn)
-        with self._lock:
-            self._started, gone = started, self._gone
-        if gone:
-            _end(started)
-        return started
+    def _serve(self, posix_spawn: Callable[..., int] | None) -> None:
+        while True:
+            self.queue.get().launch(posix_spawn)
 
-    def cancel(self) -> None:
-        """On the loop, for a cancelled caller: end the child if it has started (else the thread will)."""
-        with self._lock:
-            self._gone, started = True, self._started
-        if started is not None:
-            _end(started)
+
+_launchers: _Launchers | None = None
+
+
+def _hand_over(child: _LoopWatch) -> None:
+    global _launchers
+    if _launchers is None or _launchers.pid != os.getpid():
+        _launchers = _Launchers()
+    _launchers.queue.put(child)
 
 
 class _LoopWatch(Child):
-    """One child watched by the event loop itself: its pidfd and pipes are readers of the loop, its
-    timeout a timer; ``done`` gets the result. The same stages as :func:`assay.sandbox._watch.watch`."""
+    """One child watched by the event loop itself: its pipes are readers of the loop from before its spawn, its
+    timeout a timer; ``done`` gets the result. The same stages as :func:`assay.sandbox._watch.watch`.
+
+    The spawn is made on a launcher thread (the C library's ``posix_spawn`` releases the interpreter lock
+    while the child gets to its exec), so the loop goes on while a child waits for a CPU. No answer comes back
+    from that thread: its closing the child's ends of the pipes, after it set ``pid``, is how the loop learns
+    the child has started and, once the child has closed them too, that it is ending. A spawn made on the
+    loop's thread was 7% faster on an idle machine and 40% slower on a busy one; a spawn whose answer came
+    back to the loop (a thread pool's future) 4–6% slower than this in both (docs/speed.md)."""
 
     def __init__(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        spawn: Spawn,
-        started: Started,
-        start: float,
-        limits: SandboxLimits,
+        self, loop: asyncio.AbstractEventLoop, spawn: Spawn, start: float, limits: SandboxLimits
     ) -> None:
-        super().__init__(spawn, started)
+        ours, self.ends = pipes(spawn)
+        super().__init__(spawn, (-1, -1, *ours))
+        self.spawn = spawn
         self.loop = loop
         self.limits = limits
         self.start = start
-        self.ending = self.timed_out = self.lost_pipes = False
+        self.lock = threading.Lock()
+        self.gone = False
+        self.error: str | None = None
+        self.exit_watched = self.ending = self.timed_out = self.lost_pipes = False
         self.done: asyncio.Future[ProcessResult] = loop.create_future()
-        loop.add_reader(self.pidfd, self._on_exit)
         for fd in self.captures:
             loop.add_reader(fd, self._on_output, fd)
         if self.in_w >= 0:
             loop.add_writer(self.in_w, self._write)
-        self.timer: asyncio.TimerHandle | None = loop.call_later(self.limits.timeout_s, self._time_out)
+        self.deadline = loop.time() + limits.timeout_s
+        self.timer: asyncio.TimerHandle | None = loop.call_later(
+            min(EXIT_WATCH_S, limits.timeout_s), self._on_timer
+        )
+
+    def launch(self, posix_spawn: Callable[..., int] | None) -> None:
+        """On a launcher thread: spawn the child, unless the caller has gone; end it if the caller went
+        meanwhile; then close the child's ends of the pipes (the loop learns from their end)."""
+        with self.lock:
+            gone = self.gone
+        launched = None if gone else launch(self.spawn, self.ends, posix_spawn)
+        with self.lock:
+            if isinstance(launched, str):
+                self.error = launched
+            elif launched is not None:
+                self.pid, self.pidfd = launched
+            gone = self.gone
+        if gone and self.pid > 0:
+            kill_group(self.pid)
+        for fd in self.ends:
+            if fd >= 0:
+                close(fd)
 
     def _unwatch(self, fd: int) -> None:
         if fd == self.in_w:
             self.loop.remove_writer(fd)
-        else:
+        elif fd != self.pidfd or self.exit_watched:
             self.loop.remove_reader(fd)
 
-    def _time_out(self) -> None:
+    def _on_timer(self) -> None:
         self.timer = None
+        remaining = self.deadline - self.loop.time()
+        if remaining > 0:
+            self._watch_exit()
+            self.timer = self.loop.call_later(remaining, self._on_timer)
+            return
         self.timed_out = True
         self.end()
+
+    def _watch_exit(self) -> None:
+        """Watch the pidfd of a child that has started (the loop then wakes at its exit)."""
+        if self.pid > 0 and not self.exit_watched and not self.exited:
+            self.exit_watched = True
+            self.loop.add_reader(self.pidfd, self._on_exit)
 
     def end(self) -> None:
         """Stop feeding the child and kill its group (what outlives the main process would hold the pipes
@@ -158,7 +178,12 @@ class _LoopWatch(Child):
             self.timer.cancel()
             self.timer = None
         self.close_stdin()
-        kill_group(self.pid)
+        with self.lock:
+            self.gone = True  # a launcher yet to spawn the child ends it instead
+            pid = self.pid
+        if pid > 0:
+            kill_group(pid)
+            self._watch_exit()
         self._settle()
 
     def _on_exit(self) -> None:
@@ -168,8 +193,20 @@ class _LoopWatch(Child):
     def _on_output(self, fd: int) -> None:
         if self._read(fd):
             self.end()
-        elif fd not in self.captures:
-            self._settle()
+        elif not self.captures:
+            self._pipes_ended()
+
+    def _pipes_ended(self) -> None:
+        """Both pipes ended: the launcher has closed its ends (so ``pid`` is set) and so has the child."""
+        if self.pid < 0:  # it could not start, or its caller went before it did
+            self._finish()
+            return
+        if not self.exited:
+            self._reap(os.WNOHANG)
+        if self.exited:
+            self.end() if not self.ending else self._settle()
+        else:
+            self._watch_exit()  # it closed its output and runs on
 
     def _settle(self) -> None:
         """Once reaped: done when the pipes are closed; else wait for them up to the grace."""
@@ -192,6 +229,9 @@ class _LoopWatch(Child):
             self.timer = None
         if self.done.done():  # the awaiting task was cancelled
             return
+        if self.error is not None:
+            self.done.set_result(ProcessResult(error=self.error, duration_s=time.perf_counter() - self.start))
+            return
         self.done.set_result(
             finish(
                 stdout=self.stdout,
@@ -213,7 +253,6 @@ async def run(
     until its result. Cancelling the caller kills the child's process group (it is still reaped)."""
     import asyncio  # here: a jail worker imports this module to run cases, and starts faster without it
 
-    begun = time.perf_counter()
     spawn = Spawn(
         list(argv),
         env,
@@ -222,22 +261,8 @@ async def run(
         stdin=stdin,
         session=not without_terminal(),
     )
-    loop = asyncio.get_running_loop()
-    if _cspawn.available():
-        # Spawned from a thread with the interpreter lock released: the loop goes on with other cases while
-        # this child waits for a CPU to reach its exec (os.posix_spawn would hold the lock, and the loop, that
-        # long: up to milliseconds per case on a busy machine).
-        handoff = _Handoff()
-        try:
-            started = await asyncio.shield(loop.run_in_executor(_spawn_threads(), handoff.spawn, spawn))
-        except asyncio.CancelledError:
-            handoff.cancel()
-            raise
-    else:
-        started = start(spawn)
-    if isinstance(started, str):
-        return ProcessResult(error=started, duration_s=time.perf_counter() - begun)
-    child = _LoopWatch(loop, spawn, started, begun, limits)
+    child = _LoopWatch(asyncio.get_running_loop(), spawn, time.perf_counter(), limits)
+    _hand_over(child)
     try:
         return await child.done
     except asyncio.CancelledError:

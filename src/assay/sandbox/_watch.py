@@ -151,19 +151,31 @@ def ending_error(
 
 
 Started = tuple[int, int, int, int, int]  # pid, pidfd, our ends of stdout, stderr, stdin (or -1)
+Pipes = tuple[
+    tuple[int, int, int], tuple[int, int, int]
+]  # our ends, the child's: stdout, stderr, stdin (or -1)
 
 
-def start(spawn: Spawn, posix_spawn: Callable[..., int] | None = None) -> Started | str:
-    """Spawn the child: its pid, pidfd and our ends of its pipes, or why it could not start. ``posix_spawn``
-    replaces ``os.posix_spawn`` (same arguments, with ``setsid`` true or false)."""
+def pipes(spawn: Spawn) -> Pipes:
+    """The child's stdout, stderr and (when it is fed) stdin: our ends, then the child's."""
     out_r, out_w = os.pipe2(os.O_CLOEXEC)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
     in_r, in_w = os.pipe2(os.O_CLOEXEC) if spawn.stdin is not None else (-1, -1)
+    return (out_r, err_r, in_w), (out_w, err_w, in_r)
+
+
+def launch(
+    spawn: Spawn, ends: tuple[int, int, int], posix_spawn: Callable[..., int] | None = None
+) -> tuple[int, int] | str:
+    """Spawn the child on its ``ends`` of the pipes (from :func:`pipes`; the caller closes them after): its pid
+    and pidfd, or why it could not start. ``posix_spawn`` replaces ``os.posix_spawn`` (same arguments, with
+    ``setsid`` true or false)."""
+    out_w, err_w, in_r = ends
     actions: list[tuple[int, int, int] | tuple[int, int, str, int, int]] = [
         (os.POSIX_SPAWN_DUP2, out_w, 1),
         (os.POSIX_SPAWN_DUP2, err_w, 2),
     ]
-    if spawn.stdin is not None:
+    if in_r >= 0:
         actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
     else:
         actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
@@ -181,20 +193,26 @@ def start(spawn: Spawn, posix_spawn: Callable[..., int] | None = None) -> Starte
         else:
             pid = os.posix_spawn(spawn.argv[0], spawn.argv, spawn.env, file_actions=actions, setpgroup=0)
         LIVE_GROUPS.add(pid)
-        pidfd = os.pidfd_open(pid)
+        return pid, os.pidfd_open(pid)
     except OSError as exc:
-        for fd in (out_r, out_w, err_r, err_w, in_r, in_w):
-            if fd >= 0:
-                close(fd)
         if pid is not None:
             kill_group(pid)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
         return f"could not start process: {exc}"
-    for fd in (out_w, err_w, in_r):
+
+
+def start(spawn: Spawn, posix_spawn: Callable[..., int] | None = None) -> Started | str:
+    """Spawn the child: its pid, pidfd and our ends of its pipes, or why it could not start (see
+    :func:`launch`)."""
+    ours, theirs = pipes(spawn)
+    launched = launch(spawn, theirs, posix_spawn)
+    for fd in theirs if isinstance(launched, tuple) else (*ours, *theirs):
         if fd >= 0:
             close(fd)
-    return pid, pidfd, out_r, err_r, in_w
+    if isinstance(launched, str):
+        return launched
+    return (*launched, *ours)
 
 
 class Child:
@@ -216,15 +234,19 @@ class Child:
     def _unwatch(self, fd: int) -> None:
         raise NotImplementedError
 
-    def _reap(self) -> None:
+    def _reap(self, wait: int = 0) -> None:
+        """Reap the exited child (with ``os.WNOHANG``: if it has exited; ``exited`` says whether it had)."""
+        try:
+            pid, status, usage = os.wait4(self.pid, wait)
+        except ChildProcessError:  # reaped by someone else (a waitpid(-1) child watcher)
+            pid, status, usage = self.pid, None, None
+        if pid == 0:
+            return
         self._unwatch(self.pidfd)
         close(self.pidfd)
-        try:
-            _, status, usage = os.wait4(self.pid, 0)
+        if status is not None and usage is not None:
             self.exit_code = os.waitstatus_to_exitcode(status)
             self.cpu_s = usage.ru_utime + usage.ru_stime
-        except ChildProcessError:  # reaped by someone else (a waitpid(-1) child watcher)
-            self.exit_code = None
         self.exited = True
 
     def _read(self, fd: int) -> bool:
