@@ -128,6 +128,40 @@ async def test_regex_reads_unicode_classes_and_python_syntax() -> None:
 def test_regex_is_compiled_once_at_load() -> None:
     check = build_check(CheckSpec(type="regex", value=r"\d+", options={"flags": "i"}))
     assert check.pattern.pattern == r"\d+"  # type: ignore[attr-defined]
+    again = build_check(CheckSpec(type="regex", value=r"\d+", options={"flags": "i"}))
+    assert again.pattern is check.pattern  # type: ignore[attr-defined]  # one compile for every case that names it
+    other = build_check(CheckSpec(type="regex", value=r"\d+"))
+    assert other.pattern is not check.pattern  # type: ignore[attr-defined]
+
+
+async def test_a_search_does_not_wait_for_another_thread_to_give_back_the_interpreter_lock() -> None:
+    """A thread busy in Python (a spawn's launcher, a caller's own) holds the lock whenever the search lets it
+    go, for milliseconds each time: the search keeps it instead."""
+    import threading
+
+    stop = threading.Event()
+
+    def busy() -> None:
+        while not stop.is_set():
+            pass
+
+    check = build_check(CheckSpec(type="regex", value=r"^case-\d+$"))
+    context = CheckContext(case=Case(id="c1"))
+    spinner = threading.Thread(target=busy)
+    spinner.start()
+    try:
+        began = time.perf_counter()
+        for _ in range(300):
+            assert (await check.run(Output(text="case-7"), context)).passed
+        took = time.perf_counter() - began
+        began = time.perf_counter()
+        for _ in range(300):  # the same search letting the lock go, as the regex module does unless told
+            assert check.pattern.search("case-7", timeout=2.0, concurrent=True)  # type: ignore[attr-defined]
+        letting_go = time.perf_counter() - began
+    finally:
+        stop.set()
+        spinner.join()
+    assert took < letting_go / 3
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from assay.checks.base import CHECKS, Check, CheckContext, CheckSpecError
-from assay.checks.text import REGEX_SECONDS, clip
+from assay.checks.text import REGEX_CONCURRENT, REGEX_SECONDS, clip
 from assay.errors import ConfigError
 from assay.fsutil import read_user_text
 from assay.limits import MAX_FILE_BYTES
@@ -78,7 +78,7 @@ def _bounded_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -
     if not validator.is_type(instance, "string"):
         return
     try:
-        found = regex.search(pattern, instance, timeout=REGEX_SECONDS)
+        found = regex.search(pattern, instance, timeout=REGEX_SECONDS, concurrent=REGEX_CONCURRENT)
     except TimeoutError:
         yield ValidationError(
             f"{clip(repr(instance), 80)}: no answer from {pattern!r} within {REGEX_SECONDS:g} s (the pattern "
