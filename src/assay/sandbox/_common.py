@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -80,8 +81,51 @@ def decode_output(data: bytes) -> tuple[str, bool]:
     return text, binary
 
 
+# Words the shell itself runs (keywords and builtins, POSIX and dash's): a command that starts with one is not
+# a program the shell could become, and `exec echo` would run /bin/echo, not the builtin, which reads differently.
+_SHELL_WORDS = frozenset(
+    """
+    ! { } [[ case do done elif else esac fi for function if in select then time until while . : [ alias bg break
+    builtin cd chdir command continue echo eval exec exit export false fc fg getopts hash jobs kill let local
+    printf pwd read readonly return set shift source test times trap true type typeset ulimit umask unalias unset
+    wait
+    """.split()  # noqa: SIM905 - a list of 70 words, one per line, would hide the point
+)
+# Outside single quotes, any of these may make the command line more than one simple command.
+_NOT_SIMPLE = frozenset(";&|()<>`\\\n{}")
+_PROGRAM = re.compile(r"[A-Za-z0-9_./+-]+")
+
+
+def in_place(command: str) -> str:
+    """``command`` with ``exec`` before it when it is one simple command that starts a program (no list,
+    pipeline, redirection, substitution, assignment or shell builtin, as far as a plain reading can tell):
+    the shell then becomes the program instead of forking it and waiting, a process less per case (about
+    0.15 ms of CPU with ``/bin/echo``). Anything else is left as it is."""
+    quote = ""
+    escaped = False
+    for char in command:
+        if escaped:
+            escaped = False
+        elif quote == "'":
+            quote = "" if char == "'" else quote
+        elif quote == '"':
+            if char == "`":
+                return command
+            escaped = char == "\\"
+            quote = "" if char == '"' else quote
+        elif char in "'\"":
+            quote = char
+        elif char in _NOT_SIMPLE:
+            return command
+    words = command.split(None, 1)
+    if quote or not words or words[0] in _SHELL_WORDS or not _PROGRAM.fullmatch(words[0]):
+        return command
+    return f"exec {command}"
+
+
 def shell_argv(command: str | Sequence[str], *, cwd: str | Path | None, memory_mb: int | None) -> list[str]:
-    """The /bin/sh argv that enters ``cwd``, sets the address-space limit and runs ``command``.
+    """The /bin/sh argv that enters ``cwd``, sets the address-space limit and runs ``command`` (in place of
+    the shell where it can: :func:`in_place`).
 
     The shell sets the limit: a preexec_fn would force a full fork() of this process instead of vfork
     (several times slower per case), and setting it from the parent after the spawn races the child.
@@ -93,6 +137,7 @@ def shell_argv(command: str | Sequence[str], *, cwd: str | Path | None, memory_m
         lines.append(f"ulimit -v {memory_mb * 1024}")
     prelude = "\n".join(lines)
     if isinstance(command, str):
+        command = in_place(command)
         return ["/bin/sh", "-c", f"{prelude}\n{command}" if prelude else command]
     return ["/bin/sh", "-c", f'{prelude}\nexec "$@"' if prelude else 'exec "$@"', "assay-sandbox", *command]
 
