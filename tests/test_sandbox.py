@@ -1,3 +1,4 @@
+import asyncio
 import os
 import subprocess
 import time
@@ -231,3 +232,20 @@ async def test_a_spawn_that_fails_is_an_error_result(backend):
     result = await _spawn.run(["/nonexistent/sh", "-c", "true"], env={}, limits=SandboxLimits(), stdin=None)
     assert result.error is not None and result.error.startswith("could not start process:")
     assert result.exit_code is None
+
+
+async def test_a_launcher_that_fails_unexpectedly_fails_its_case_and_serves_on(backend, monkeypatch):
+    if backend != "posix_spawn":
+        pytest.skip("the lean back end's launchers")
+
+    def broken(*args, **kwargs):
+        raise ValueError("embedded null byte")
+
+    limits = SandboxLimits(timeout_s=10)
+    with monkeypatch.context() as patch:
+        patch.setattr(_spawn, "launch", broken)
+        failed = await asyncio.gather(*(run_process("true", limits=limits) for _ in range(12)))
+    assert all(r.error == "could not start process: embedded null byte" for r in failed)
+    assert all(r.duration_s < 5 for r in failed)
+    again = await run_process("echo fine", limits=limits)
+    assert again.stdout == b"fine\n"

@@ -1,14 +1,13 @@
 """The Linux back end: posix_spawn (vfork speed), a pidfd for the exit, the pipes read as they fill.
 
-``run`` watches a child from the event loop that awaits it: its pidfd and pipes are readers of the loop and
-its timeout a timer, so a case costs no thread and no hand-over between threads while it runs. (A watcher
-thread per child cost the GIL's hand-overs: about 50 futex calls and 0.1 ms of CPU per case more, at four
-cases at once.) The spawn itself is made on the loop's thread with the interpreter lock released
-(:mod:`assay.sandbox._cspawn`): handing it to a helper thread, so that the loop could go on while the child
-waits for a CPU to reach its exec, cost more than the wait (a whole 2,000-case ``assay eval`` took 7% longer,
-in wall and in CPU; docs/speed.md). The stages are :mod:`assay.sandbox._watch`'s, which a jail worker runs in
-its own thread: spawn, feed stdin, capture, end on exit, timeout or flood by killing the process group, reap,
-then wait a grace for pipes a grandchild still holds.
+``run`` watches a child from the event loop that awaits it: its pipes are readers of the loop, its timeout a
+timer (and its pidfd a reader once it has run 50 ms), so a case costs no thread of its own while it runs. (A
+watcher thread per child cost the GIL's hand-overs: about 50 futex calls and 0.1 ms of CPU per case more, at four
+cases at once.) The spawn itself is made by a launcher thread with the interpreter lock released
+(:mod:`assay.sandbox._cspawn`), and nothing comes back from it to the loop: the end of the pipes says the rest
+(:class:`_LoopWatch`). The stages are :mod:`assay.sandbox._watch`'s, which a jail worker runs in its own thread:
+spawn, feed stdin, capture, end on exit, timeout or flood by killing the process group, reap, then wait a grace
+for pipes a grandchild still holds.
 """
 
 from __future__ import annotations
@@ -136,7 +135,10 @@ class _LoopWatch(Child):
         meanwhile; then close the child's ends of the pipes (the loop learns from their end)."""
         with self.lock:
             gone = self.gone
-        launched = None if gone else launch(self.spawn, self.ends, posix_spawn)
+        try:
+            launched = None if gone else launch(self.spawn, self.ends, posix_spawn)
+        except Exception as exc:  # the case fails; the launcher serves on
+            launched = f"could not start process: {exc}"
         with self.lock:
             if isinstance(launched, str):
                 self.error = launched
