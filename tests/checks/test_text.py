@@ -134,34 +134,23 @@ def test_regex_is_compiled_once_at_load() -> None:
     assert other.pattern is not check.pattern  # type: ignore[attr-defined]
 
 
-async def test_a_search_does_not_wait_for_another_thread_to_give_back_the_interpreter_lock() -> None:
-    """A thread busy in Python (a spawn's launcher, a caller's own) holds the lock whenever the search lets it
-    go, for milliseconds each time: the search keeps it instead."""
-    import threading
-
-    stop = threading.Event()
-
-    def busy() -> None:
-        while not stop.is_set():
-            pass
-
+async def test_a_search_keeps_the_interpreter_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regex module lets the lock go during a search unless told, and taking it back then waits for
+    whichever thread holds it (a spawn's launcher): 0.4 ms a search against 2 µs beside one busy thread."""
     check = build_check(CheckSpec(type="regex", value=r"^case-\d+$"))
-    context = CheckContext(case=Case(id="c1"))
-    spinner = threading.Thread(target=busy)
-    spinner.start()
-    try:
-        began = time.perf_counter()
-        for _ in range(300):
-            assert (await check.run(Output(text="case-7"), context)).passed
-        took = time.perf_counter() - began
-        began = time.perf_counter()
-        for _ in range(300):  # the same search letting the lock go, as the regex module does unless told
-            assert check.pattern.search("case-7", timeout=2.0, concurrent=True)  # type: ignore[attr-defined]
-        letting_go = time.perf_counter() - began
-    finally:
-        stop.set()
-        spinner.join()
-    assert took < letting_go / 3
+    asked: list[object] = []
+
+    class Recording:
+        def __init__(self, pattern: Any) -> None:
+            self.pattern = pattern
+
+        def search(self, text: str, **options: Any) -> Any:
+            asked.append(options.get("concurrent", "let go"))
+            return self.pattern.search(text, **options)
+
+    monkeypatch.setattr(check, "pattern", Recording(check.pattern))  # type: ignore[attr-defined]
+    assert (await check.run(Output(text="case-7"), CheckContext(case=Case(id="c1")))).passed
+    assert asked == [False]
 
 
 @pytest.mark.parametrize(

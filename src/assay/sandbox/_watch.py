@@ -151,9 +151,8 @@ def ending_error(
 
 
 Started = tuple[int, int, int, int, int]  # pid, pidfd, our ends of stdout, stderr, stdin (or -1)
-Pipes = tuple[
-    tuple[int, int, int], tuple[int, int, int]
-]  # our ends, the child's: stdout, stderr, stdin (or -1)
+# Our ends of the pipes, then the child's: stdout, stderr, stdin (or -1).
+Pipes = tuple[tuple[int, int, int], tuple[int, int, int]]
 
 
 def pipes(spawn: Spawn) -> Pipes:
