@@ -45,6 +45,8 @@ def test_one_simple_command_of_a_program_runs_in_place(command: str) -> None:
         "A=1 prog",
         "echo hi",  # the builtin reads escapes its own way; exec would run /bin/echo
         "cd sub",
+        "declare x=1",  # bash's builtin, where /bin/sh is bash
+        "-x prog",  # an option of bash's exec, not a program
         "[ -f x ]",
         "if true; then prog; fi",
         "{ prog; }",

@@ -81,19 +81,21 @@ def decode_output(data: bytes) -> tuple[str, bool]:
     return text, binary
 
 
-# Words the shell itself runs (keywords and builtins, POSIX and dash's): a command that starts with one is not
-# a program the shell could become, and `exec echo` would run /bin/echo, not the builtin, which reads differently.
+# Words the shell itself runs (keywords and builtins of POSIX sh, dash and bash, which is /bin/sh on some
+# systems): a command that starts with one is not a program the shell could become, and `exec echo` would run
+# /bin/echo, not the builtin, which reads differently.
 _SHELL_WORDS = frozenset(
     """
-    ! { } [[ case do done elif else esac fi for function if in select then time until while . : [ alias bg break
-    builtin cd chdir command continue echo eval exec exit export false fc fg getopts hash jobs kill let local
-    printf pwd read readonly return set shift source test times trap true type typeset ulimit umask unalias unset
-    wait
-    """.split()  # noqa: SIM905 - 64 words one per line would hide the point
+    ! { } [[ case coproc do done elif else esac fi for function if in select then time until while . : [ alias
+    bg bind break builtin caller cd chdir command compgen complete compopt continue declare dirs disown echo
+    enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout mapfile popd
+    printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type
+    typeset ulimit umask unalias unset wait
+    """.split()  # noqa: SIM905 - 83 words one per line would hide the point
 )
 # Outside quotes, any of these may make the command line more than one simple command.
 _NOT_SIMPLE = frozenset(";&|()<>`\\\n{}")
-_PROGRAM = re.compile(r"[A-Za-z0-9_./+-]+")
+_PROGRAM = re.compile(r"[A-Za-z0-9_./+][A-Za-z0-9_./+-]*")  # not an option word: bash's exec takes some
 
 
 def in_place(command: str) -> str:
